@@ -1,0 +1,1 @@
+"""The Warcodex rules language: grammar, parser, AST, loader, checker, formatter, diagnostics."""

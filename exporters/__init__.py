@@ -1,0 +1,1 @@
+"""Exporters that render a loaded game: player aids and VASSAL modules."""

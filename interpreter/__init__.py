@@ -1,0 +1,1 @@
+"""The generic engine: board model, game state, evaluation, turn sequence and agents."""
