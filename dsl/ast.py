@@ -1,0 +1,525 @@
+"""The abstract syntax tree of the rules language, as typed pydantic models with source spans.
+
+Every node records where it came from (`span`), so the checker, the interpreter's `explain`
+traces and the coverage report can point back at the file and the rulebook. Declarations share a
+`Header` (name, label, translations, citations, provenance).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from warcodex.dsl.diagnostics import Span
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=False, extra="forbid")
+    span: Span | None = Field(default=None, repr=False, exclude=True)
+
+
+# ---------------------------------------------------------------- provenance and citations
+ProvenanceKind = Literal["rulebook", "player_aid", "provisional", "derived"]
+
+
+class Provenance(Node):
+    """Where a number comes from. `provisional` marks a stand-in for a value the rulebook does not
+    print; the checker lists every one, and exporters show it visibly."""
+
+    kind: ProvenanceKind
+    note: str | None = None
+
+
+class Header(Node):
+    name: str
+    label: str | None = None
+    translations: dict[str, str] = Field(default_factory=dict)
+    citations: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None
+
+    def title(self, lang: str | None = None) -> str:
+        if lang and lang in self.translations:
+            return self.translations[lang]
+        return self.label or self.name
+
+
+# ---------------------------------------------------------------- expressions
+class Expr(Node):
+    pass
+
+
+class Num(Expr):
+    value: int | Fraction
+
+
+class Str(Expr):
+    value: str
+
+
+class Bool(Expr):
+    value: bool
+
+
+class NoneLit(Expr):
+    pass
+
+
+class OddsLit(Expr):
+    attack: int
+    defense: int
+
+
+class Name(Expr):
+    id: str
+
+
+class Attr(Expr):
+    obj: Expr
+    name: str
+
+
+class Index(Expr):
+    obj: Expr
+    args: list[Expr]
+
+
+class Call(Expr):
+    func: str
+    args: list[Expr] = Field(default_factory=list)
+    kwargs: dict[str, Expr] = Field(default_factory=dict)
+
+
+class Comprehension(Expr):
+    """`sum(strength(u) for u in attackers where not u.disrupted)`"""
+
+    func: str
+    element: Expr
+    var: str
+    source: Expr
+    where: Expr | None = None
+
+
+class BinOp(Expr):
+    op: Literal["+", "-", "*", "/", "%"]
+    left: Expr
+    right: Expr
+
+
+class Compare(Expr):
+    op: Literal["==", "!=", "<", "<=", ">", ">="]
+    left: Expr
+    right: Expr
+
+
+class And(Expr):
+    left: Expr
+    right: Expr
+
+
+class Or(Expr):
+    left: Expr
+    right: Expr
+
+
+class Not(Expr):
+    operand: Expr
+
+
+class Neg(Expr):
+    operand: Expr
+
+
+class Is(Expr):
+    """`u is mechanized`, `edge(a, b) is minor_river`, `terrain(h) is forest`: a tag test."""
+
+    obj: Expr
+    tag: str
+    negated: bool = False
+
+
+class In(Expr):
+    item: Expr
+    collection: Expr
+    negated: bool = False
+
+
+class Cond(Expr):
+    test: Expr
+    then: Expr
+    orelse: Expr
+
+
+class ListLit(Expr):
+    items: list[Expr]
+
+
+class Dice(Node):
+    """`d6`, `2d6`, `3d6 keep highest 1`."""
+
+    count: int = 1
+    sides: int = 6
+    keep: int | None = None
+    keep_highest: bool = True
+
+    def text(self) -> str:
+        s = f"{self.count if self.count != 1 else ''}d{self.sides}"
+        if self.keep is not None:
+            s += f" keep {'highest' if self.keep_highest else 'lowest'} {self.keep}"
+        return s
+
+    @property
+    def low(self) -> int:
+        return self.keep if self.keep is not None else self.count
+
+    @property
+    def high(self) -> int:
+        return (self.keep if self.keep is not None else self.count) * self.sides
+
+
+class Roll(Expr):
+    dice: Dice
+
+
+# ---------------------------------------------------------------- statements
+class Stmt(Node):
+    pass
+
+
+class Let(Stmt):
+    name: str
+    value: Expr
+
+
+class SetStmt(Stmt):
+    target: Expr  # Name, Attr or Index
+    op: Literal["=", "+=", "-="]
+    value: Expr
+
+
+class If(Stmt):
+    test: Expr
+    body: list[Stmt]
+    orelse: list[Stmt] = Field(default_factory=list)
+
+
+class For(Stmt):
+    var: str
+    source: Expr
+    body: list[Stmt]
+
+
+class Choose(Stmt):
+    """A decision made by a player during a procedure (defender picks a retreat hex...)."""
+
+    subset: bool = False
+    var: str
+    source: Expr
+    where: Expr | None = None
+    by: Expr
+    min: int | None = None
+    max: int | None = None
+    optional: bool = False
+    citations: list[str] = Field(default_factory=list)
+
+
+class Require(Stmt):
+    test: Expr
+    message: str | None = None
+    citations: list[str] = Field(default_factory=list)
+
+
+class Apply(Stmt):
+    """Apply a table result (its codes' effects) in the current scope."""
+
+    value: Expr
+
+
+class Step(Stmt):
+    label: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    body: list[Stmt]
+
+
+class Stop(Stmt):
+    pass
+
+
+class Log(Stmt):
+    text: str
+
+
+class CallStmt(Stmt):
+    call: Call
+
+
+# ---------------------------------------------------------------- declarations
+class Decl(Node):
+    header: Header
+    override: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.header.name
+
+
+class Prop(Node):
+    key: str
+    value: Expr | None  # None for a bare flag
+    citations: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None
+
+
+class Game(Decl):
+    props: list[Prop]
+
+
+class SectionEntry(Node):
+    number: str  # without the § sign, e.g. "8.4.1"
+    title: str
+
+
+class Sections(Decl):
+    entries: list[SectionEntry]
+
+
+EntityKind = Literal["terrain", "edge", "feature", "marker", "class", "side", "alliance", "option"]
+
+
+class Entity(Decl):
+    kind: EntityKind
+    props: list[Prop] = Field(default_factory=list)
+
+
+class StepValues(Node):
+    steps: int
+    props: list[Prop]
+
+
+class Unit(Decl):
+    classes: list[str] = Field(default_factory=list)
+    props: list[Prop] = Field(default_factory=list)
+    step_values: list[StepValues] = Field(default_factory=list)
+
+
+class VarDecl(Decl):
+    scope: Literal["var", "side_var", "unit_var", "location_var"]
+    type: str
+    default: Expr | None = None
+
+
+# tables
+class Key(Node):
+    """A row or column key: an integer, a range, an odds ratio or a name."""
+
+    kind: Literal["int", "range", "odds", "name"]
+    low: int | None = None
+    high: int | None = None
+    attack: int | None = None
+    defense: int | None = None
+    name: str | None = None
+
+    def text(self) -> str:
+        if self.kind == "int":
+            return str(self.low)
+        if self.kind == "range":
+            return f"{self.low}-{self.high}"
+        if self.kind == "odds":
+            return f"{self.attack}-{self.defense}"
+        return str(self.name)
+
+
+class Code(Node):
+    """One result code in a cell: `DR2`, `A1`, `DS`, or a number."""
+
+    name: str
+    args: list[Expr] = Field(default_factory=list)
+    number: int | None = None  # for numeric cells
+
+    def text(self) -> str:
+        if self.number is not None:
+            return str(self.number)
+        if self.args:
+            from warcodex.dsl.formatter import format_expr
+
+            return f"{self.name}({', '.join(format_expr(a) for a in self.args)})"
+        return self.name
+
+
+class Cell(Node):
+    codes: list[Code] = Field(default_factory=list)  # empty: no effect ("-")
+
+    def text(self) -> str:
+        return "/".join(c.text() for c in self.codes) if self.codes else "-"
+
+
+class Axis(Node):
+    """`columns odds: 1:3 ... 7:1` or `rows roll d6: 1..6 clamp`."""
+
+    kind: Literal["odds", "diff", "values", "roll"] = "values"
+    dice: Dice | None = None
+    keys: list[Key]
+    clamp: bool = False
+
+
+class Beyond(Node):
+    direction: Literal["above", "below", "from", "upto"]
+    key: Key
+    action: Literal["use", "result", "illegal"]
+    use: Key | None = None
+    cell: Cell | None = None
+    message: str | None = None
+    citations: list[str] = Field(default_factory=list)
+
+
+class Row(Node):
+    key: Key
+    cells: list[Cell]
+
+
+class Table(Decl):
+    columns: Axis | None = None
+    rows: Axis | None = None
+    beyond: list[Beyond] = Field(default_factory=list)
+    table_rows: list[Row] = Field(default_factory=list)
+    props: list[Prop] = Field(default_factory=list)
+
+
+class Param(Node):
+    name: str
+    type: str
+
+
+class Result(Decl):
+    params: list[Param] = Field(default_factory=list)
+    body: list[Stmt] = Field(default_factory=list)
+
+
+class Modifier(Node):
+    label: str | None = None
+    op: Literal["+", "-", "*", "/", "=", "min", "max"]
+    value: Expr
+    rounding: Literal["up", "down", "nearest"] | None = None
+    when: Expr | None = None
+    group: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None
+
+
+class Quantity(Decl):
+    params: list[Param]
+    type: str | None = None
+    base: Expr | None = None
+    base_citations: list[str] = Field(default_factory=list)
+    modifiers: list[Modifier] = Field(default_factory=list)
+    order: list[str] = Field(default_factory=list)
+
+
+class Function(Decl):
+    params: list[Param]
+    type: str | None = None
+    body: Expr
+
+
+class Movement(Decl):
+    props: list[Prop]
+
+
+class ActionParam(Node):
+    name: str
+    subset: bool = False
+    source: Expr
+    where: Expr | None = None
+    min: int | None = None
+    max: int | None = None
+    citations: list[str] = Field(default_factory=list)
+
+
+class Action(Decl):
+    params: list[ActionParam] = Field(default_factory=list)
+    requires: list[Require] = Field(default_factory=list)
+    body: list[Stmt] = Field(default_factory=list)
+    props: list[Prop] = Field(default_factory=list)
+
+
+class Procedure(Decl):
+    params: list[Param] = Field(default_factory=list)
+    body: list[Stmt]
+
+
+class Trigger(Decl):
+    """`on enter(u: unit, loc: location) when ... { ... }`. The header name is the event."""
+
+    params: list[Param] = Field(default_factory=list)
+    when: Expr | None = None
+    body: list[Stmt]
+
+
+# turn sequence
+class Allow(Node):
+    actions: list[str]
+    limit: int | None = None
+
+
+class Do(Node):
+    body: list[Stmt]
+
+
+class Phase(Decl):
+    when: Expr | None = None
+    items: list[Union["Allow", "Do", "Phase"]]
+
+
+class PlayerTurns(Node):
+    sides: Expr
+    label: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    items: list[Union["Phase", "PlayerTurns", "TurnLoop"]]
+
+
+class TurnLoop(Node):
+    label: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    items: list[Union["Phase", "PlayerTurns", "TurnLoop"]]
+
+
+class Sequence(Decl):
+    items: list[Union[Phase, PlayerTurns, TurnLoop]]
+
+
+class Scenario(Decl):
+    props: list[Prop] = Field(default_factory=list)
+    setup: list[Stmt] = Field(default_factory=list)
+    triggers: list[Trigger] = Field(default_factory=list)
+    overrides: list[Decl] = Field(default_factory=list)
+
+
+class Invariant(Decl):
+    props: list[Prop]
+
+
+class Card(Decl):
+    props: list[Prop] = Field(default_factory=list)
+
+
+class Deck(Decl):
+    cards: list[Card]
+
+
+class Include(Node):
+    path: str
+
+
+Phase.model_rebuild()
+PlayerTurns.model_rebuild()
+TurnLoop.model_rebuild()
+Sequence.model_rebuild()
+
+
+class Module(Node):
+    """One parsed file."""
+
+    path: str
+    includes: list[Include] = Field(default_factory=list)
+    decls: list[Decl] = Field(default_factory=list)
