@@ -1,0 +1,93 @@
+"""Load a game folder: the entry file, its includes, and overlay files, merged into a GameDef.
+
+Layout of a game folder (`games/NAME/`):
+  game.wcx        the entry file; `include "x.wcx"` pulls in the others, in order
+  overlay.wcx     optional: loaded last if present, for a user's own published values
+  *.wcmap         maps, named by the game's `map:` property
+
+Names share one namespace. Declaring a name twice is an error, unless the later declaration is
+written `override ...`: then the parts it gives replace the earlier ones (properties by key, table
+rows by key, provenance), so a user can replace a provisional CRT grid by the published one in a
+single file without touching any rule file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from warcodex.dsl import ast
+from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span
+from warcodex.dsl.model import GameDef
+from warcodex.dsl.parser import parse_text
+
+ENTRY_FILE = "game.wcx"
+OVERLAY_FILE = "overlay.wcx"
+
+
+def find_entry(path: Path) -> Path:
+    return path / ENTRY_FILE if path.is_dir() else path
+
+
+def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None) -> list[ast.Module]:
+    """Parse the entry file, its includes (depth first, each once) and overlays, in order."""
+    diags = diags if diags is not None else Diagnostics()
+    root = Path(path)
+    entry = find_entry(root)
+    if not entry.exists():
+        diags.error("E-no-game", f"no game found: {entry} does not exist",
+                    hint=f"a game folder needs a {ENTRY_FILE} entry file")
+        raise DiagnosticError(diags.items)
+    modules: list[ast.Module] = []
+    seen: set[Path] = set()
+
+    def visit(file: Path, span: Span | None, stack: tuple[Path, ...]) -> None:
+        resolved = file.resolve()
+        if resolved in stack:
+            diags.error("E-include-cycle", f"include cycle: {' -> '.join(p.name for p in stack + (resolved,))}", span)
+            return
+        if resolved in seen:
+            return
+        seen.add(resolved)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            diags.error("E-include", f"included file not found: {file}", span)
+            return
+        except (OSError, UnicodeDecodeError) as exc:
+            diags.error("E-include", f"cannot read {file}: {exc}", span)
+            return
+        try:
+            module = parse_text(text, str(file))
+        except DiagnosticError as exc:
+            diags.extend(exc.diagnostics)
+            return
+        modules.append(module)
+        for inc in module.includes:
+            visit(file.parent / inc.path, inc.span, stack + (resolved,))
+
+    visit(entry, None, ())
+    extra = list(overlays)
+    if root.is_dir() and (root / OVERLAY_FILE).exists():
+        extra.insert(0, root / OVERLAY_FILE)
+    for overlay in extra:
+        visit(Path(overlay), None, ())
+    return modules
+
+
+def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None) -> GameDef:
+    """Load and merge a game. Syntax and merge errors raise DiagnosticError (all found at once).
+
+    Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
+    diags = diags if diags is not None else Diagnostics()
+    modules = load_modules(path, overlays, diags)
+    root = Path(path)
+    game = GameDef(root=root if root.is_dir() else root.parent)
+    for module in modules:
+        for decl in module.decls:
+            game.add(decl, diags)
+    if not game.games and not diags.errors:
+        diags.error("E-no-game", "no `game` declaration found", Span(str(find_entry(root)), 1, 1),
+                    hint='start the entry file with: game NAME "Title" { ... }')
+    diags.raise_if_errors()
+    game.diagnostics = diags
+    return game

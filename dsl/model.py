@@ -1,0 +1,215 @@
+"""GameDef: every declaration of a game, merged from its files and indexed by name and kind.
+
+This is the checked language's view of a game, before compilation. Exporters read tables,
+terrain and units from here; the interpreter compiles it (`warcodex.interpreter.compiler`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from warcodex.dsl import ast
+from warcodex.dsl.diagnostics import Diagnostics
+
+
+class GameDef:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.games: list[ast.Game] = []
+        self.sections: dict[str, ast.SectionEntry] = {}
+        self.names: dict[str, ast.Decl] = {}  # the one namespace of rule names
+        self.sequence: ast.Sequence | None = None
+        self.triggers: list[ast.Trigger] = []
+        self.scenarios: dict[str, ast.Scenario] = {}
+        self.invariants: dict[str, ast.Invariant] = {}
+        self.decls: list[ast.Decl] = []  # in load order, for coverage and formatting
+        self.diagnostics = Diagnostics()
+
+    # ------------------------------------------------------------ building
+    def add(self, decl: ast.Decl, diags: Diagnostics) -> None:
+        if isinstance(decl, ast.Game):
+            if self.games and not decl.override:
+                diags.error("E-duplicate", f"a second `game` declaration '{decl.name}'", decl.header.span,
+                            hint=f"the game is already declared as '{self.games[0].name}'")
+                return
+            if decl.override and self.games:
+                _merge_props(self.games[0].props, decl.props)
+                return
+            self.games.append(decl)
+        elif isinstance(decl, ast.Sections):
+            for entry in decl.entries:
+                if entry.number in self.sections:
+                    diags.error("E-duplicate", f"section §{entry.number} is listed twice", entry.span)
+                self.sections[entry.number] = entry
+        elif isinstance(decl, ast.Sequence):
+            if self.sequence is not None and not decl.override:
+                diags.error("E-duplicate", "a second `sequence` declaration", decl.span,
+                            hint="write `override sequence ...` to replace the turn sequence")
+                return
+            self.sequence = decl
+        elif isinstance(decl, ast.Trigger):
+            self.triggers.append(decl)
+        elif isinstance(decl, ast.Scenario):
+            self._add_named(self.scenarios, decl, diags, "scenario")
+        elif isinstance(decl, ast.Invariant):
+            self._add_named(self.invariants, decl, diags, "invariant")
+        else:
+            self._add_named(self.names, decl, diags, "name")
+            if isinstance(decl, ast.Deck):
+                for card in decl.cards:
+                    self._add_named(self.names, card, diags, "name")
+        self.decls.append(decl)
+
+    def _add_named(self, table: dict, decl: ast.Decl, diags: Diagnostics, what: str) -> None:
+        old = table.get(decl.name)
+        if old is None:
+            if decl.override:
+                diags.error("E-override", f"`override` of '{decl.name}', which is not declared", decl.header.span)
+                return
+            table[decl.name] = decl
+            return
+        if not decl.override:
+            where = f" (first declared at {old.header.span})" if old.header.span else ""
+            diags.error("E-duplicate", f"'{decl.name}' is declared twice{where}", decl.header.span,
+                        hint="write `override ...` to replace parts of an earlier declaration")
+            return
+        if type(old) is not type(decl):
+            diags.error("E-override", f"`override` changes the kind of '{decl.name}' "
+                        f"({_kind(old)} -> {_kind(decl)})", decl.header.span)
+            return
+        merge(old, decl)
+
+    # ------------------------------------------------------------ queries
+    @property
+    def game(self) -> ast.Game:
+        return self.games[0]
+
+    def prop(self, key: str, default=None):
+        for p in self.game.props:
+            if p.key == key:
+                return p.value
+        return default
+
+    def of_kind(self, cls: type, kind: str | None = None) -> Iterator:
+        for decl in self.names.values():
+            if isinstance(decl, cls) and (kind is None or getattr(decl, "kind", None) == kind):
+                yield decl
+
+    def entities(self, kind: str) -> list[ast.Entity]:
+        return list(self.of_kind(ast.Entity, kind))
+
+    @property
+    def sides(self) -> list[ast.Entity]:
+        return self.entities("side")
+
+    @property
+    def units(self) -> list[ast.Unit]:
+        return list(self.of_kind(ast.Unit))
+
+    @property
+    def tables(self) -> list[ast.Table]:
+        return list(self.of_kind(ast.Table))
+
+    def provisional_items(self) -> list[tuple[str, ast.Node, ast.Provenance]]:
+        """Every declaration, property or modifier whose value is a provisional stand-in."""
+        found = []
+        for decl in self.decls:
+            prov = decl.header.provenance
+            if prov is not None and prov.kind == "provisional":
+                found.append((f"{_kind(decl)} {decl.name}", decl, prov))
+            for p in getattr(decl, "props", []) or []:
+                if p.provenance is not None and p.provenance.kind == "provisional":
+                    found.append((f"{_kind(decl)} {decl.name}.{p.key}", p, p.provenance))
+            for m in getattr(decl, "modifiers", []) or []:
+                if m.provenance is not None and m.provenance.kind == "provisional":
+                    found.append((f"modifier '{m.label}' of {decl.name}", m, m.provenance))
+        return found
+
+
+def _kind(decl: ast.Decl) -> str:
+    return getattr(decl, "kind", None) or type(decl).__name__.lower()
+
+
+def _merge_props(old: list[ast.Prop], new: list[ast.Prop]) -> None:
+    index = {p.key: i for i, p in enumerate(old)}
+    for p in new:
+        if p.key in index:
+            old[index[p.key]] = p
+        else:
+            old.append(p)
+
+
+def merge(old: ast.Decl, new: ast.Decl) -> None:
+    """Apply an `override` declaration onto the original, in place.
+
+    Properties merge by key; table rows by row key; lists of modifiers are replaced when the
+    override gives any; header label/provenance/citations are replaced when given."""
+    h, n = old.header, new.header
+    if n.label:
+        h.label = n.label
+    if n.translations:
+        h.translations.update(n.translations)
+    if n.citations:
+        h.citations = n.citations
+    if n.provenance is not None:
+        h.provenance = n.provenance
+    if hasattr(old, "props") and getattr(new, "props", None):
+        _merge_props(old.props, new.props)
+    if isinstance(old, ast.Unit):
+        if new.classes:
+            old.classes = new.classes
+        by_steps = {sv.steps: sv for sv in old.step_values}
+        for sv in new.step_values:
+            if sv.steps in by_steps:
+                _merge_props(by_steps[sv.steps].props, sv.props)
+            else:
+                old.step_values.append(sv)
+    elif isinstance(old, ast.Table):
+        if new.columns is not None:
+            old.columns = new.columns
+        if new.rows is not None:
+            old.rows = new.rows
+        if new.beyond:
+            old.beyond = new.beyond
+        keys = {r.key.text(): i for i, r in enumerate(old.table_rows)}
+        for row in new.table_rows:
+            if row.key.text() in keys:
+                old.table_rows[keys[row.key.text()]] = row
+            else:
+                old.table_rows.append(row)
+    elif isinstance(old, ast.Quantity):
+        if new.base is not None:
+            old.base = new.base
+            old.base_citations = new.base_citations
+        if new.modifiers:
+            old.modifiers = new.modifiers
+        if new.order:
+            old.order = new.order
+    elif isinstance(old, (ast.Function,)):
+        old.body = new.body
+        old.params = new.params
+    elif isinstance(old, (ast.Procedure, ast.Result)):
+        if new.body:
+            old.body = new.body
+        if new.params:
+            old.params = new.params
+    elif isinstance(old, ast.Action):
+        for field in ("params", "requires", "body"):
+            if getattr(new, field):
+                setattr(old, field, getattr(new, field))
+    elif isinstance(old, ast.VarDecl):
+        if new.default is not None:
+            old.default = new.default
+    elif isinstance(old, ast.Scenario):
+        if new.setup:
+            old.setup = new.setup
+        old.triggers.extend(new.triggers)
+        old.overrides.extend(new.overrides)
+    elif isinstance(old, ast.Deck):
+        cards = {c.name: i for i, c in enumerate(old.cards)}
+        for c in new.cards:
+            if c.name in cards:
+                old.cards[cards[c.name]] = c
+            else:
+                old.cards.append(c)

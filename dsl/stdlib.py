@@ -1,0 +1,134 @@
+"""The language's standard library: built-in names and functions, specified once.
+
+The checker uses this to validate calls (names, argument counts), the docs generator lists it,
+the Pygments lexer highlights it, and the interpreter implements each entry
+(`warcodex.interpreter.builtins`); a test checks the two agree.
+
+Types are the language's own: int, num (exact fraction), bool, str, name (a declared name such as
+a terrain or a result), side, unit, location, odds, cell, list, table, mode (a movement mode),
+any.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    params: tuple[str, ...]  # "name: type"; a trailing "?" marks an optional parameter
+    returns: str
+    doc: str
+    effect: bool = False  # True: changes the game state, only allowed as a statement
+
+    @property
+    def min_args(self) -> int:
+        return sum(1 for p in self.params if not p.endswith("?") and not p.startswith("*"))
+
+    @property
+    def max_args(self) -> int | None:
+        return None if any(p.startswith("*") for p in self.params) else len(self.params)
+
+
+_SPEC = [
+    # ---- board queries
+    Builtin("locations", (), "list", "Every location (hex or area) of the board, in map order."),
+    Builtin("locations_with", ("tag: name",), "list", "Locations whose terrain or features include the tag, e.g. `locations_with(objective)`."),
+    Builtin("adjacent", ("h: location",), "list", "The locations adjacent to `h` (hex neighbours or area adjacency, with map wrap)."),
+    Builtin("distance", ("a: location", "b: location"), "int", "Hexes (or area steps) between two locations."),
+    Builtin("terrain", ("h: location",), "name", "The terrain of a location; its properties are read with `.`, e.g. `terrain(h).move_cost`."),
+    Builtin("edge", ("a: location", "b: location"), "list", "The features on the hexside or connection between two adjacent locations; test with `is`, e.g. `edge(a, b) is minor_river`."),
+    Builtin("loc", ("id: str",), "location", "The location with a printed id or area name, e.g. `loc(\"0507\")`."),
+    Builtin("side_of_location", ("h: location",), "side", "The side whose units occupy `h`, or none."),
+    # ---- units
+    Builtin("all_units", (), "list", "Every unit on the map."),
+    Builtin("units_at", ("h: location",), "list", "The units in a location."),
+    Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map."),
+    Builtin("occupied", (), "list", "The locations that hold at least one unit."),
+    Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side)."),
+    Builtin("units_in_box", ("box: str",), "list", "Units held off-map in a named box (reinforcement pools, eliminated box...)."),
+    # ---- sides
+    Builtin("sides", (), "list", "All sides in declaration order."),
+    Builtin("enemies", ("s: side",), "list", "The sides at war with `s` (not in its alliance)."),
+    Builtin("allies", ("s: side",), "list", "The sides in the same alliance as `s`, itself included."),
+    Builtin("is_enemy", ("a: side", "b: side"), "bool", "True when the two sides are at war."),
+    # ---- movement and traces
+    Builtin("reachable", ("u: unit", "mode: mode"), "list", "The locations `u` can end a move in under a movement mode."),
+    Builtin("path_cost", ("u: unit", "to: location", "mode: mode"), "num", "The cheapest cost for `u` to reach `to` under a movement mode, or none."),
+    Builtin("traceable", ("mode: mode", "start: location", "targets: list", "s: side"), "bool", "True when a path from `start` reaches one of `targets` under a trace mode (supply lines...)."),
+    # ---- numbers, odds and tables
+    Builtin("odds", ("attack: num", "defense: num"), "odds", "The odds ratio, rounded down in the defender's favour to a whole ratio (7:2 -> 3-1, 5:6 -> 1-2)."),
+    Builtin("difference", ("attack: num", "defense: num"), "int", "Attack minus defense, for differential tables."),
+    Builtin("allowed", ("table: table", "column: any"), "bool", "False when the column falls under an `illegal` beyond-the-table rule."),
+    Builtin("round_up", ("x: num",), "int", "The smallest whole number not below x."),
+    Builtin("round_down", ("x: num",), "int", "The largest whole number not above x."),
+    Builtin("abs", ("x: num",), "num", "Absolute value."),
+    Builtin("range", ("low: int", "high: int"), "list", "The whole numbers from low to high, both included."),
+    # ---- collections
+    Builtin("count", ("xs: list",), "int", "How many elements (also: `count(x for x in xs where ...)`)."),
+    Builtin("sum", ("xs: list",), "num", "The sum of the elements (0 for an empty list)."),
+    Builtin("min", ("*xs: any",), "num", "The smallest of the arguments, or of one list."),
+    Builtin("max", ("*xs: any",), "num", "The largest of the arguments, or of one list."),
+    Builtin("any", ("xs: list",), "bool", "True if any element is true."),
+    Builtin("all", ("xs: list",), "bool", "True if every element is true."),
+    Builtin("list", ("xs: list",), "list", "The elements as a list (use with `for ... where ...`)."),
+    Builtin("first", ("xs: list",), "any", "The first element, or none."),
+    Builtin("contains", ("xs: list", "x: any"), "bool", "True if `x` is an element of `xs` (same as `x in xs`)."),
+    # ---- cards
+    Builtin("hand", ("s: side",), "list", "The cards in a side's hand."),
+    Builtin("deck_size", ("deck: name",), "int", "Cards left in a deck's draw pile."),
+    # ---- effects (statements only)
+    Builtin("place", ("type: name", "s: side", "h: location", "label: str?"), "unit", "Put a new unit of a type on the map.", effect=True),
+    Builtin("move_to", ("u: unit", "h: location"), "none", "Move a unit directly to a location (fires `enter`).", effect=True),
+    Builtin("move_along", ("u: unit", "h: location", "mode: mode"), "none", "Move a unit along its cheapest legal path under a mode (fires `enter` for each location).", effect=True),
+    Builtin("eliminate", ("u: unit",), "none", "Remove a unit from the map to the eliminated units (fires `eliminated`).", effect=True),
+    Builtin("reduce", ("u: unit", "steps: int"), "none", "Remove steps from a unit; at zero steps it is eliminated.", effect=True),
+    Builtin("restore", ("u: unit", "steps: int"), "none", "Give steps back to a unit, up to its full strength.", effect=True),
+    Builtin("to_box", ("u: unit", "box: str"), "none", "Take a unit off the map into a named holding box.", effect=True),
+    Builtin("mark", ("x: any", "marker: name"), "none", "Put a marker on a unit or a location.", effect=True),
+    Builtin("unmark", ("x: any", "marker: name"), "none", "Remove a marker from a unit or a location.", effect=True),
+    Builtin("win", ("s: side", "reason: str"), "none", "End the game with a winner (none for a draw).", effect=True),
+    Builtin("emit", ("event: name", "*args: any"), "none", "Fire an event: runs the `on EVENT(...)` triggers.", effect=True),
+    Builtin("draw", ("s: side", "deck: name", "n: int?"), "none", "Draw cards from a deck into a side's hand.", effect=True),
+    Builtin("discard", ("s: side", "card: name"), "none", "Move a card from a side's hand to its deck's discard pile.", effect=True),
+    Builtin("shuffle", ("deck: name",), "none", "Shuffle a deck's discard pile back into its draw pile.", effect=True),
+]
+
+BUILTINS: dict[str, Builtin] = {b.name: b for b in _SPEC}
+
+# Names that are always defined, with their meaning.
+CONSTANTS: dict[str, tuple[str, str]] = {
+    "turn": ("int", "The current game turn."),
+    "active": ("side", "The side whose player turn it is (none outside player turns)."),
+    "phase": ("name", "The current phase."),
+    "scenario": ("name", "The scenario being played."),
+    "first_turn": ("int", "The scenario's first turn."),
+    "last_turn": ("int", "The scenario's last turn."),
+    "turn_order": ("list", "The sides in player-turn order (the game's `turn_order`, or the scenario's)."),
+}
+
+# Properties every unit has, besides its type's properties and unit_var variables.
+UNIT_FIELDS: dict[str, tuple[str, str]] = {
+    "side": ("side", "The unit's side."),
+    "loc": ("location", "Where the unit is; none when off the map."),
+    "type": ("name", "The unit's type."),
+    "steps": ("int", "Steps remaining."),
+    "max_steps": ("int", "Steps at full strength."),
+    "label": ("str", "The unit's own name (e.g. \"11th Panzer\"), or its type's label."),
+    "id": ("int", "A number unique to the unit in this game."),
+}
+
+# The events the engine fires by itself; `emit` fires any other.
+EVENTS: dict[str, tuple[str, ...]] = {
+    "game_start": (),
+    "turn_start": (),
+    "turn_end": (),
+    "phase_start": ("phase: name",),
+    "phase_end": ("phase: name",),
+    "enter": ("u: unit", "h: location"),
+    "eliminated": ("u: unit",),
+    "game_end": (),
+}
+
+TYPES = ("int", "num", "bool", "str", "name", "side", "unit", "location", "odds", "cell", "list", "table", "mode", "any")

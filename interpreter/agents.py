@@ -1,0 +1,226 @@
+"""Agents decide for a side: which legal action to take (or pass), and `choose` sub-decisions.
+
+- RandomAgent: a uniformly random action kind, then a random legal instance (lazy, shuffled
+  enumeration), passing with a small probability; random choices.
+- FirstAgent: always the first legal instance in the engine's deterministic order.
+- ScriptedAgent: replays the decisions recorded in a log, checking each is still legal.
+- HumanAgent: a terminal prompt listing legal actions; `?N` explains an action before taking it.
+Agents draw from their own RNG, never the game's dice.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterator, Protocol
+
+from warcodex.interpreter.actions import ActionChoice
+from warcodex.interpreter.values import RuleError
+
+
+class LegalActions:
+    """The legal actions of the current decision point, enumerated lazily."""
+
+    def __init__(self, engine, ctx, names: list[str]) -> None:
+        self.engine = engine
+        self.ctx = ctx
+        self.names = list(names)
+
+    def __iter__(self) -> Iterator[ActionChoice]:
+        return self.engine.legal_actions(self.ctx, self.names)
+
+    def all(self, limit: int | None = None) -> list[ActionChoice]:
+        out = []
+        for a in self:
+            out.append(a)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def first(self) -> ActionChoice | None:
+        return next(iter(self), None)
+
+    def sample(self, rng: random.Random) -> ActionChoice | None:
+        names = list(self.names)
+        rng.shuffle(names)
+        for name in names:
+            found = next(self.engine.actions[name].instances(self.ctx, rng), None)
+            if found is not None:
+                return found
+        return None
+
+    def describe(self, choice: ActionChoice) -> str:
+        parts = [f"{k}={self.engine.describe(self.ctx, v)}" for k, v in choice.args]
+        return f"{choice.action}({', '.join(parts)})"
+
+
+class Agent(Protocol):
+    """What the engine asks of an agent."""
+
+    def choose_action(self, ctx, side: str, legal: LegalActions) -> ActionChoice | None:
+        """A legal action for `side`, or None to pass."""
+
+    def choose(self, ctx, who, what: str, options: tuple, optional: bool) -> int | None:
+        """The index of the chosen option (None: no choice, only when optional)."""
+
+    def choose_subset(self, ctx, who, what: str, options: tuple, lo: int, hi: int | None) -> list[int]:
+        """The indices of the chosen options."""
+
+
+class RandomAgent(Agent):
+    def __init__(self, seed: int = 0, pass_probability: float = 0.05) -> None:
+        self.rng = random.Random(seed)
+        self.pass_probability = pass_probability
+
+    def choose_action(self, ctx, side, legal):
+        if self.rng.random() < self.pass_probability:
+            return None
+        return legal.sample(self.rng)
+
+    def choose(self, ctx, who, what, options, optional):
+        if optional and self.rng.random() < 0.25:
+            return None
+        return self.rng.randrange(len(options))
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        hi = len(options) if hi is None else min(hi, len(options))
+        k = self.rng.randint(lo, hi)
+        return sorted(self.rng.sample(range(len(options)), k))
+
+
+class FirstAgent(Agent):
+    """Deterministic: the first legal action, the first option; passes when nothing is legal."""
+
+    def choose_action(self, ctx, side, legal):
+        return legal.first()
+
+    def choose(self, ctx, who, what, options, optional):
+        return 0
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        hi = len(options) if hi is None else min(hi, len(options))
+        return list(range(hi))
+
+
+class ReplayMismatch(RuleError):
+    pass
+
+
+class ScriptedAgent(Agent):
+    """Replays the decisions of a log (shared by all sides: decisions are consumed in log order)."""
+
+    def __init__(self, engine, log: list[dict]) -> None:
+        self.engine = engine
+        self.queue: list[tuple[str, dict]] = []
+        for entry in log:
+            if entry.get("k") == "action":
+                self.queue.append(("action", entry))
+            elif entry.get("k") == "pass":
+                self.queue.append(("pass", entry))
+            for choice in entry.get("choices", ()):
+                self.queue.append(("choice", choice))
+        # an action's own choices are made while it is applied, after the action is chosen:
+        # the flattening above keeps exactly that order.
+        self.position = 0
+
+    def _next(self, kind: str) -> dict:
+        if self.position >= len(self.queue):
+            raise ReplayMismatch(f"the log has no more decisions, but the game asks for a {kind}")
+        got, entry = self.queue[self.position]
+        if got != kind and not (kind == "action" and got == "pass"):
+            raise ReplayMismatch(f"decision {self.position}: the log has a {got}, the game asks for a {kind}")
+        self.position += 1
+        return entry if got == kind else {"pass": True}
+
+    def choose_action(self, ctx, side, legal):
+        entry = self._next("action")
+        if entry.get("pass") or entry.get("k") == "pass":
+            return None
+        if entry["side"] != side:
+            raise ReplayMismatch(f"the log has an action by {entry['side']}, but it is {side}'s decision")
+        args = tuple((k, self.engine.from_json(v)) for k, v in entry["args"].items())
+        return ActionChoice(entry["action"], args)
+
+    def choose(self, ctx, who, what, options, optional):
+        entry = self._next("choice")
+        return entry["index"]
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        entry = self._next("choice")
+        return entry["indices"]
+
+
+class HumanAgent(Agent):
+    """A terminal prompt: numbered legal actions; `p` passes; `?N` explains action N first."""
+
+    PAGE = 40
+
+    def __init__(self, input_fn=input, print_fn=print) -> None:
+        self.input = input_fn
+        self.print = print_fn
+
+    def choose_action(self, ctx, side, legal):
+        actions = legal.all(limit=500)
+        if not actions:
+            self.print(f"{side}: no legal action, passing.")
+            return None
+        while True:
+            self.print(f"\n{side}, turn {ctx.state.position.turn}, {ctx.state.phase}: {len(actions)} legal action(s)")
+            for i, a in enumerate(actions[: self.PAGE]):
+                self.print(f"  {i:3}  {legal.describe(a)}")
+            if len(actions) > self.PAGE:
+                self.print(f"  ... {len(actions) - self.PAGE} more (type a number up to {len(actions) - 1})")
+            answer = self.input("number, ?number to explain, p to pass > ").strip()
+            if answer in ("p", "pass"):
+                return None
+            explain = answer.startswith("?")
+            try:
+                index = int(answer.lstrip("?"))
+                choice = actions[index]
+            except (ValueError, IndexError):
+                self.print("  not a listed number")
+                continue
+            if explain:
+                from warcodex.interpreter.explain import explain_choice
+
+                self.print(explain_choice(ctx.engine, ctx.state, choice))
+                continue
+            return choice
+
+    def choose(self, ctx, who, what, options, optional):
+        while True:
+            self.print(f"\n{who}: choose {what}{' (or - for none)' if optional else ''}")
+            for i, o in enumerate(options):
+                self.print(f"  {i:3}  {ctx.engine.describe(ctx, o)}")
+            answer = self.input("> ").strip()
+            if optional and answer == "-":
+                return None
+            try:
+                index = int(answer)
+                if 0 <= index < len(options):
+                    return index
+            except ValueError:
+                pass
+            self.print("  not a listed number")
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        while True:
+            self.print(f"\n{who}: choose {lo}..{hi or len(options)} of {what} (numbers separated by spaces)")
+            for i, o in enumerate(options):
+                self.print(f"  {i:3}  {ctx.engine.describe(ctx, o)}")
+            try:
+                picked = sorted({int(x) for x in self.input("> ").split()})
+                if all(0 <= i < len(options) for i in picked) and lo <= len(picked) <= (hi or len(options)):
+                    return picked
+            except ValueError:
+                pass
+            self.print("  not a valid choice")
+
+
+def make_agent(spec: str, seed: int, engine=None):
+    if spec == "random":
+        return RandomAgent(seed)
+    if spec == "first":
+        return FirstAgent()
+    if spec == "human":
+        return HumanAgent()
+    raise ValueError(f"unknown agent '{spec}' (random, first, human)")

@@ -1,0 +1,320 @@
+"""Implementations of the standard library specified in `warcodex.dsl.stdlib`.
+
+Each function takes the running context, the call's source span (for located errors) and the
+evaluated arguments. Units are `UnitRef`s, sides and other declared names are `Entity`s, and
+locations are their printed ids (str).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef, show
+
+
+def _loc(ctx, h, span) -> str:
+    if not isinstance(h, str):
+        raise RuleError(f"expected a location, got {show(h)}", span)
+    if h not in ctx.engine.board.index:
+        raise RuleError(f"no location '{h}' on the map", span)
+    return h
+
+
+def _unit(ctx, u, span):
+    if not isinstance(u, UnitRef):
+        raise RuleError(f"expected a unit, got {show(u)}", span)
+    return ctx.state.units[u.id]
+
+
+def _side(ctx, s, span) -> Entity:
+    if isinstance(s, Entity) and s.kind == "side":
+        return s
+    raise RuleError(f"expected a side, got {show(s)}", span)
+
+
+def _seq(xs, span):
+    if xs is None:
+        return ()
+    if isinstance(xs, (tuple, list, frozenset, set)):
+        return xs
+    raise RuleError(f"expected a list, got {show(xs)}", span)
+
+
+# ---------------------------------------------------------------- board
+def b_locations(ctx, span):
+    return ctx.engine.board.locations
+
+
+def b_locations_with(ctx, span, tag):
+    name = tag.name if isinstance(tag, Entity) else tag
+    return ctx.engine.locations_with(name)
+
+
+def b_adjacent(ctx, span, h):
+    return ctx.engine.board.neighbors(_loc(ctx, h, span))
+
+
+def b_distance(ctx, span, a, b):
+    return ctx.engine.board.distance(_loc(ctx, a, span), _loc(ctx, b, span))
+
+
+def b_terrain(ctx, span, h):
+    t = ctx.engine.board.terrain(_loc(ctx, h, span))
+    return ctx.engine.entities.get(t) if t is not None else None
+
+
+def b_edge(ctx, span, a, b):
+    return ctx.engine.board.edge(_loc(ctx, a, span), _loc(ctx, b, span))
+
+
+def b_loc(ctx, span, ident):
+    return _loc(ctx, str(ident), span)
+
+
+def b_side_of_location(ctx, span, h):
+    ids = ctx.state.units_at(_loc(ctx, h, span))
+    return ctx.engine.entities[ctx.state.units[ids[0]].side] if ids else None
+
+
+# ---------------------------------------------------------------- units
+def b_all_units(ctx, span):
+    return tuple(UnitRef(u.id) for u in ctx.state.on_map())
+
+
+def b_units_at(ctx, span, h):
+    if h is None:
+        return ()
+    return tuple(UnitRef(i) for i in ctx.state.at.get(h, ()))
+
+
+def b_units_of(ctx, span, s):
+    name = _side(ctx, s, span).name
+    return tuple(UnitRef(u.id) for u in ctx.state.on_map() if u.side == name)
+
+
+def b_occupied(ctx, span):
+    return tuple(ctx.state.at)
+
+
+def b_eliminated_units(ctx, span, s=None):
+    name = _side(ctx, s, span).name if s is not None else None
+    return tuple(UnitRef(u.id) for u in ctx.state.units.values()
+                 if u.box == "eliminated" and (name is None or u.side == name))
+
+
+def b_units_in_box(ctx, span, box):
+    return tuple(UnitRef(u.id) for u in ctx.state.units.values() if u.box == box)
+
+
+# ---------------------------------------------------------------- sides
+def b_sides(ctx, span):
+    return ctx.engine.side_entities
+
+
+def b_enemies(ctx, span, s):
+    return ctx.engine.enemies_of(_side(ctx, s, span))
+
+
+def b_allies(ctx, span, s):
+    return ctx.engine.allies_of(_side(ctx, s, span))
+
+
+def b_is_enemy(ctx, span, a, b):
+    return _side(ctx, b, span) in ctx.engine.enemies_of(_side(ctx, a, span))
+
+
+# ---------------------------------------------------------------- movement
+def _mode(ctx, mode, span):
+    m = ctx.engine.modes.get(mode.name if isinstance(mode, Entity) else mode)
+    if m is None:
+        raise RuleError(f"{show(mode)} is not a movement mode", span)
+    return m
+
+
+def b_reachable(ctx, span, u, mode):
+    _unit(ctx, u, span)
+    return tuple(_mode(ctx, mode, span).reachable(ctx, u))
+
+
+def b_path_cost(ctx, span, u, to, mode):
+    reach = _mode(ctx, mode, span).reachable(ctx, u)
+    entry = reach.get(to)
+    return entry[0] if entry else None
+
+
+def b_traceable(ctx, span, mode, start, targets, s):
+    return _mode(ctx, mode, span).traceable(ctx, _loc(ctx, start, span), _seq(targets, span), _side(ctx, s, span))
+
+
+# ---------------------------------------------------------------- numbers, odds, tables
+def b_odds(ctx, span, attack, defense):
+    o = Odds.of(attack, defense)
+    ctx.trace_add(Derivation(f"odds {show(attack)}:{show(defense)} -> {o}", o))
+    return o
+
+
+def b_difference(ctx, span, attack, defense):
+    return attack - defense
+
+
+def b_allowed(ctx, span, table, column):
+    t = ctx.engine.tables.get(table.name if isinstance(table, Entity) else table)
+    if t is None:
+        raise RuleError(f"{show(table)} is not a table", span)
+    return t.allowed(column)
+
+
+def b_round_up(ctx, span, x):
+    return math.ceil(x)
+
+
+def b_round_down(ctx, span, x):
+    return math.floor(x)
+
+
+def b_abs(ctx, span, x):
+    return abs(x)
+
+
+def b_range(ctx, span, low, high):
+    return tuple(range(int(low), int(high) + 1))
+
+
+# ---------------------------------------------------------------- collections
+def b_count(ctx, span, xs):
+    return len(_seq(xs, span))
+
+
+def b_sum(ctx, span, xs):
+    total = sum(_seq(xs, span))
+    return total.numerator if isinstance(total, Fraction) and total.denominator == 1 else total
+
+
+def _minmax(fn, span, xs):
+    if len(xs) == 1 and isinstance(xs[0], (tuple, list)):
+        xs = xs[0]
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None
+    return fn(xs)
+
+
+def b_min(ctx, span, *xs):
+    return _minmax(min, span, xs)
+
+
+def b_max(ctx, span, *xs):
+    return _minmax(max, span, xs)
+
+
+def b_any(ctx, span, xs):
+    return any(_seq(xs, span))
+
+
+def b_all(ctx, span, xs):
+    return all(_seq(xs, span))
+
+
+def b_list(ctx, span, xs):
+    return tuple(_seq(xs, span))
+
+
+def b_first(ctx, span, xs):
+    xs = _seq(xs, span)
+    return next(iter(xs), None)
+
+
+def b_contains(ctx, span, xs, x):
+    return x in _seq(xs, span)
+
+
+# ---------------------------------------------------------------- cards
+def b_hand(ctx, span, s):
+    return tuple(ctx.engine.entities[c] for c in ctx.state.hands.get(_side(ctx, s, span).name, ()))
+
+
+def b_deck_size(ctx, span, deck):
+    return len(ctx.state.decks.get(deck.name, {}).get("draw", ()))
+
+
+# ---------------------------------------------------------------- effects
+def b_place(ctx, span, type_, s, h, label=None):
+    return ctx.engine.place(ctx, type_, _side(ctx, s, span), _loc(ctx, h, span), label, span)
+
+
+def b_move_to(ctx, span, u, h):
+    ctx.engine.move_unit(ctx, u, _loc(ctx, h, span), span)
+
+
+def b_move_along(ctx, span, u, h, mode):
+    m = _mode(ctx, mode, span)
+    path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
+    ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} for {cost}", cost, m.entity.citations))
+    for loc in path[1:]:
+        if ctx.state.units[u.id].loc is None:
+            break  # eliminated on the way (a trigger)
+        ctx.engine.move_unit(ctx, u, loc, span, trace=False)
+
+
+def b_eliminate(ctx, span, u):
+    ctx.engine.eliminate(ctx, u, span)
+
+
+def b_reduce(ctx, span, u, steps):
+    unit = _unit(ctx, u, span)
+    if unit.loc is None and unit.box is not None:
+        return
+    left = unit.steps - int(steps)
+    ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} loses {steps} step{'s' if steps != 1 else ''}"))
+    if left <= 0:
+        ctx.engine.eliminate(ctx, u, span)
+    else:
+        ctx.state.put(replace(unit, steps=left))
+
+
+def b_restore(ctx, span, u, steps):
+    unit = _unit(ctx, u, span)
+    ctx.state.put(replace(unit, steps=min(unit.max_steps, unit.steps + int(steps))))
+
+
+def b_to_box(ctx, span, u, box):
+    unit = _unit(ctx, u, span)
+    ctx.state.put(replace(unit, loc=None, box=str(box)))
+
+
+def b_mark(ctx, span, x, marker):
+    ctx.engine.set_marker(ctx, x, marker, True, span)
+
+
+def b_unmark(ctx, span, x, marker):
+    ctx.engine.set_marker(ctx, x, marker, False, span)
+
+
+def b_win(ctx, span, s, reason):
+    state = ctx.state
+    if state.winner is None and not (state.over and state.win_reason):
+        state.winner = s.name if isinstance(s, Entity) else None
+        state.win_reason = str(reason)
+        state.over = True
+        ctx.trace_add(Derivation(f"game over: {'draw' if s is None else show(s) + ' wins'} ({reason})"))
+
+
+def b_emit(ctx, span, event, *args):
+    ctx.engine.fire(ctx, event.name if isinstance(event, Entity) else str(event), args)
+
+
+def b_draw(ctx, span, s, deck, n=1):
+    ctx.engine.draw_cards(ctx, _side(ctx, s, span), deck, int(n), span)
+
+
+def b_discard(ctx, span, s, card):
+    ctx.engine.discard_card(ctx, _side(ctx, s, span), card, span)
+
+
+def b_shuffle(ctx, span, deck):
+    ctx.engine.shuffle_deck(ctx, deck, span)
+
+
+IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

@@ -1,0 +1,621 @@
+"""Compile the checked AST into Python closures, once.
+
+Each expression becomes `f(fr) -> value` and each statement `s(fr) -> signal`, where `fr` is a
+`Frame`: the local variables plus the running context (`fr.ctx`: engine, state, trace, decisions).
+Names are resolved at compile time (local, constant, variable, declared name), so evaluation never
+walks the tree or searches scopes. Evaluation is bounded: every statement and loop iteration
+counts against a step limit and exceeding it raises a located RuleError.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+from warcodex.dsl import ast
+from warcodex.dsl.stdlib import BUILTINS
+from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
+
+Fn = Callable[["Frame"], Any]
+STOP = object()  # signal returned by `stop`
+
+
+class Frame:
+    """Local variables of one procedure/action/trigger invocation, and the running context."""
+
+    __slots__ = ("vars", "ctx")
+
+    def __init__(self, ctx, vars: dict | None = None) -> None:
+        self.ctx = ctx
+        self.vars = vars if vars is not None else {}
+
+
+def _num(v):
+    """Normalise exact fractions that are whole numbers back to int (keeps logs readable)."""
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return v.numerator
+    return v
+
+
+def round_value(v, how: str | None):
+    if how is None:
+        return _num(v)
+    if how == "up":
+        return math.ceil(v)
+    if how == "down":
+        return math.floor(v)
+    return int(Fraction(v) + Fraction(1, 2)) if v >= 0 else -int(-Fraction(v) + Fraction(1, 2))
+
+
+def _arith(op: str, a, b, span):
+    try:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            if isinstance(a, int) and isinstance(b, int):
+                return _num(Fraction(a, b))
+            return _num(Fraction(a) / Fraction(b))
+        if op == "%":
+            return a % b
+    except ZeroDivisionError:
+        raise RuleError("division by zero", span) from None
+    except TypeError:
+        raise RuleError(f"cannot compute {_show(a)} {op} {_show(b)}", span) from None
+    raise RuleError(f"unknown operator {op}", span)
+
+
+def _show(v) -> str:
+    return "none" if v is None else str(v)
+
+
+def _compare(op: str, a, b, span):
+    if op == "==":
+        return a == b if not isinstance(b, CellValue) else b == a
+    if op == "!=":
+        return not (a == b if not isinstance(b, CellValue) else b == a)
+    try:
+        if op == "<":
+            return a < b
+        if op == "<=":
+            return a <= b
+        if op == ">":
+            return a > b
+        if op == ">=":
+            return a >= b
+    except TypeError:
+        raise RuleError(f"cannot compare {_show(a)} {op} {_show(b)}", span) from None
+    raise RuleError(f"unknown comparison {op}", span)
+
+
+class Compiler:
+    """Turns AST nodes into closures against one engine (`warcodex.interpreter.engine.Engine`)."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+
+    # ================================================================ expressions
+    def expr(self, e: ast.Expr, scope: frozenset[str], dynamic: bool = False) -> Fn:
+        method = getattr(self, "_e_" + type(e).__name__)
+        return method(e, scope, dynamic)
+
+    def _e_Num(self, e, scope, dyn):
+        v = e.value
+        return lambda fr: v
+
+    _e_Str = _e_Num
+    _e_Bool = _e_Num
+
+    def _e_NoneLit(self, e, scope, dyn):
+        return lambda fr: None
+
+    def _e_OddsLit(self, e, scope, dyn):
+        v = Odds.ratio(e.attack, e.defense)
+        return lambda fr: v
+
+    def _e_Name(self, e, scope, dyn):
+        name = e.id
+        if name in scope:
+            def local(fr):
+                return fr.vars[name]
+            return local
+        resolved = self.engine.resolve_global(name, e.span)
+        if resolved is not None:
+            return resolved
+        if dyn:  # result bodies see the names of the procedure applying them
+            span = e.span
+
+            def dynamic(fr):
+                try:
+                    return fr.vars[name]
+                except KeyError:
+                    raise RuleError(f"'{name}' is not defined where this result is applied", span) from None
+            return dynamic
+        raise RuleError(f"unknown name '{name}'", e.span)
+
+    def _e_Attr(self, e, scope, dyn):
+        obj = self.expr(e.obj, scope, dyn)
+        name = e.name
+        get = self.engine.attribute
+        span = e.span
+
+        def attr(fr):
+            return get(fr.ctx, obj(fr), name, span)
+        return attr
+
+    def _e_Index(self, e, scope, dyn):
+        obj = self.expr(e.obj, scope, dyn)
+        args = [self.expr(a, scope, dyn) for a in e.args]
+        lookup = self.engine.index
+        span = e.span
+
+        def index(fr):
+            return lookup(fr.ctx, obj(fr), [a(fr) for a in args], span)
+        return index
+
+    def _e_Call(self, e, scope, dyn):
+        return self.call(e, scope, dyn, statement=False)
+
+    def call(self, e: ast.Call, scope, dyn, statement: bool) -> Fn:
+        name = e.func
+        args = [self.expr(a, scope, dyn) for a in e.args]
+        span = e.span
+        engine = self.engine
+        if name in scope:
+            raise RuleError(f"'{name}' is a local value, not a function", span)
+        target = engine.callable(name)
+        if target is None:
+            raise RuleError(f"unknown function '{name}'", span)
+        kind, impl = target
+        if kind == "builtin":
+            spec = BUILTINS[name]
+            if spec.effect and not statement:
+                raise RuleError(f"'{name}' changes the game and can only be used as a statement", span)
+            if len(args) == 1:
+                a0 = args[0]
+                return lambda fr: impl(fr.ctx, span, a0(fr))
+            if len(args) == 2:
+                a0, a1 = args
+                return lambda fr: impl(fr.ctx, span, a0(fr), a1(fr))
+            return lambda fr: impl(fr.ctx, span, *[a(fr) for a in args])
+        # quantities, functions and procedures take positional arguments
+        if len(args) == 1:
+            a0 = args[0]
+            return lambda fr: impl(fr.ctx, (a0(fr),), span)
+        if len(args) == 2:
+            a0, a1 = args
+            return lambda fr: impl(fr.ctx, (a0(fr), a1(fr)), span)
+        return lambda fr: impl(fr.ctx, tuple(a(fr) for a in args), span)
+
+    def _e_Comprehension(self, e, scope, dyn):
+        inner = scope | {e.var}
+        element = self.expr(e.element, inner, dyn)
+        source = self.expr(e.source, scope, dyn)
+        where = self.expr(e.where, inner, dyn) if e.where is not None else None
+        var = e.var
+        func = e.func
+        span = e.span
+
+        def items(fr):
+            seq = source(fr)
+            if seq is None:
+                return
+            vars = fr.vars
+            had = var in vars
+            old = vars.get(var)
+            ctx = fr.ctx
+            try:
+                for x in seq:
+                    ctx.tick(span)
+                    vars[var] = x
+                    if where is None or where(fr):
+                        yield element(fr)
+            finally:
+                if had:
+                    vars[var] = old
+                else:
+                    vars.pop(var, None)
+
+        if func == "sum":
+            return lambda fr: _num(sum(items(fr)))
+        if func == "count":
+            if e.where is None and isinstance(e.element, ast.Name) and e.element.id == var:
+                return lambda fr: sum(1 for _ in items(fr))
+            return lambda fr: sum(1 for x in items(fr) if x is not None and x is not False)
+        if func == "any":
+            return lambda fr: any(items(fr))
+        if func == "all":
+            return lambda fr: all(items(fr))
+        if func == "list":
+            return lambda fr: tuple(items(fr))
+        if func == "first":
+            return lambda fr: next(iter(items(fr)), None)
+        if func in ("min", "max"):
+            agg = min if func == "min" else max
+
+            def minmax(fr):
+                values = list(items(fr))
+                return agg(values) if values else None
+            return minmax
+        raise RuleError(f"'{func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", span)
+
+    def _e_BinOp(self, e, scope, dyn):
+        left = self.expr(e.left, scope, dyn)
+        right = self.expr(e.right, scope, dyn)
+        op, span = e.op, e.span
+        if op == "+":
+            def add(fr):
+                a, b = left(fr), right(fr)
+                if type(a) is int and type(b) is int:
+                    return a + b
+                return _arith("+", a, b, span)
+            return add
+        return lambda fr: _arith(op, left(fr), right(fr), span)
+
+    def _e_Compare(self, e, scope, dyn):
+        left = self.expr(e.left, scope, dyn)
+        right = self.expr(e.right, scope, dyn)
+        op, span = e.op, e.span
+        if op == "==":
+            return lambda fr: _compare("==", left(fr), right(fr), span)
+        if op == "!=":
+            return lambda fr: _compare("!=", left(fr), right(fr), span)
+        return lambda fr: _compare(op, left(fr), right(fr), span)
+
+    def _e_And(self, e, scope, dyn):
+        left = self.expr(e.left, scope, dyn)
+        right = self.expr(e.right, scope, dyn)
+        return lambda fr: bool(left(fr)) and bool(right(fr))
+
+    def _e_Or(self, e, scope, dyn):
+        left = self.expr(e.left, scope, dyn)
+        right = self.expr(e.right, scope, dyn)
+        return lambda fr: bool(left(fr)) or bool(right(fr))
+
+    def _e_Not(self, e, scope, dyn):
+        operand = self.expr(e.operand, scope, dyn)
+        return lambda fr: not operand(fr)
+
+    def _e_Neg(self, e, scope, dyn):
+        operand = self.expr(e.operand, scope, dyn)
+        span = e.span
+
+        def neg(fr):
+            v = operand(fr)
+            try:
+                return -v
+            except TypeError:
+                raise RuleError(f"cannot negate {_show(v)}", span) from None
+        return neg
+
+    def _e_Is(self, e, scope, dyn):
+        obj = self.expr(e.obj, scope, dyn)
+        tag = e.tag
+        has = self.engine.has_tag
+        if e.negated:
+            return lambda fr: not has(fr.ctx, obj(fr), tag)
+        return lambda fr: has(fr.ctx, obj(fr), tag)
+
+    def _e_In(self, e, scope, dyn):
+        item = self.expr(e.item, scope, dyn)
+        coll = self.expr(e.collection, scope, dyn)
+        neg = e.negated
+
+        def contains(fr):
+            c = coll(fr)
+            found = c is not None and item(fr) in c
+            return not found if neg else found
+        return contains
+
+    def _e_Cond(self, e, scope, dyn):
+        test = self.expr(e.test, scope, dyn)
+        then = self.expr(e.then, scope, dyn)
+        orelse = self.expr(e.orelse, scope, dyn)
+        return lambda fr: then(fr) if test(fr) else orelse(fr)
+
+    def _e_ListLit(self, e, scope, dyn):
+        items = [self.expr(i, scope, dyn) for i in e.items]
+        return lambda fr: tuple(i(fr) for i in items)
+
+    def _e_Roll(self, e, scope, dyn):
+        dice = e.dice
+        span = e.span
+        return lambda fr: fr.ctx.roll(dice, span)
+
+    # ================================================================ statements
+    def block(self, stmts: list[ast.Stmt], scope: set[str], dynamic: bool = False) -> Fn:
+        """Compile statements; `scope` grows as let/for/choose bind names (function scope)."""
+        compiled = [self.stmt(s, scope, dynamic) for s in stmts]
+        if len(compiled) == 1:
+            return compiled[0]
+
+        def run(fr):
+            for s in compiled:
+                if s(fr) is STOP:
+                    return STOP
+            return None
+        return run
+
+    def stmt(self, s: ast.Stmt, scope: set[str], dyn: bool) -> Fn:
+        return getattr(self, "_s_" + type(s).__name__)(s, scope, dyn)
+
+    def _s_Let(self, s, scope, dyn):
+        value = self.expr(s.value, frozenset(scope), dyn)
+        name = s.name
+        scope.add(name)
+        span = s.span
+
+        def let(fr):
+            fr.ctx.tick(span)
+            fr.vars[name] = value(fr)
+        return let
+
+    def _s_SetStmt(self, s, scope, dyn):
+        value = self.expr(s.value, frozenset(scope), dyn)
+        op = s.op
+        span = s.span
+        target = s.target
+        engine = self.engine
+        if isinstance(target, ast.Name) and target.id in scope:
+            name = target.id
+
+            def set_local(fr):
+                fr.ctx.tick(span)
+                v = value(fr)
+                if op != "=":
+                    v = _arith(op[0], fr.vars[name], v, span)
+                fr.vars[name] = v
+            return set_local
+        if isinstance(target, ast.Name):
+            name = target.id
+            var = engine.var_decl(name)
+            if var is None or var.scope != "var":
+                raise RuleError(f"cannot set '{name}': it is not a global variable", span)
+            coerce = engine.coercer(var.type)
+
+            def set_global(fr):
+                fr.ctx.tick(span)
+                v = value(fr)
+                state = fr.ctx.state
+                if op != "=":
+                    v = _arith(op[0], state.vars.get(name), v, span)
+                engine.set_var(fr.ctx, name, coerce(v))
+            return set_global
+        if isinstance(target, ast.Attr):
+            obj = self.expr(target.obj, frozenset(scope), dyn)
+            name = target.name
+
+            def set_attr(fr):
+                fr.ctx.tick(span)
+                o = obj(fr)
+                v = value(fr)
+                if op != "=":
+                    v = _arith(op[0], engine.attribute(fr.ctx, o, name, span), v, span)
+                engine.set_attribute(fr.ctx, o, name, v, span)
+            return set_attr
+        raise RuleError("this cannot be assigned to", span)
+
+    def _s_If(self, s, scope, dyn):
+        test = self.expr(s.test, frozenset(scope), dyn)
+        body = self.block(s.body, scope, dyn)
+        orelse = self.block(s.orelse, scope, dyn) if s.orelse else None
+        span = s.span
+
+        def if_(fr):
+            fr.ctx.tick(span)
+            if test(fr):
+                return body(fr)
+            if orelse is not None:
+                return orelse(fr)
+            return None
+        return if_
+
+    def _s_For(self, s, scope, dyn):
+        source = self.expr(s.source, frozenset(scope), dyn)
+        var = s.var
+        scope.add(var)
+        body = self.block(s.body, scope, dyn)
+        span = s.span
+
+        def for_(fr):
+            seq = source(fr)
+            for x in (seq if seq is not None else ()):
+                fr.ctx.tick(span)
+                fr.vars[var] = x
+                if body(fr) is STOP:
+                    return STOP
+            return None
+        return for_
+
+    def _s_Choose(self, s, scope, dyn):
+        fscope = frozenset(scope)
+        source = self.expr(s.source, fscope, dyn)
+        by = self.expr(s.by, fscope, dyn)
+        var = s.var
+        where = self.expr(s.where, fscope | {var}, dyn) if s.where is not None else None
+        scope.add(var)
+        span = s.span
+        subset, lo, hi, optional = s.subset, s.min, s.max, s.optional
+        citations = tuple(s.citations)
+
+        def choose(fr):
+            ctx = fr.ctx
+            ctx.tick(span)
+            options = []
+            seq = source(fr)
+            for x in (seq if seq is not None else ()):
+                if where is not None:
+                    fr.vars[var] = x
+                    if not where(fr):
+                        continue
+                options.append(x)
+            who = by(fr)
+            if subset:
+                value = ctx.decide_subset(who, var, tuple(options), lo or 0, hi, citations, span)
+            else:
+                value = ctx.decide(who, var, tuple(options), optional, citations, span)
+            fr.vars[var] = value
+        return choose
+
+    def _s_Require(self, s, scope, dyn):
+        test = self.expr(s.test, frozenset(scope), dyn)
+        message = s.message or "requirement not met"
+        citations = tuple(s.citations)
+        span = s.span
+
+        def require(fr):
+            if not test(fr):
+                cite = f" ({', '.join('§' + c for c in citations)})" if citations else ""
+                raise RuleError(f"{message}{cite}", span)
+        return require
+
+    def _s_Apply(self, s, scope, dyn):
+        value = self.expr(s.value, frozenset(scope), dyn)
+        span = s.span
+        apply = self.engine.apply_result
+        return lambda fr: apply(fr, value(fr), span)
+
+    def _s_Step(self, s, scope, dyn):
+        body = self.block(s.body, scope, dyn)
+        label = s.label or "step"
+        citations = tuple(s.citations)
+
+        def step(fr):
+            ctx = fr.ctx
+            if ctx.tracing:
+                ctx.trace_open(label, citations)
+                try:
+                    return body(fr)
+                finally:
+                    ctx.trace_close()
+            return body(fr)
+        return step
+
+    def _s_Stop(self, s, scope, dyn):
+        return lambda fr: STOP
+
+    def _s_Log(self, s, scope, dyn):
+        text = s.text
+        return lambda fr: fr.ctx.note(text)
+
+    def _s_CallStmt(self, s, scope, dyn):
+        f = self.call(s.call, frozenset(scope), dyn, statement=True)
+        span = s.span
+
+        def call(fr):
+            fr.ctx.tick(span)
+            f(fr)
+        return call
+
+
+# ==================================================================== quantities
+_STAGE_OF = {"=": "replace", "+": "add", "-": "add", "*": "multiply", "/": "multiply", "min": "cap", "max": "cap"}
+DEFAULT_ORDER = ("replace", "add", "multiply", "cap")
+
+
+def compile_quantity(compiler: Compiler, q: ast.Quantity):
+    """A quantity: base value, then modifiers by stage (replace, add, multiply, cap, unless the
+    quantity declares `order:`), each stage in declaration order; in a `group` only the first
+    applicable modifier counts. Returns `run(ctx, args, span)`."""
+    names = [p.name for p in q.params]
+    scope = frozenset(names)
+    base = compiler.expr(q.base, scope) if q.base is not None else (lambda fr: 0)
+    order = tuple(q.order) if q.order else DEFAULT_ORDER
+    for stage in order:
+        if stage not in DEFAULT_ORDER:
+            raise RuleError(f"unknown stage '{stage}' in order (use {', '.join(DEFAULT_ORDER)})", q.span)
+    mods = []
+    for stage in order:
+        for m in q.modifiers:
+            if _STAGE_OF[m.op] == stage:
+                mods.append((
+                    m.label or m.op, m.op, compiler.expr(m.value, scope),
+                    compiler.expr(m.when, scope) if m.when is not None else None,
+                    m.rounding, m.group, tuple(m.citations), m.span,
+                ))
+    title = q.header.label or q.name
+    base_cites = tuple(q.base_citations) or tuple(q.header.citations)
+    qname = q.name
+    nparams = len(names)
+
+    def run(ctx, args, span):
+        if len(args) != nparams:
+            raise RuleError(f"{qname} takes {nparams} arguments, got {len(args)}", span)
+        fr = Frame(ctx, dict(zip(names, args)))
+        tracing = ctx.tracing
+        value = base(fr)
+        steps = [Derivation(f"base {value}", value, base_cites)] if tracing else None
+        used_groups = set()
+        for label, op, vf, when, rounding, group, cites, mspan in mods:
+            if group is not None and group in used_groups:
+                continue
+            if when is not None and not when(fr):
+                continue
+            if group is not None:
+                used_groups.add(group)
+            amount = vf(fr)
+            before = value
+            if op == "=":
+                value = amount
+            elif op == "min":
+                value = amount if value is not None and amount < value else value
+            elif op == "max":
+                value = amount if value is not None and amount > value else value
+            else:
+                value = _arith(op, value, amount, mspan)
+                value = round_value(value, rounding)
+            if tracing:
+                shown = f"{op}{amount}" if op in "+-*/=" else f"{op} {amount}"
+                rnd = f" round {rounding}" if rounding else ""
+                steps.append(Derivation(f"{label}: {before} {shown}{rnd} -> {value}", value, cites))
+        value = _num(value)
+        if tracing:
+            ctx.trace_add(Derivation(f"{title} = {value}", value, tuple(q.header.citations), steps))
+        return value
+
+    return run
+
+
+def compile_function(compiler: Compiler, f: ast.Function):
+    names = [p.name for p in f.params]
+    body = compiler.expr(f.body, frozenset(names))
+    fname = f.name
+    n = len(names)
+
+    def run(ctx, args, span):
+        if len(args) != n:
+            raise RuleError(f"{fname} takes {n} arguments, got {len(args)}", span)
+        return body(Frame(ctx, dict(zip(names, args))))
+    return run
+
+
+def compile_procedure(compiler: Compiler, p: ast.Procedure):
+    names = [x.name for x in p.params]
+    body = compiler.block(p.body, set(names))
+    pname = p.name
+    label = p.header.label or p.name
+    citations = tuple(p.header.citations)
+    n = len(names)
+
+    def run(ctx, args, span):
+        if len(args) != n:
+            raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
+        fr = Frame(ctx, dict(zip(names, args)))
+        if ctx.tracing:
+            ctx.trace_open(label, citations)
+            try:
+                body(fr)
+            finally:
+                ctx.trace_close()
+        else:
+            body(fr)
+        return None
+    return run
+
+
+__all__ = ["Compiler", "Frame", "STOP", "compile_quantity", "compile_function", "compile_procedure",
+           "round_value", "Entity", "UnitRef", "CellValue", "Odds"]

@@ -1,0 +1,121 @@
+"""The running context of one game: state, agents, dice, decisions, traces and the step limit.
+
+Every decision (an action in a phase, or a `choose` inside a procedure) goes through here, so it
+is asked of the right side's agent and recorded in the log; every die roll and every derivation
+made while `tracing` is recorded for `explain`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warcodex.dsl import ast
+from warcodex.interpreter.values import Derivation, Entity, RuleError, UnitRef, show
+
+DEFAULT_STEP_LIMIT = 5_000_000
+
+
+class Context:
+    def __init__(self, engine, state, agents: dict | None = None, step_limit: int = DEFAULT_STEP_LIMIT) -> None:
+        self.engine = engine
+        self.state = state
+        self.agents = agents or {}
+        self.steps = 0
+        self.step_limit = step_limit
+        self.tracing = False
+        self._trace_stack: list[list[Derivation]] = []
+        self.choices: list[dict] | None = None  # decisions made inside the current action
+        self.cache: dict = {}
+        self.log: list[dict] = []
+
+    # ------------------------------------------------------------ bounded evaluation
+    def tick(self, span) -> None:
+        self.steps += 1
+        if self.steps > self.step_limit:
+            raise RuleError(f"evaluation step limit ({self.step_limit:,}) exceeded: a rule loops or grows without bound", span,
+                            hint="look for a trigger that fires itself, or a loop over a growing list")
+
+    # ------------------------------------------------------------ traces
+    def begin_trace(self) -> None:
+        self.tracing = True
+        self._trace_stack = [[]]
+
+    def end_trace(self) -> list[Derivation]:
+        self.tracing = False
+        out = self._trace_stack[0] if self._trace_stack else []
+        self._trace_stack = []
+        return out
+
+    def trace_add(self, d: Derivation) -> None:
+        if self.tracing and self._trace_stack:
+            self._trace_stack[-1].append(d)
+
+    def trace_open(self, label: str, citations=()) -> None:
+        d = Derivation(label, None, tuple(citations))
+        self.trace_add(d)
+        self._trace_stack.append(d.steps)
+
+    def trace_close(self) -> None:
+        if len(self._trace_stack) > 1:
+            self._trace_stack.pop()
+
+    def note(self, text: str) -> None:
+        self.trace_add(Derivation(text))
+
+    # ------------------------------------------------------------ dice
+    def roll(self, dice: ast.Dice, span) -> int:
+        rng = self.state.rng
+        faces = [rng.randint(1, dice.sides) for _ in range(dice.count)]
+        if dice.keep is not None:
+            kept = sorted(faces, reverse=dice.keep_highest)[: dice.keep]
+        else:
+            kept = faces
+        total = sum(kept)
+        self.trace_add(Derivation(f"roll {dice.text()}: {faces if len(faces) > 1 else faces[0]}"
+                                  + (f" keep {kept}" if dice.keep is not None else "") + f" = {total}", total))
+        return total
+
+    # ------------------------------------------------------------ decisions inside procedures
+    def _agent_for(self, who, span):
+        name = who.name if isinstance(who, Entity) else who
+        agent = self.agents.get(name)
+        if agent is None:
+            raise RuleError(f"no agent plays '{show(who)}'", span)
+        return agent
+
+    def decide(self, who, what: str, options: tuple, optional: bool, citations, span) -> Any:
+        if not options:
+            return None
+        if len(options) == 1 and not optional:
+            return options[0]
+        agent = self._agent_for(who, span)
+        index = agent.choose(self, who, what, options, optional)
+        if index is None or index < 0:
+            if not optional:
+                raise RuleError(f"{show(who)} must choose a {what}", span)
+            value = None
+        else:
+            if index >= len(options):
+                raise RuleError(f"{show(who)} chose option {index} of {len(options)} for {what}", span)
+            value = options[index]
+        self._record({"choice": what, "by": show(who), "index": -1 if value is None else index, "value": self.engine.to_json(value)})
+        self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
+        return value
+
+    def decide_subset(self, who, what: str, options: tuple, lo: int, hi, citations, span) -> tuple:
+        if not options:
+            return ()
+        agent = self._agent_for(who, span)
+        indices = tuple(agent.choose_subset(self, who, what, options, lo, hi))
+        if len(set(indices)) != len(indices) or any(i < 0 or i >= len(options) for i in indices):
+            raise RuleError(f"{show(who)} made an invalid choice of {what}", span)
+        if len(indices) < lo or (hi is not None and len(indices) > hi):
+            raise RuleError(f"{show(who)} must choose between {lo} and {hi} {what}", span)
+        value = tuple(options[i] for i in indices)
+        self._record({"choice": what, "by": show(who), "indices": list(indices), "value": self.engine.to_json(value)})
+        self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
+        return value
+
+    def _record(self, entry: dict) -> None:
+        if self.choices is not None:
+            self.choices.append(entry)

@@ -1,0 +1,617 @@
+"""The Engine: a checked game compiled once, ready to set up and run games.
+
+It owns the declared names as runtime `Entity`s, the compiled quantities, functions, procedures,
+results, tables, movement modes, actions, triggers and invariants, and the board. It knows no
+particular game: everything game-specific comes from the rules files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from warcodex.dsl import ast
+from warcodex.dsl.model import GameDef
+from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
+from warcodex.interpreter.actions import CompiledAction
+from warcodex.interpreter.builtins import IMPLEMENTATIONS
+from warcodex.interpreter.compiler import Compiler, Frame, compile_function, compile_procedure, compile_quantity
+from warcodex.interpreter.movement import MovementMode
+from warcodex.interpreter.state import GameState
+from warcodex.interpreter.tables import CompiledTable
+from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, RuleError, UnitRef, show
+
+ENTITY_DECLS = (ast.Entity, ast.Unit, ast.Result, ast.Table, ast.Movement, ast.Card, ast.Deck, ast.Action,
+                ast.Procedure, ast.Quantity, ast.Function)
+
+
+class Engine:
+    def __init__(self, game: GameDef, board=None) -> None:
+        self.game = game
+        self.board = board if board is not None else load_board(game)
+        self.compiler = Compiler(self)
+        self.entities: dict[str, Entity] = {}
+        self.vars: dict[str, ast.VarDecl] = {}
+        self._build_entities()
+        self.side_entities = tuple(self.entities[s.name] for s in game.sides)
+        self._alliance_of = self._alliances()
+        self._cell_cache: dict = {}
+        self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
+        # registries first, filled in place: rules call each other in any order (late binding)
+        self.quantities: dict = {}
+        self.functions: dict = {}
+        self.procedures: dict = {}
+        for q in game.of_kind(ast.Quantity):
+            self.quantities[q.name] = compile_quantity(self.compiler, q)
+        for f in game.of_kind(ast.Function):
+            self.functions[f.name] = compile_function(self.compiler, f)
+        for p in game.of_kind(ast.Procedure):
+            self.procedures[p.name] = compile_procedure(self.compiler, p)
+        self.modes = {m.name: MovementMode(self.compiler, m, self.entities[m.name]) for m in game.of_kind(ast.Movement)}
+        self.results = {r.name: self._compile_result(r) for r in game.of_kind(ast.Result)}
+        self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
+        self.triggers = self._compile_triggers(game.triggers)
+        self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
+        self._locations_with: dict[str, tuple[str, ...]] = {}
+        from warcodex.interpreter.sequence import TurnSequence
+
+        self.sequence = TurnSequence(self)
+        self.invariants = self._compile_invariants()
+
+    # ============================================================ names
+    def _build_entities(self) -> None:
+        for decl in self.game.names.values():
+            if isinstance(decl, ast.VarDecl):
+                self.vars[decl.name] = decl
+                continue
+            kind = getattr(decl, "kind", None) or type(decl).__name__.lower()
+            ent = Entity(kind, decl.name, decl, decl.header.label)
+            self.entities[decl.name] = ent
+        # properties and tags need every entity to exist first (a property may name another)
+        for ent in self.entities.values():
+            decl = ent.decl
+            # only data declarations carry constant properties; movement modes and actions
+            # have rule expressions in theirs, compiled elsewhere
+            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)) else []
+            tags = {ent.name}
+            fr = Frame(None, {})
+            for p in props:
+                if p.value is None:
+                    ent.props[p.key] = True
+                    tags.add(p.key)
+                else:
+                    ent.props[p.key] = self.compiler.expr(p.value, frozenset())(fr)
+                    if ent.props[p.key] is True:
+                        tags.add(p.key)
+            if isinstance(decl, ast.Unit):
+                tags.update(decl.classes)
+                for cls in decl.classes:
+                    parent = self.game.names.get(cls)
+                    if parent is not None and getattr(parent, "props", None):
+                        tags.update(p.key for p in parent.props if p.value is None)
+                ent.props.setdefault("steps", 1)
+                ent.props["_by_steps"] = {
+                    sv.steps: {p.key: (True if p.value is None else self.compiler.expr(p.value, frozenset())(fr)) for p in sv.props}
+                    for sv in decl.step_values
+                }
+            ent.tags = frozenset(tags)
+
+    def _alliances(self) -> dict[str, str]:
+        alliance_of = {}
+        for al in self.game.entities("alliance"):
+            members = self.entities[al.name].props.get("members", ())
+            for m in members if isinstance(members, tuple) else (members,):
+                if isinstance(m, Entity):
+                    alliance_of[m.name] = al.name
+        return alliance_of
+
+    def enemies_of(self, side: Entity) -> tuple[Entity, ...]:
+        mine = self._alliance_of.get(side.name, side.name)
+        return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) != mine)
+
+    def allies_of(self, side: Entity) -> tuple[Entity, ...]:
+        mine = self._alliance_of.get(side.name, side.name)
+        return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) == mine)
+
+    def resolve_global(self, name: str, span):
+        """A closure for a global name, or None if the name is not global."""
+        if name in CONSTANTS:
+            return _CONSTANT_READERS[name](self)
+        if name in self.vars:
+            decl = self.vars[name]
+            if decl.scope == "var":
+                return lambda fr: fr.ctx.state.vars.get(name)
+            raise RuleError(f"'{name}' is a {decl.scope}: read it from its owner, e.g. x.{name}", span)
+        ent = self.entities.get(name)
+        if ent is not None:
+            if ent.kind == "option":
+                return lambda fr: fr.ctx.state.options.get(name)
+            return lambda fr: ent
+        return None
+
+    def var_decl(self, name: str) -> ast.VarDecl | None:
+        return self.vars.get(name)
+
+    def callable(self, name: str):
+        decl = self.game.names.get(name)
+        registry = {ast.Quantity: self.quantities, ast.Function: self.functions, ast.Procedure: self.procedures}.get(type(decl))
+        if registry is not None:
+            def late(ctx, args, span, registry=registry):
+                return registry[name](ctx, args, span)
+            return (type(decl).__name__.lower(), late)
+        if name in BUILTINS:
+            return ("builtin", IMPLEMENTATIONS[name])
+        return None
+
+    def coercer(self, type_name: str):
+        if type_name == "name":
+            return lambda v: v.single() if isinstance(v, CellValue) else v
+        if type_name == "int":
+            return lambda v: v.single() if isinstance(v, CellValue) else v
+        return lambda v: v
+
+    # ============================================================ values
+    def unit_name(self, ctx, u: UnitRef) -> str:
+        unit = ctx.state.units.get(u.id)
+        return f"{unit.label} ({unit.side})" if unit else str(u)
+
+    def describe(self, ctx, value) -> str:
+        if isinstance(value, UnitRef):
+            return self.unit_name(ctx, value)
+        if isinstance(value, tuple):
+            return ", ".join(self.describe(ctx, v) for v in value) or "none"
+        return show(value) if value is not None else "none"
+
+    def unit_prop(self, unit, name: str):
+        ent = self.entities[unit.type]
+        by_steps = ent.props["_by_steps"].get(unit.steps)
+        if by_steps is not None and name in by_steps:
+            return by_steps[name]
+        return ent.props.get(name)
+
+    def attribute(self, ctx, obj, name: str, span):
+        if isinstance(obj, UnitRef):
+            unit = ctx.state.units.get(obj.id)
+            if unit is None:
+                raise RuleError(f"no unit {obj}", span)
+            if name == "loc":
+                return unit.loc
+            if name == "side":
+                return self.entities[unit.side]
+            if name == "steps":
+                return unit.steps
+            if name in self.vars and self.vars[name].scope == "unit_var":
+                v = unit.var(name, _MISSING)
+                return self._var_default(ctx, name) if v is _MISSING else v
+            if name == "type":
+                return self.entities[unit.type]
+            if name == "max_steps":
+                return unit.max_steps
+            if name == "label":
+                return unit.label
+            if name == "id":
+                return unit.id
+            value = self.unit_prop(unit, name)
+            if value is None and name not in self.entities[unit.type].props:
+                return None
+            return value
+        if isinstance(obj, str):  # a location
+            if name in self.vars and self.vars[name].scope == "location_var":
+                values = ctx.state.loc_vars.get(obj)
+                if values is not None and name in values:
+                    return values[name]
+                return self._var_default(ctx, name)
+            if name == "terrain":
+                t = self.board.terrain(obj)
+                return self.entities.get(t) if t else None
+            return self.board.attrs(obj).get(name)
+        if isinstance(obj, Entity):
+            if obj.kind == "side" and name in self.vars and self.vars[name].scope == "side_var":
+                values = ctx.state.side_vars.get(obj.name, {})
+                return values[name] if name in values else self._var_default(ctx, name)
+            if name == "name":
+                return obj.name
+            if name == "label":
+                return obj.label
+            return obj.props.get(name)
+        if isinstance(obj, CellValue):
+            if name == "codes":
+                return tuple(str(c) for c in obj.codes)
+        if obj is None:
+            raise RuleError(f"cannot read '.{name}' of none", span)
+        raise RuleError(f"{show(obj)} has no property '{name}'", span)
+
+    def _var_default(self, ctx, name: str):
+        decl = self.vars[name]
+        if decl.default is None:
+            return None
+        return self.compiler.expr(decl.default, frozenset())(Frame(ctx))
+
+    def set_attribute(self, ctx, obj, name: str, value, span) -> None:
+        decl = self.vars.get(name)
+        state = ctx.state
+        if isinstance(obj, UnitRef):
+            if decl is None or decl.scope != "unit_var":
+                raise RuleError(f"cannot set '{name}' of a unit: declare it with `unit_var {name}: TYPE`", span)
+            state.put(state.units[obj.id].with_var(name, self.coercer(decl.type)(value)))
+        elif isinstance(obj, str):
+            if decl is None or decl.scope != "location_var":
+                raise RuleError(f"cannot set '{name}' of a location: declare it with `location_var {name}: TYPE`", span)
+            state.loc_vars.setdefault(obj, {})[name] = self.coercer(decl.type)(value)
+            state.touch()
+        elif isinstance(obj, Entity) and obj.kind == "side":
+            if decl is None or decl.scope != "side_var":
+                raise RuleError(f"cannot set '{name}' of a side: declare it with `side_var {name}: TYPE`", span)
+            state.side_vars.setdefault(obj.name, {})[name] = self.coercer(decl.type)(value)
+            state.touch()
+        else:
+            raise RuleError(f"cannot set '{name}' of {show(obj)}", span)
+
+    def set_var(self, ctx, name: str, value) -> None:
+        ctx.state.vars[name] = value
+        ctx.state.touch()
+        ctx.trace_add(Derivation(f"{name} = {show(value)}", value))
+
+    def has_tag(self, ctx, obj, tag: str) -> bool:
+        if isinstance(obj, UnitRef):
+            unit = ctx.state.units.get(obj.id)
+            if unit is None:
+                return False
+            if tag in unit.markers:
+                return True
+            ent = self.entities[unit.type]
+            if tag in ent.tags:
+                by_steps = ent.props["_by_steps"].get(unit.steps)
+                if by_steps is not None and by_steps.get(tag) is False:
+                    return False
+                return True
+            return tag == unit.side
+        if isinstance(obj, frozenset):
+            return tag in obj
+        if isinstance(obj, str):
+            board = self.board
+            return board.terrain(obj) == tag or tag in board.features(obj) or tag in ctx.state.loc_markers.get(obj, ())
+        if isinstance(obj, Entity):
+            return tag in obj.tags
+        if isinstance(obj, CellValue):
+            return any(c.result.name == tag for c in obj.codes)
+        if isinstance(obj, tuple):
+            return any(self.has_tag(ctx, x, tag) for x in obj)
+        return False
+
+    def locations_with(self, tag: str) -> tuple[str, ...]:
+        found = self._locations_with.get(tag)
+        if found is None:
+            board = self.board
+            found = tuple(h for h in board.locations if board.terrain(h) == tag or tag in board.features(h))
+            self._locations_with[tag] = found
+        return found
+
+    def index(self, ctx, obj, args: list, span):
+        if isinstance(obj, Entity) and obj.kind == "table":
+            return self.tables[obj.name].lookup(args, span, ctx._trace_stack[-1] if ctx.tracing and ctx._trace_stack else None)
+        if isinstance(obj, tuple) and len(args) == 1 and isinstance(args[0], int):
+            i = args[0]
+            return obj[i] if -len(obj) <= i < len(obj) else None
+        raise RuleError(f"{show(obj)} cannot be looked up with [...]", span)
+
+    # ============================================================ results
+    def _resolve_cell(self, cell: ast.Cell, table: str, row: str, column: str) -> CellValue:
+        codes = []
+        for code in cell.codes:
+            if code.number is not None:
+                codes.append(Code(self._number_result(), (), code.number))
+                continue
+            resolved = resolve_code(self.game, code)
+            if resolved is None:
+                raise RuleError(f"unknown result '{code.name}' in table {table}", code.span)
+            decl, args = resolved
+            values = tuple(self.compiler.expr(a, frozenset())(Frame(None)) if isinstance(a, ast.Expr) else a for a in args)
+            codes.append(Code(self.entities[decl.name], values))
+        return CellValue(tuple(codes), table, column, row)
+
+    def _number_result(self) -> Entity:
+        ent = self.entities.get("_number")
+        if ent is None:
+            ent = Entity("result", "_number")
+            self.entities["_number"] = ent
+        return ent
+
+    def _compile_result(self, r: ast.Result):
+        names = [p.name for p in r.params]
+        body = self.compiler.block(r.body, set(names), dynamic=True) if r.body else None
+        return names, body, r
+
+    def apply_result(self, fr: Frame, value, span) -> None:
+        if value is None:
+            return
+        if isinstance(value, Entity) and value.kind == "result":
+            value = CellValue((Code(value),))
+        if not isinstance(value, CellValue):
+            raise RuleError(f"cannot apply {show(value)}: it is not a table result", span)
+        ctx = fr.ctx
+        for code in value.codes:
+            if code.number is not None:
+                continue
+            names, body, decl = self.results[code.result.name]
+            ctx.trace_add(Derivation(f"apply {code} ({decl.header.label or decl.name})", None, code.result.citations))
+            if body is None:
+                continue
+            inner = Frame(ctx, dict(fr.vars))
+            inner.vars.update(zip(names, code.args))
+            body(inner)
+
+    # ============================================================ triggers and invariants
+    def _compile_triggers(self, triggers: list[ast.Trigger]) -> dict[str, list]:
+        out: dict[str, list] = {}
+        for t in triggers:
+            names = [p.name for p in t.params]
+            when = self.compiler.expr(t.when, frozenset(names)) if t.when is not None else None
+            body = self.compiler.block(t.body, set(names))
+            out.setdefault(t.name, []).append((names, when, body, t))
+        return out
+
+    def fire(self, ctx, event: str, args: tuple = ()) -> None:
+        handlers = list(self.triggers.get(event, ())) + list(self.scenario_triggers.get(ctx.state.scenario, {}).get(event, ()))
+        for names, when, body, decl in handlers:
+            fr = Frame(ctx, dict(zip(names, args)))
+            if when is not None and not when(fr):
+                continue
+            ctx.tick(decl.span)
+            if ctx.tracing:
+                ctx.trace_open(decl.header.label or f"on {event}", decl.header.citations)
+                try:
+                    body(fr)
+                finally:
+                    ctx.trace_close()
+            else:
+                body(fr)
+
+    def _compile_invariants(self):
+        from warcodex.interpreter.invariants import compile_invariant
+
+        return [compile_invariant(self, inv) for inv in self.game.invariants.values()]
+
+    def check_invariants(self, ctx, event: str, name: str | None = None) -> None:
+        from warcodex.interpreter.invariants import check_invariants
+
+        check_invariants(self, ctx, event, name)
+
+    # ============================================================ effects
+    def place(self, ctx, type_, side: Entity, loc: str, label, span) -> UnitRef:
+        if not (isinstance(type_, Entity) and type_.kind == "unit"):
+            raise RuleError(f"{show(type_)} is not a unit type", span)
+        steps = int(type_.props.get("steps", 1))
+        unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label)
+        ref = UnitRef(unit.id)
+        ctx.trace_add(Derivation(f"place {unit.label} ({side.name}) at {loc}"))
+        self.move_unit(ctx, ref, loc, span, trace=False)
+        return ref
+
+    def move_unit(self, ctx, u: UnitRef, loc: str, span, trace: bool = True) -> None:
+        state = ctx.state
+        unit = state.units.get(u.id) if isinstance(u, UnitRef) else None
+        if unit is None:
+            raise RuleError(f"expected a unit, got {show(u)}", span)
+        if trace:
+            ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} moves {unit.loc or 'onto the map'} -> {loc}"))
+        state.put(replace(unit, loc=loc, box=None))
+        self.fire(ctx, "enter", (u, loc))
+
+    def eliminate(self, ctx, u: UnitRef, span) -> None:
+        state = ctx.state
+        unit = state.units.get(u.id) if isinstance(u, UnitRef) else None
+        if unit is None:
+            raise RuleError(f"expected a unit, got {show(u)}", span)
+        if unit.loc is None:
+            return
+        ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} is eliminated"))
+        state.put(replace(unit, loc=None, box="eliminated", steps=0))
+        self.fire(ctx, "eliminated", (u,))
+
+    def set_marker(self, ctx, x, marker, on: bool, span) -> None:
+        name = marker.name if isinstance(marker, Entity) else str(marker)
+        state = ctx.state
+        if isinstance(x, UnitRef):
+            unit = state.units[x.id]
+            markers = unit.markers | {name} if on else unit.markers - {name}
+            if markers != unit.markers:
+                state.put(replace(unit, markers=frozenset(markers)))
+                ctx.trace_add(Derivation(f"{self.unit_name(ctx, x)} {'is marked' if on else 'loses marker'} {name}"))
+        elif isinstance(x, str):
+            current = state.loc_markers.get(x, frozenset())
+            state.loc_markers[x] = current | {name} if on else current - {name}
+            state.touch()
+        else:
+            raise RuleError(f"cannot mark {show(x)}", span)
+
+    # -- cards
+    def _deck(self, ctx, deck, span) -> dict:
+        name = deck.name if isinstance(deck, Entity) else str(deck)
+        decl = self.game.names.get(name)
+        if not isinstance(decl, ast.Deck):
+            raise RuleError(f"{show(deck)} is not a deck", span)
+        piles = ctx.state.decks.get(name)
+        if piles is None:
+            cards = [c.name for c in decl.cards]
+            ctx.state.rng.shuffle(cards)
+            piles = ctx.state.decks[name] = {"draw": cards, "discard": []}
+        return piles
+
+    def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
+        piles = self._deck(ctx, deck, span)
+        hand = ctx.state.hands.setdefault(side.name, [])
+        for _ in range(n):
+            if not piles["draw"]:
+                break
+            hand.append(piles["draw"].pop())
+        ctx.state.touch()
+
+    def discard_card(self, ctx, side: Entity, card, span) -> None:
+        name = card.name if isinstance(card, Entity) else str(card)
+        hand = ctx.state.hands.get(side.name, [])
+        if name not in hand:
+            raise RuleError(f"{side.name} has no card {name} in hand", span)
+        hand.remove(name)
+        for deck in self.game.of_kind(ast.Deck):
+            if any(c.name == name for c in deck.cards):
+                self._deck(ctx, deck.name, span)["discard"].append(name)
+        ctx.state.touch()
+
+    def shuffle_deck(self, ctx, deck, span) -> None:
+        piles = self._deck(ctx, deck, span)
+        piles["draw"].extend(piles["discard"])
+        piles["discard"].clear()
+        ctx.state.rng.shuffle(piles["draw"])
+        ctx.state.touch()
+
+    # ============================================================ JSON
+    def to_json(self, value) -> Any:
+        if value is None or isinstance(value, (bool, int, str)):
+            return value
+        if isinstance(value, UnitRef):
+            return {"unit": value.id}
+        if isinstance(value, Entity):
+            return {"name": value.name}
+        if isinstance(value, Odds):
+            return {"odds": value.rank}
+        if isinstance(value, Fraction):
+            return {"frac": str(value)}
+        if isinstance(value, CellValue):
+            return {"cell": str(value), "table": value.table}
+        if isinstance(value, (tuple, list)):
+            return [self.to_json(v) for v in value]
+        if isinstance(value, frozenset):
+            return {"set": sorted(str(v) for v in value)}
+        raise TypeError(f"cannot serialise {value!r}")
+
+    def from_json(self, data) -> Any:
+        if data is None or isinstance(data, (bool, int, str)):
+            return data
+        if isinstance(data, list):
+            return tuple(self.from_json(v) for v in data)
+        if isinstance(data, dict):
+            if "unit" in data:
+                return UnitRef(int(data["unit"]))
+            if "name" in data:
+                ent = self.entities.get(data["name"])
+                if ent is None:
+                    raise ValueError(f"unknown name '{data['name']}'")
+                return ent
+            if "odds" in data:
+                return Odds(int(data["odds"]))
+            if "frac" in data:
+                return Fraction(data["frac"])
+            if "set" in data:
+                return frozenset(data["set"])
+        raise ValueError(f"cannot read value {data!r}")
+
+    # ============================================================ games
+    def scenario(self, name: str | None) -> ast.Scenario:
+        if name is None:
+            if not self.game.scenarios:
+                raise RuleError("the game has no scenario")
+            return next(iter(self.game.scenarios.values()))
+        sc = self.game.scenarios.get(name)
+        if sc is None:
+            raise RuleError(f"no scenario '{name}' (have: {', '.join(self.game.scenarios) or 'none'})")
+        return sc
+
+    def scenario_prop(self, sc: ast.Scenario, key: str, default=None):
+        for p in sc.props:
+            if p.key == key:
+                return self.compiler.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
+        return default
+
+    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None):
+        """A fresh state with the scenario set up (setup statements run, game not started)."""
+        import random
+
+        from warcodex.interpreter.context import Context
+
+        sc = self.scenario(scenario)
+        state = GameState(scenario=sc.name, seed=seed, rng=random.Random(seed))
+        for opt in self.game.entities("option"):
+            state.options[opt.name] = self.entities[opt.name].props.get("default", False)
+        for k, v in (options or {}).items():
+            if k not in state.options:
+                raise RuleError(f"no option '{k}' (have: {', '.join(state.options) or 'none'})")
+            state.options[k] = v
+        ctx = Context(self, state)
+        for name, decl in self.vars.items():
+            if decl.scope == "var":
+                state.vars[name] = self._var_default(ctx, name)
+        order = self.scenario_prop(sc, "turn_order") or self._game_prop("turn_order") or self.side_entities
+        state.turn_order = tuple(s.name for s in order)
+        state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
+        setup = self.compiler.block(sc.setup, set())
+        setup(Frame(ctx))
+        return state
+
+    def _game_prop(self, key: str):
+        value = self.game.prop(key)
+        return self.compiler.expr(value, frozenset())(Frame(None)) if value is not None else None
+
+    def first_turn(self, state) -> int:
+        return int(self.scenario_prop(self.scenario(state.scenario), "first_turn", 1))
+
+    def last_turn(self, state) -> int:
+        sc = self.scenario(state.scenario)
+        last = self.scenario_prop(sc, "last_turn")
+        if last is None:
+            raise RuleError(f"scenario '{sc.name}' has no last_turn", sc.span)
+        return int(last)
+
+    def legal_actions(self, ctx, names: list[str], rng=None):
+        """Lazily generate the legal instances of the allowed actions (shuffled with rng)."""
+        for name in names:
+            yield from self.actions[name].instances(ctx, rng)
+
+
+_MISSING = object()
+
+
+def _const(reader):
+    return lambda engine: reader
+
+
+_CONSTANT_READERS = {
+    "turn": _const(lambda fr: fr.ctx.state.position.turn),
+    "active": _const(lambda fr: fr.ctx.engine.entities.get(fr.ctx.state.active) if fr.ctx.state.active else None),
+    "phase": _const(lambda fr: fr.ctx.state.phase),
+    "scenario": _const(lambda fr: fr.ctx.state.scenario),
+    "first_turn": _const(lambda fr: fr.ctx.engine.first_turn(fr.ctx.state)),
+    "last_turn": _const(lambda fr: fr.ctx.engine.last_turn(fr.ctx.state)),
+    "turn_order": _const(lambda fr: tuple(fr.ctx.engine.entities[s] for s in fr.ctx.state.turn_order)),
+}
+
+
+def resolve_code(game: GameDef, code: ast.Code):
+    """`DR2` -> (result DR, [2]) when DR takes one parameter and no result is named DR2."""
+    decl = game.names.get(code.name)
+    if isinstance(decl, ast.Result):
+        return decl, list(code.args)
+    name = code.name
+    i = len(name)
+    while i > 0 and name[i - 1].isdigit():
+        i -= 1
+    if 0 < i < len(name) and not code.args:
+        decl = game.names.get(name[:i])
+        if isinstance(decl, ast.Result) and len(decl.params) == 1:
+            return decl, [int(name[i:])]
+    return None
+
+
+def load_board(game: GameDef):
+    """Load the map named by the game's `map:` property, relative to the game folder."""
+    from warcodex.interpreter.mapfile import load_map
+
+    value = game.prop("map")
+    if value is None:
+        raise RuleError("the game has no `map:` property", game.game.span)
+    if not isinstance(value, ast.Str):
+        raise RuleError("`map:` must be a file name in quotes", value.span)
+    return load_map(Path(game.root) / value.value)
+

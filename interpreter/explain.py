@@ -1,0 +1,74 @@
+"""Explanations: the derivation of a value or an action's outcome, with the rules that made it.
+
+    attack(target=0507, attackers=11th Panzer (axis))  §7.1
+      Combat procedure (§7.3)
+        find the odds column, apply shifts (§7.3, §7.4)
+          CRT column = 4-1 (§7.3)
+            base 2-1 ... armor: 2-1 +1 -> 3-1 (§7.4) ...
+        roll d6: 4
+        Combat Results Table: column 4-1, row 4 -> DE (§7.3)
+"""
+
+from __future__ import annotations
+
+from warcodex.interpreter.values import Derivation
+
+
+def format_trace(trace: list[dict], indent: int = 1) -> list[str]:
+    lines = []
+    for d in trace:
+        cite = f" ({', '.join('§' + c for c in d.get('citations', []))})" if d.get("citations") else ""
+        lines.append(f"{'  ' * indent}{d['what']}{cite}")
+        lines.extend(format_trace(d.get("steps", []), indent + 1))
+    return lines
+
+
+def format_entry(entry: dict) -> str:
+    kind = entry.get("k")
+    head = f"[{entry.get('n')}] turn {entry.get('turn')}"
+    if entry.get("phase"):
+        head += f", {entry['phase']}"
+    if entry.get("side"):
+        head += f" ({entry['side']})"
+    if kind == "action":
+        args = ", ".join(f"{k}={_arg(v)}" for k, v in entry.get("args", {}).items())
+        head += f": {entry['action']}({args})"
+    elif kind == "pass":
+        head += ": pass"
+    elif kind == "auto":
+        head += f": {entry.get('what')}"
+    elif kind == "end":
+        head += f": game over, winner {entry.get('winner') or 'none'} ({entry.get('reason')})"
+    return "\n".join([head] + format_trace(entry.get("trace", [])))
+
+
+def _arg(v) -> str:
+    if isinstance(v, dict):
+        if "unit" in v:
+            return f"unit#{v['unit']}"
+        if "name" in v:
+            return v["name"]
+        return str(next(iter(v.values())))
+    if isinstance(v, list):
+        return "[" + ", ".join(_arg(x) for x in v) + "]"
+    return str(v)
+
+
+def explain_choice(engine, state, choice) -> str:
+    """What would happen if `choice` were taken now: runs it on a snapshot, with tracing."""
+    from warcodex.interpreter.agents import FirstAgent
+    from warcodex.interpreter.context import Context
+
+    snap = state.snapshot()
+    agents = {s.name: FirstAgent() for s in engine.side_entities}
+    ctx = Context(engine, snap, agents)
+    ctx.begin_trace()
+    ctx.choices = []
+    try:
+        engine.actions[choice.action].apply(ctx, choice)
+    finally:
+        trace = ctx.end_trace()
+    return "\n".join(["(on a copy of the game; dice and choices are a sample)"] + format_trace([d.to_json() for d in trace]))
+
+
+__all__ = ["format_trace", "format_entry", "explain_choice", "Derivation"]

@@ -1,0 +1,82 @@
+"""Play a game: set up a scenario, run it with agents, and return the state and the log.
+
+The log is the game's record: every action with its arguments, every choice, every automatic
+rule that did something, each with its explain trace. The same game files, scenario, seed and
+agents give a byte-identical log (`log_text`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from warcodex.interpreter.agents import RandomAgent, ScriptedAgent, make_agent
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.sequence import Runner
+
+
+class Game:
+    """One game in progress: engine, state, agents and the log so far."""
+
+    def __init__(self, engine, state, agents: dict, log: list | None = None, trace: bool = True,
+                 check_invariants: bool = False) -> None:
+        self.engine = engine
+        self.state = state
+        self.agents = agents
+        self.ctx = Context(engine, state, agents)
+        if log:
+            self.ctx.log.extend(log)
+        self.runner = Runner(engine, self.ctx, agents, check_invariants=check_invariants, trace=trace)
+
+    @property
+    def log(self) -> list[dict]:
+        return self.ctx.log
+
+    def run(self, until_turn: int | None = None, max_actions: int | None = None) -> "Game":
+        self.runner.run(until_turn=until_turn, max_actions=max_actions)
+        return self
+
+    def summary(self) -> dict:
+        state = self.state
+        engine = self.engine
+        actions = sum(1 for e in self.log if e.get("k") == "action")
+        return {
+            "scenario": state.scenario, "seed": state.seed, "turn": state.position.turn,
+            "over": state.over, "winner": state.winner, "reason": state.win_reason, "actions": actions,
+            "units_on_map": {s.name: sum(1 for u in state.on_map() if u.side == s.name) for s in engine.side_entities},
+            "eliminated": {s.name: sum(1 for u in state.units.values() if u.box == "eliminated" and u.side == s.name)
+                           for s in engine.side_entities},
+            "sides": {s: {k: engine.to_json(v) for k, v in sorted(vals.items())} for s, vals in sorted(state.side_vars.items())},
+        }
+
+
+def agents_for(engine, specs: list[str], seed: int) -> dict:
+    sides = [s.name for s in engine.side_entities]
+    if len(specs) == 1:
+        specs = specs * len(sides)
+    if len(specs) != len(sides):
+        raise ValueError(f"give one agent per side ({', '.join(sides)}), or one for all")
+    return {side: make_agent(spec, seed * 1000 + i + 1) for i, (side, spec) in enumerate(zip(sides, specs))}
+
+
+def start(engine, scenario: str | None, seed: int, agents: dict, options: dict | None = None, **kw) -> Game:
+    state = engine.new_game(scenario, seed, options)
+    return Game(engine, state, agents, **kw)
+
+
+def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None = None,
+         until_turn: int | None = None, **kw) -> Game:
+    if agents is None:
+        agents = {s.name: RandomAgent(seed * 1000 + i + 1) for i, s in enumerate(engine.side_entities)}
+    return start(engine, scenario, seed, agents, **kw).run(until_turn=until_turn)
+
+
+def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, **kw) -> Game:
+    """Re-execute a recorded game from its decisions; the caller compares the logs."""
+    agent = ScriptedAgent(engine, log)
+    agents = {s.name: agent for s in engine.side_entities}
+    return start(engine, scenario, seed, agents, options=options, **kw).run()
+
+
+def log_text(log: list[dict]) -> str:
+    """The canonical text of a log: one JSON object per line, keys sorted."""
+    return "".join(json.dumps(e, sort_keys=True, ensure_ascii=False) + "\n" for e in log)

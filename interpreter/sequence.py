@@ -1,0 +1,258 @@
+"""The turn sequence as plain data: each game turn is a flat program of operations.
+
+    turn_start, phase_start(weather), do(...), phase_end(weather),
+    phase_start(movement, axis), do(...), allow(move), phase_end(movement, axis), ..., turn_end
+
+The program is rebuilt from the `sequence` declaration at each turn (player turns expand over the
+sides in `turn_order` as they stand then); the state's `position` (turn, operation index, actions
+taken in the current `allow`) is all that is needed to resume a saved game exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from warcodex.dsl import ast
+from warcodex.interpreter.compiler import Frame
+from warcodex.interpreter.values import Derivation, Entity, RuleError, show
+
+ALLOW_SAFETY_LIMIT = 10_000  # actions in one `allow` step without a declared limit
+
+
+@dataclass
+class Op:
+    kind: str  # turn_start, phase_start, do, allow, phase_end, turn_end
+    phase: ast.Phase | None = None
+    side: str | None = None
+    run: object = None  # compiled `do` block, or the Allow node
+    end: int = 0  # for phase_start: index of the matching phase_end
+    when: object = None  # compiled `when` condition of a phase
+
+
+class TurnSequence:
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        seq = engine.game.sequence
+        if seq is None:
+            raise RuleError("the game has no `sequence`")
+        items = seq.items
+        if len(items) == 1 and isinstance(items[0], ast.TurnLoop):
+            items = items[0].items
+        self.items = items
+        self._compiled: dict[int, object] = {}
+        self.phases: list[ast.Phase] = []
+        self._compile(items)
+
+    def _compile(self, items) -> None:
+        for item in items:
+            if isinstance(item, ast.Phase):
+                self.phases.append(item)
+                if item.when is not None:
+                    self._compiled[id(item.when)] = self.engine.compiler.expr(item.when, frozenset())
+                for sub in item.items:
+                    if isinstance(sub, ast.Do):
+                        self._compiled[id(sub)] = self.engine.compiler.block(sub.body, set())
+                    elif isinstance(sub, ast.Allow):
+                        for a in sub.actions:
+                            if a not in self.engine.actions:
+                                raise RuleError(f"`allow {a}`: no action named '{a}'", sub.span)
+                self._compile([s for s in item.items if isinstance(s, ast.Phase)])
+            elif isinstance(item, ast.PlayerTurns):
+                self._compiled[id(item)] = self.engine.compiler.expr(item.sides, frozenset())
+                self._compile(item.items)
+            elif isinstance(item, ast.TurnLoop):
+                self._compile(item.items)
+
+    # ------------------------------------------------------------ program
+    def program(self, ctx) -> list[Op]:
+        ops: list[Op] = [Op("turn_start")]
+        self._emit(ctx, self.items, None, ops)
+        ops.append(Op("turn_end"))
+        return ops
+
+    def _emit(self, ctx, items, side: str | None, ops: list[Op]) -> None:
+        for item in items:
+            if isinstance(item, ast.Phase):
+                start = Op("phase_start", item, side, when=self._compiled.get(id(item.when)) if item.when is not None else None)
+                ops.append(start)
+                for sub in item.items:
+                    if isinstance(sub, ast.Do):
+                        ops.append(Op("do", item, side, self._compiled[id(sub)]))
+                    elif isinstance(sub, ast.Allow):
+                        ops.append(Op("allow", item, side, sub))
+                    else:
+                        self._emit(ctx, [sub], side, ops)
+                start.end = len(ops)
+                ops.append(Op("phase_end", item, side))
+            elif isinstance(item, ast.PlayerTurns):
+                sides = self._compiled[id(item)](Frame(ctx))
+                for s in sides if isinstance(sides, tuple) else (sides,):
+                    if not (isinstance(s, Entity) and s.kind == "side"):
+                        raise RuleError(f"player turns need sides, got {show(s)}", item.span)
+                    self._emit(ctx, item.items, s.name, ops)
+            elif isinstance(item, ast.TurnLoop):
+                self._emit(ctx, item.items, side, ops)
+
+
+class Runner:
+    """Plays a game from its state's position until it ends, a turn limit, or an action budget."""
+
+    def __init__(self, engine, ctx, agents, check_invariants: bool = False, trace: bool = True) -> None:
+        self.engine = engine
+        self.ctx = ctx
+        self.agents = agents
+        self.check_invariants = check_invariants
+        self.trace = trace
+        self.actions_taken = 0
+        self.on_action = None  # optional callback(entry) after each logged action (progress bars)
+
+    def log(self, entry: dict) -> None:
+        state = self.ctx.state
+        entry = {"n": len(self.ctx.log), "turn": state.position.turn, **entry}
+        self.ctx.log.append(entry)
+        return entry
+
+    def _auto(self, label: str, fn, citations=()) -> None:
+        """Run automatic rules (do blocks, triggers) and log what they did, if anything."""
+        ctx = self.ctx
+        if self.trace:
+            ctx.begin_trace()
+        ctx.choices = []
+        try:
+            fn()
+        finally:
+            trace = ctx.end_trace() if self.trace else []
+            choices, ctx.choices = ctx.choices, None
+        if trace or choices:
+            entry = {"k": "auto", "what": label, "phase": ctx.state.phase, "side": ctx.state.active}
+            if choices:
+                entry["choices"] = choices
+            if trace:
+                entry["trace"] = [d.to_json() for d in trace]
+            self.log(entry)
+
+    def run(self, until_turn: int | None = None, max_actions: int | None = None) -> None:
+        engine, ctx = self.engine, self.ctx
+        state = ctx.state
+        pos = state.position
+        if not pos.started:
+            pos.started = True
+            self._auto("game start", lambda: engine.fire(ctx, "game_start"))
+        last = engine.last_turn(state)
+        while not state.over:
+            if pos.turn > last or (until_turn is not None and pos.turn > until_turn):
+                break
+            program = engine.sequence.program(ctx)
+            while pos.op < len(program) and not state.over:
+                op = program[pos.op]
+                if op.kind == "allow":
+                    if max_actions is not None and self.actions_taken >= max_actions:
+                        return
+                    if self._allow_step(op):
+                        continue  # took an action; ask again
+                    pos.in_allow = 0
+                    pos.op += 1
+                    continue
+                self._run_op(op, program)
+            if state.over:
+                break
+            pos.turn += 1
+            pos.op = 0
+        if not state.ended and (state.over or pos.turn > last):
+            self.end_game()
+
+    def end_game(self) -> None:
+        engine, ctx, state = self.engine, self.ctx, self.ctx.state
+        if state.ended:
+            return
+        was_over = state.over
+        state.over = False  # game_end triggers may still compute VP and declare the winner
+        self._auto("game end", lambda: engine.fire(ctx, "game_end"))
+        state.over = True
+        state.phase = None
+        state.active = None
+        self.log({"k": "end", "winner": state.winner, "reason": state.win_reason, "sudden_death": was_over,
+                  "sides": {s: {k: engine.to_json(v) for k, v in sorted(vals.items())} for s, vals in sorted(state.side_vars.items())}})
+        state.ended = True
+
+    def _run_op(self, op: Op, program: list[Op]) -> None:
+        engine, ctx = self.engine, self.ctx
+        state = ctx.state
+        pos = state.position
+        if op.kind == "turn_start":
+            state.phase, state.active = None, None
+            self._auto(f"turn {pos.turn} start", lambda: engine.fire(ctx, "turn_start"))
+            pos.op += 1
+        elif op.kind == "turn_end":
+            state.phase, state.active = None, None
+            self._auto(f"turn {pos.turn} end", lambda: engine.fire(ctx, "turn_end"))
+            pos.op += 1
+        elif op.kind == "phase_start":
+            state.phase, state.active = op.phase.name, op.side
+            if op.when is not None and not op.when(Frame(ctx)):
+                pos.op = op.end + 1  # a conditional phase that does not happen this turn
+                return
+            self._auto(f"{op.phase.name} start", lambda: engine.fire(ctx, "phase_start", (op.phase.name,)))
+            pos.op += 1
+        elif op.kind == "phase_end":
+            state.phase, state.active = op.phase.name, op.side
+            self._auto(f"{op.phase.name} end", lambda: engine.fire(ctx, "phase_end", (op.phase.name,)))
+            if self.check_invariants:
+                engine.check_invariants(ctx, "phase_end", op.phase.name)
+            pos.op += 1
+        elif op.kind == "do":
+            state.phase, state.active = op.phase.name, op.side
+            self._auto(op.phase.header.label or op.phase.name, lambda: op.run(Frame(ctx)), op.phase.header.citations)
+            pos.op += 1
+
+    def _allow_step(self, op: Op) -> bool:
+        """Ask the active side for one action; return False when the phase's actions are over."""
+        engine, ctx = self.engine, self.ctx
+        state = ctx.state
+        state.phase, state.active = op.phase.name, op.side
+        allow: ast.Allow = op.run
+        limit = allow.limit if allow.limit is not None else ALLOW_SAFETY_LIMIT
+        if state.position.in_allow >= limit:
+            if allow.limit is None:
+                raise RuleError(f"more than {ALLOW_SAFETY_LIMIT} actions in phase {op.phase.name}: does an action fail to use itself up?", allow.span)
+            return False
+        agent = self.agents.get(op.side)
+        if agent is None:
+            raise RuleError(f"no agent plays '{op.side}'")
+        from warcodex.interpreter.agents import LegalActions
+
+        legal = LegalActions(engine, ctx, allow.actions)
+        choice = agent.choose_action(ctx, op.side, legal)
+        if choice is None:
+            self.log({"k": "pass", "phase": op.phase.name, "side": op.side})
+            return False
+        self.apply(choice, op)
+        state.position.in_allow += 1
+        return True
+
+    def apply(self, choice, op: Op) -> dict:
+        engine, ctx = self.engine, self.ctx
+        action = engine.actions.get(choice.action)
+        if action is None or choice.action not in op.run.actions:
+            raise RuleError(f"action '{choice.action}' is not allowed in phase {op.phase.name}")
+        if self.trace:
+            ctx.begin_trace()
+        ctx.choices = []
+        try:
+            action.apply(ctx, choice)
+        finally:
+            trace = ctx.end_trace() if self.trace else []
+            choices, ctx.choices = ctx.choices, None
+        entry = {"k": "action", "phase": op.phase.name, "side": op.side, "action": choice.action,
+                 "args": {k: engine.to_json(v) for k, v in choice.args}}
+        if choices:
+            entry["choices"] = choices
+        if trace:
+            entry["trace"] = [d.to_json() for d in trace]
+        entry = self.log(entry)
+        self.actions_taken += 1
+        if self.check_invariants:
+            engine.check_invariants(ctx, "after", choice.action)
+        if self.on_action is not None:
+            self.on_action(entry)
+        return entry

@@ -1,0 +1,122 @@
+"""The game state: units, variables, markers, decks, the RNG and the sequence position.
+
+Units are immutable records replaced on change, so `snapshot()` only copies dictionaries of
+references (structural sharing): cheap enough for undo and for search. Everything in the state is
+plain data and serialises to JSON (`warcodex.interpreter.saves`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    id: int
+    type: str  # unit type name
+    side: str  # side name
+    loc: str | None  # location id; None when off the map
+    steps: int
+    max_steps: int
+    label: str
+    markers: frozenset[str] = frozenset()
+    vars: tuple[tuple[str, Any], ...] = ()  # unit_var values, as sorted pairs (immutable)
+    box: str | None = None  # off-map holding box ("eliminated", "reinforcements"...)
+
+    def var(self, name: str, default=None):
+        for k, v in self.vars:
+            if k == name:
+                return v
+        return default
+
+    def with_var(self, name: str, value) -> "Unit":
+        items = dict(self.vars)
+        items[name] = value
+        return replace(self, vars=tuple(sorted(items.items())))
+
+
+@dataclass
+class Position:
+    """Where the turn sequence stands, so a saved game resumes exactly."""
+
+    turn: int = 0
+    op: int = 0  # index into the turn's program of sequence operations
+    started: bool = False  # game_start done
+    in_allow: int = 0  # actions taken in the current `allow` step
+
+
+@dataclass
+class GameState:
+    scenario: str
+    seed: int
+    units: dict[int, Unit] = field(default_factory=dict)
+    at: dict[str, tuple[int, ...]] = field(default_factory=dict)  # location -> unit ids
+    vars: dict[str, Any] = field(default_factory=dict)
+    side_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
+    loc_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
+    loc_markers: dict[str, frozenset[str]] = field(default_factory=dict)
+    decks: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # deck -> draw/discard
+    hands: dict[str, list[str]] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    active: str | None = None
+    phase: str | None = None
+    turn_order: tuple[str, ...] = ()
+    position: Position = field(default_factory=Position)
+    next_unit_id: int = 1
+    winner: str | None = None
+    win_reason: str | None = None
+    over: bool = False  # a winner was declared or the last turn is done
+    ended: bool = False  # game_end triggers have run and the final entry is logged
+    version: int = 0  # bumped on every change; caches key on it
+    rng: random.Random = field(default_factory=random.Random)
+
+    # ------------------------------------------------------------ snapshots
+    def snapshot(self) -> "GameState":
+        """A copy sharing unit records with this state; changing either leaves the other intact."""
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        return GameState(
+            scenario=self.scenario, seed=self.seed, units=dict(self.units), at=dict(self.at),
+            vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
+            loc_vars={k: dict(v) for k, v in self.loc_vars.items()}, loc_markers=dict(self.loc_markers),
+            decks={k: {p: list(c) for p, c in v.items()} for k, v in self.decks.items()},
+            hands={k: list(v) for k, v in self.hands.items()}, options=dict(self.options),
+            active=self.active, phase=self.phase, turn_order=self.turn_order,
+            position=replace(self.position), next_unit_id=self.next_unit_id, winner=self.winner,
+            win_reason=self.win_reason, over=self.over, ended=self.ended, version=self.version, rng=rng,
+        )
+
+    # ------------------------------------------------------------ units
+    def unit(self, uid: int) -> Unit:
+        return self.units[uid]
+
+    def units_at(self, loc: str) -> tuple[int, ...]:
+        return self.at.get(loc, ())
+
+    def put(self, unit: Unit) -> None:
+        """Store a new version of a unit, keeping the location index in step."""
+        old = self.units.get(unit.id)
+        if old is not None and old.loc != unit.loc and old.loc is not None:
+            rest = tuple(i for i in self.at.get(old.loc, ()) if i != unit.id)
+            if rest:
+                self.at[old.loc] = rest
+            else:
+                self.at.pop(old.loc, None)
+        if unit.loc is not None and (old is None or old.loc != unit.loc):
+            self.at[unit.loc] = self.at.get(unit.loc, ()) + (unit.id,)
+        self.units[unit.id] = unit
+        self.version += 1
+
+    def new_unit(self, type_name: str, side: str, loc: str | None, steps: int, label: str, box: str | None = None) -> Unit:
+        unit = Unit(id=self.next_unit_id, type=type_name, side=side, loc=loc, steps=steps, max_steps=steps, label=label, box=box)
+        self.next_unit_id += 1
+        self.put(unit)
+        return unit
+
+    def on_map(self):
+        return (u for u in self.units.values() if u.loc is not None)
+
+    def touch(self) -> None:
+        self.version += 1
