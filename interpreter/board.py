@@ -1,0 +1,560 @@
+"""The generic board: hex boards and area maps, queried by the interpreter in hot loops.
+
+The engine knows no particular game: terrain names, location features (city, objective...), edge
+features (minor_river, road, bridge...) and attribute keys are plain strings chosen by the map; the
+language checker compares them with the game's declarations via `Board.declared_names()`.
+
+Everything the interpreter asks for is precomputed at construction into dicts of tuples and
+frozensets, keyed by the location id string, so `neighbors`, `terrain`, `edge`... are single dict
+lookups. A Board is immutable after construction (do not mutate what it returns).
+
+Hex boards: location ids are hex ids of the grid's numbering ("0507"); order is column by column.
+Area maps: location ids are the declared area ids, in declaration order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
+
+from warcodex.interpreter.hexgrid import HexGrid
+
+AttrValue = int | str | bool
+EMPTY: frozenset[str] = frozenset()
+_EMPTY_ATTRS: Mapping[str, AttrValue] = MappingProxyType({})
+
+PROVENANCE_KINDS = ("rulebook", "player_aid", "provisional")
+# Features the board adds by itself (not written in the map file, so not "declared" by it).
+HEX_EDGE_FEATURES = ("edge_north", "edge_south", "edge_east", "edge_west")
+WRAP_EDGE_FEATURE = "wrap"  # on every connection that crosses an east-west wrap seam
+BUILTIN_ATTRS = ("name", "region")  # display name; "land"/"sea" for area maps
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where the map data comes from: the published rulebook/map, a player aid, or provisional."""
+
+    kind: str
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in PROVENANCE_KINDS:
+            raise ValueError(f"provenance kind must be one of {PROVENANCE_KINDS}, not {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A physical map sheet covering a rectangle of the board's single global hex numbering."""
+
+    name: str
+    first_col: int
+    last_col: int
+    first_row: int
+    last_row: int
+
+    def contains(self, col: int, row: int) -> bool:
+        return self.first_col <= col <= self.last_col and self.first_row <= row <= self.last_row
+
+
+@dataclass(frozen=True)
+class DeclaredNames:
+    """Names a map uses, for the language checker. `builtin_*` are added by the engine itself."""
+
+    terrains: frozenset[str]
+    location_features: frozenset[str]
+    edge_features: frozenset[str]
+    location_attrs: frozenset[str]
+    edge_attrs: frozenset[str]
+    builtin_location_features: frozenset[str] = frozenset()
+    builtin_edge_features: frozenset[str] = frozenset()
+    builtin_location_attrs: frozenset[str] = frozenset(BUILTIN_ATTRS)
+
+
+class Board:
+    """A map: locations, adjacency, terrain, features, attributes and edge (hexside) features.
+
+    Build with `Board.hex_board(...)`, `Board.area_map(...)`, `generate_hex_board(...)` or
+    `warcodex.interpreter.mapfile.load_map(path)`.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        kind: str,
+        locations: Sequence[str],
+        adjacency: Mapping[str, Sequence[str]],
+        grid: HexGrid | None = None,
+        coords: Mapping[str, tuple[int, int]] | None = None,
+        provenance: Provenance = Provenance("provisional"),
+        default_terrain: str | None = None,
+        terrain: Mapping[str, str] | None = None,
+        features: Mapping[str, Iterable[str]] | None = None,
+        attrs: Mapping[str, Mapping[str, AttrValue]] | None = None,
+        edges: Mapping[tuple[str, str], Iterable[str]] | None = None,
+        edge_attrs: Mapping[tuple[str, str], Mapping[str, AttrValue]] | None = None,
+        sheets: Sequence[Sheet] = (),
+        sheet_of: Mapping[str, str] | None = None,
+        wrap_east_west: bool = False,
+        wrap_pairs: Iterable[tuple[str, str]] = (),
+        auto_features: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """Low-level constructor: prefer `hex_board` / `area_map`. `adjacency` must already be
+        symmetric and in the wanted neighbour order; programmer errors raise ValueError (the map
+        file loader reports user errors with locations before getting here)."""
+        if kind not in ("hex", "area"):
+            raise ValueError(f"board kind must be 'hex' or 'area', not {kind!r}")
+        self.name = name
+        self.kind = kind
+        self.grid = grid
+        self.provenance = provenance
+        self.default_terrain = default_terrain
+        self.sheets: tuple[Sheet, ...] = tuple(sheets)
+        self.wrap_east_west = wrap_east_west
+        self.locations: tuple[str, ...] = tuple(locations)
+        self.index: dict[str, int] = {loc: i for i, loc in enumerate(self.locations)}
+        if len(self.index) != len(self.locations):
+            raise ValueError("duplicate location ids")
+        known = self.index
+
+        # --- adjacency (tuples for iteration, frozensets for membership)
+        self._neighbors: dict[str, tuple[str, ...]] = {}
+        for loc in self.locations:
+            ns = tuple(dict.fromkeys(adjacency.get(loc, ())))  # dedupe, keep order
+            for n in ns:
+                if n not in known:
+                    raise ValueError(f"{loc}: neighbour {n!r} is not a location")
+                if n == loc:
+                    raise ValueError(f"{loc} is adjacent to itself")
+            self._neighbors[loc] = ns
+        self._adjacent: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in self._neighbors.items()}
+        for loc, ns in self._adjacent.items():
+            for n in ns:
+                if loc not in self._adjacent[n]:
+                    raise ValueError(f"adjacency is not symmetric: {loc}->{n}")
+
+        # --- coordinates (hex boards): cube coordinates make distance a few subtractions
+        self._coords: dict[str, tuple[int, int]] = dict(coords or {})
+        self._cube: dict[str, tuple[int, int, int]] = {}
+        self._wrap_shift: tuple[int, int, int] | None = None
+        if grid is not None:
+            for loc, (c, r) in self._coords.items():
+                self._cube[loc] = grid.to_cube(c, r)
+            if wrap_east_west and grid.cols is not None:
+                # Cube offset of shifting a hex by one full map width (same parity: cols even).
+                q0, r0, s0 = grid.to_cube(grid.first_col, grid.first_row)
+                q1, r1, s1 = grid.to_cube(grid.first_col + grid.cols, grid.first_row)
+                self._wrap_shift = (q1 - q0, r1 - r0, s1 - s0)
+        self._by_coords: dict[tuple[int, int], str] = {v: k for k, v in self._coords.items()}
+
+        # --- terrain
+        terrain = terrain or {}
+        for loc in terrain:
+            if loc not in known:
+                raise ValueError(f"terrain for unknown location {loc!r}")
+        self._terrain: dict[str, str | None] = {loc: terrain.get(loc, default_terrain)
+                                                for loc in self.locations}
+
+        # --- features (declared ones, plus automatic ones such as edge_north)
+        features = features or {}
+        auto_features = auto_features or {}
+        declared_features: set[str] = set()
+        builtin_features: set[str] = set()
+        feats: dict[str, set[str]] = {loc: set() for loc in self.locations}
+        for loc, fs in features.items():
+            if loc not in known:
+                raise ValueError(f"features for unknown location {loc!r}")
+            fs = set(fs)
+            feats[loc] |= fs
+            declared_features |= fs
+        for loc, fs in auto_features.items():
+            fs = set(fs)
+            feats[loc] |= fs
+            builtin_features |= fs
+        self._features: dict[str, frozenset[str]] = {loc: frozenset(fs) for loc, fs in feats.items()}
+        by_feature: dict[str, list[str]] = {}
+        for loc in self.locations:  # board order, so locations_with() is deterministic
+            for f in sorted(self._features[loc]):
+                by_feature.setdefault(f, []).append(loc)
+        self._with_feature: dict[str, tuple[str, ...]] = {f: tuple(v) for f, v in by_feature.items()}
+
+        # --- attributes
+        attrs = attrs or {}
+        self._attrs: dict[str, Mapping[str, AttrValue]] = {}
+        attr_keys: set[str] = set()
+        for loc in self.locations:
+            a = attrs.get(loc)
+            self._attrs[loc] = MappingProxyType(dict(a)) if a else _EMPTY_ATTRS
+            if a:
+                attr_keys |= set(a)
+        for loc in attrs:
+            if loc not in known:
+                raise ValueError(f"attributes for unknown location {loc!r}")
+
+        # --- edges: stored under both (a, b) and (b, a) so a lookup needs no normalisation
+        edge_sets: dict[tuple[str, str], set[str]] = {}
+        edge_names: set[str] = set()
+        builtin_edge: set[str] = set()
+        for (a, b), fs in (edges or {}).items():
+            self._check_pair(a, b)
+            fs = set(fs)
+            edge_sets.setdefault((a, b), set()).update(fs)
+            edge_sets.setdefault((b, a), set()).update(fs)
+            edge_names |= fs
+        for a, b in wrap_pairs:
+            self._check_pair(a, b)
+            edge_sets.setdefault((a, b), set()).add(WRAP_EDGE_FEATURE)
+            edge_sets.setdefault((b, a), set()).add(WRAP_EDGE_FEATURE)
+            builtin_edge.add(WRAP_EDGE_FEATURE)
+        self._edges: dict[tuple[str, str], frozenset[str]] = {k: frozenset(v) for k, v in edge_sets.items()}
+        edge_with: dict[str, list[tuple[str, str]]] = {}
+        for (a, b), fs in self._edges.items():
+            if self.index[a] < self.index[b]:
+                for f in fs:
+                    edge_with.setdefault(f, []).append((a, b))
+        self._edges_with: dict[str, tuple[tuple[str, str], ...]] = {
+            f: tuple(sorted(v, key=lambda p: (self.index[p[0]], self.index[p[1]])))
+            for f, v in edge_with.items()}
+        self._edge_attrs: dict[tuple[str, str], Mapping[str, AttrValue]] = {}
+        edge_attr_keys: set[str] = set()
+        for (a, b), ea in (edge_attrs or {}).items():
+            self._check_pair(a, b)
+            proxy = MappingProxyType(dict(ea))
+            self._edge_attrs[(a, b)] = proxy
+            self._edge_attrs[(b, a)] = proxy
+            edge_attr_keys |= set(ea)
+
+        # --- sheets
+        self._sheet_of: dict[str, str | None] = {loc: None for loc in self.locations}
+        for loc, s in (sheet_of or {}).items():
+            self._sheet_of[loc] = s
+
+        self._declared = DeclaredNames(
+            terrains=frozenset(t for t in [*self._terrain.values(), default_terrain] if t is not None),
+            location_features=frozenset(declared_features),
+            edge_features=frozenset(edge_names),
+            location_attrs=frozenset(attr_keys - set(BUILTIN_ATTRS)),
+            edge_attrs=frozenset(edge_attr_keys),
+            builtin_location_features=frozenset(builtin_features),
+            builtin_edge_features=frozenset(builtin_edge),
+        )
+        self._bfs: dict[str, dict[str, int]] = {}  # area maps: hop counts, filled lazily per source
+
+    def _check_pair(self, a: str, b: str) -> None:
+        if a not in self.index or b not in self.index:
+            raise ValueError(f"edge {a}/{b}: unknown location")
+        if b not in self._adjacent[a]:
+            raise ValueError(f"edge {a}/{b}: locations are not adjacent")
+
+    # ================================================================== constructors
+    @classmethod
+    def hex_board(
+        cls,
+        name: str,
+        grid: HexGrid,
+        *,
+        provenance: Provenance = Provenance("provisional"),
+        sheets: Sequence[Sheet] = (),
+        wrap_east_west: bool = False,
+        default_terrain: str | None = None,
+        terrain: Mapping[str, str] | None = None,
+        features: Mapping[str, Iterable[str]] | None = None,
+        attrs: Mapping[str, Mapping[str, AttrValue]] | None = None,
+        edges: Mapping[tuple[str, str], Iterable[str]] | None = None,
+        edge_attrs: Mapping[tuple[str, str], Mapping[str, AttrValue]] | None = None,
+    ) -> "Board":
+        """A hex board over `grid` (which must have cols/rows). With sheets, the board is the union
+        of the sheets' rectangles (each hex on exactly one sheet); without, the whole grid."""
+        if grid.cols is None or grid.rows is None:
+            raise ValueError("a hex board needs a grid with cols and rows")
+        if wrap_east_west and grid.orientation == "flat" and grid.cols % 2:
+            # Column parity alternates; wrapping an odd number of columns would put two columns
+            # with the same shift side by side at the seam.
+            raise ValueError("east-west wrap of a flat-top grid needs an even number of columns")
+        sheet_of: dict[tuple[int, int], str] = {}
+        for s in sheets:
+            for c in range(s.first_col, s.last_col + 1):
+                for r in range(s.first_row, s.last_row + 1):
+                    if not grid.contains(c, r):
+                        raise ValueError(f"sheet {s.name} covers ({c}, {r}) outside the grid")
+                    if (c, r) in sheet_of:
+                        raise ValueError(f"sheets {sheet_of[(c, r)]} and {s.name} overlap at ({c}, {r})")
+                    sheet_of[(c, r)] = s.name
+        cells = [h for h in grid.all_hexes() if not sheets or h in sheet_of]
+        on_board = {h: grid.hex_id(*h) for h in cells}
+        adjacency, wrap_pairs = hex_adjacency(grid, on_board, wrap_east_west)
+
+        # Map-edge features from the board's bounding box (documented limitation: a non-rectangular
+        # union of sheets gets no edge features along its inner corners).
+        auto: dict[str, list[str]] = {}
+        if cells:
+            min_c = min(c for c, _ in cells)
+            max_c = max(c for c, _ in cells)
+            min_r = min(r for _, r in cells)
+            max_r = max(r for _, r in cells)
+            for (c, r), loc in on_board.items():
+                fs = []
+                if r == min_r:
+                    fs.append("edge_north")
+                if r == max_r:
+                    fs.append("edge_south")
+                if not wrap_east_west:
+                    if c == min_c:
+                        fs.append("edge_west")
+                    if c == max_c:
+                        fs.append("edge_east")
+                if fs:
+                    auto[loc] = fs
+        return cls(
+            name=name, kind="hex", grid=grid, provenance=provenance,
+            locations=list(on_board.values()), adjacency=adjacency,
+            coords={loc: h for h, loc in on_board.items()},
+            default_terrain=default_terrain, terrain=terrain, features=features, attrs=attrs,
+            edges=edges, edge_attrs=edge_attrs, sheets=sheets,
+            sheet_of={on_board[h]: s for h, s in sheet_of.items()},
+            wrap_east_west=wrap_east_west, wrap_pairs=wrap_pairs, auto_features=auto,
+        )
+
+    @classmethod
+    def area_map(
+        cls,
+        name: str,
+        areas: Sequence[str],
+        adjacency: Iterable[tuple[str, str]],
+        *,
+        provenance: Provenance = Provenance("provisional"),
+        wrap_east_west: bool = False,
+        wrap_pairs: Iterable[tuple[str, str]] = (),
+        default_terrain: str | None = None,
+        terrain: Mapping[str, str] | None = None,
+        features: Mapping[str, Iterable[str]] | None = None,
+        attrs: Mapping[str, Mapping[str, AttrValue]] | None = None,
+        edges: Mapping[tuple[str, str], Iterable[str]] | None = None,
+        edge_attrs: Mapping[tuple[str, str], Mapping[str, AttrValue]] | None = None,
+    ) -> "Board":
+        """An area (point-to-point) map. `adjacency` pairs are made symmetric; `wrap_pairs` are
+        connections across the east-west seam (adjacent too, and carry the edge feature `wrap`).
+        A location's sheet is its `sheet` attribute, if any."""
+        wrap_pairs = list(wrap_pairs)
+        if wrap_pairs and not wrap_east_west:
+            raise ValueError("wrap pairs on a map that does not wrap east-west")
+        adj: dict[str, list[str]] = {a: [] for a in areas}
+        for a, b in list(adjacency) + wrap_pairs:
+            if a not in adj or b not in adj:
+                raise ValueError(f"adjacency {a}/{b}: unknown area")
+            if b not in adj[a]:
+                adj[a].append(b)
+            if a not in adj[b]:
+                adj[b].append(a)
+        sheet_of = {a: str(v["sheet"]) for a, v in (attrs or {}).items() if "sheet" in v}
+        return cls(
+            name=name, kind="area", provenance=provenance, locations=list(areas), adjacency=adj,
+            default_terrain=default_terrain, terrain=terrain, features=features, attrs=attrs,
+            edges=edges, edge_attrs=edge_attrs, sheet_of=sheet_of,
+            wrap_east_west=wrap_east_west, wrap_pairs=wrap_pairs,
+        )
+
+    # ================================================================== queries (hot paths)
+    def neighbors(self, loc: str) -> tuple[str, ...]:
+        """Adjacent locations: hex direction order (see hexgrid), or declaration order for areas."""
+        return self._neighbors[loc]
+
+    def is_adjacent(self, a: str, b: str) -> bool:
+        return b in self._adjacent[a]
+
+    def terrain(self, loc: str) -> str | None:
+        return self._terrain[loc]
+
+    def features(self, loc: str) -> frozenset[str]:
+        return self._features[loc]
+
+    def has_feature(self, loc: str, feature: str) -> bool:
+        return feature in self._features[loc]
+
+    def attrs(self, loc: str) -> Mapping[str, AttrValue]:
+        """Read-only attribute mapping (e.g. name, vp, owner, region)."""
+        return self._attrs[loc]
+
+    def attr(self, loc: str, key: str, default: AttrValue | None = None) -> AttrValue | None:
+        return self._attrs[loc].get(key, default)
+
+    def edge(self, a: str, b: str) -> frozenset[str]:
+        """Features on the hexside/connection between a and b (empty if none or not adjacent)."""
+        return self._edges.get((a, b), EMPTY)
+
+    def edge_attrs(self, a: str, b: str) -> Mapping[str, AttrValue]:
+        return self._edge_attrs.get((a, b), _EMPTY_ATTRS)
+
+    def locations_with(self, feature: str) -> tuple[str, ...]:
+        """Locations having a location feature, in board order."""
+        return self._with_feature.get(feature, ())
+
+    def edges_with(self, feature: str) -> tuple[tuple[str, str], ...]:
+        """Connections (a, b) carrying an edge feature, each once, a before b in board order."""
+        return self._edges_with.get(feature, ())
+
+    def sheet(self, loc: str) -> str | None:
+        return self._sheet_of[loc]
+
+    def distance(self, a: str, b: str) -> int | None:
+        """Hex distance on hex boards (geometric, honouring east-west wrap); BFS hop count on
+        area maps (None if b cannot be reached from a)."""
+        if self.kind == "hex":
+            qa, ra, sa = self._cube[a]
+            qb, rb, sb = self._cube[b]
+            d = max(abs(qa - qb), abs(ra - rb), abs(sa - sb))
+            w = self._wrap_shift
+            if w is not None:
+                for sign in (1, -1):
+                    dq = qa - qb - sign * w[0]
+                    dr = ra - rb - sign * w[1]
+                    ds = sa - sb - sign * w[2]
+                    d = min(d, max(abs(dq), abs(dr), abs(ds)))
+            return d
+        hops = self._bfs.get(a)
+        if hops is None:
+            hops = self._bfs_from(a)
+            self._bfs[a] = hops
+        return hops.get(b)
+
+    def _bfs_from(self, start: str) -> dict[str, int]:
+        hops = {start: 0}
+        queue = deque([start])
+        while queue:
+            loc = queue.popleft()
+            for n in self._neighbors[loc]:
+                if n not in hops:
+                    hops[n] = hops[loc] + 1
+                    queue.append(n)
+        return hops
+
+    # ================================================================== hex helpers
+    def coords(self, loc: str) -> tuple[int, int]:
+        """Printed (column, row) of a hex."""
+        return self._coords[loc]
+
+    def at(self, col: int, row: int) -> str | None:
+        """The hex id at printed (col, row), or None if that hex is not on the board."""
+        return self._by_coords.get((col, row))
+
+    def pixel_center(self, loc: str, size: float) -> tuple[float, float]:
+        if self.grid is None:
+            raise ValueError("area maps have no hex geometry")
+        return self.grid.pixel_center(*self._coords[loc], size)
+
+    # ================================================================== misc
+    def declared_names(self) -> DeclaredNames:
+        return self._declared
+
+    def __contains__(self, loc: object) -> bool:
+        return loc in self.index
+
+    def __len__(self) -> int:
+        return len(self.locations)
+
+    def __repr__(self) -> str:
+        return f"Board({self.name!r}, {self.kind}, {len(self.locations)} locations)"
+
+
+def hex_adjacency(
+    grid: HexGrid, on_board: Mapping[tuple[int, int], str], wrap_east_west: bool = False
+) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+    """Neighbour lists (direction order) of the hexes in `on_board` ((col,row) -> id), and the
+    pairs that cross the east-west seam when wrapping."""
+    adjacency: dict[str, list[str]] = {}
+    wraps: list[tuple[str, str]] = []
+    for (c, r), loc in on_board.items():
+        ns: list[str] = []
+        for nc, nr in grid.neighbors(c, r):
+            wrapped = False
+            if wrap_east_west and not grid.first_col <= nc <= grid.last_col:
+                nc += grid.cols if nc < grid.first_col else -grid.cols
+                wrapped = True
+            n = on_board.get((nc, nr))
+            if n is not None and n != loc and n not in ns:
+                ns.append(n)
+                if wrapped and loc < n:
+                    wraps.append((loc, n))
+        adjacency[loc] = ns
+    return adjacency, wraps
+
+
+def generate_hex_board(
+    cols: int,
+    rows: int,
+    seed: int,
+    *,
+    terrains: Sequence[tuple[str, float]] = (("clear", 0.55), ("forest", 0.2), ("rough", 0.15),
+                                              ("swamp", 0.1)),
+    river_density: float = 0.04,
+    major_river: bool = True,
+    road: bool = True,
+    cities: int = 5,
+    orientation: str = "flat",
+    parity: str = "odd",
+    name: str | None = None,
+) -> Board:
+    """A random but deterministic hex board for benchmarks (e.g. 50x50 = 2,500 hexes).
+
+    * terrain: each hex drawn from the weighted `terrains`;
+    * `minor_river` on a random `river_density` fraction of hexsides;
+    * if `major_river`: a `major_river` along the whole seam between the two middle columns
+      (flat) or rows (pointy), so every west-east route must cross it;
+    * if `road`: a `road` path along the straight hex line from the middle of the west edge to the
+      middle of the east edge (edge feature on each step, location feature on each hex), with a
+      `bridge` where it crosses a river;
+    * `cities` distinct hexes with features `city` and `objective` and attributes name/vp.
+    """
+    rng = random.Random(seed)
+    digits = max(2, len(str(max(cols, rows))))
+    grid = HexGrid(orientation, parity, 1, 1, cols, rows, digits, digits)
+    cells = grid.all_hexes()
+    ids = {h: grid.hex_id(*h) for h in cells}
+    names = [t for t, _ in terrains]
+    weights = [w for _, w in terrains]
+    terrain = {ids[h]: rng.choices(names, weights)[0] for h in cells}
+
+    edges: dict[tuple[str, str], set[str]] = {}
+
+    def add_edge(a: str, b: str, feature: str) -> None:
+        key = (a, b) if a < b else (b, a)
+        edges.setdefault(key, set()).add(feature)
+
+    for h in cells:  # each hexside once: only towards neighbours with a larger id
+        for n in grid.neighbors(*h):
+            if n in ids and ids[n] > ids[h] and rng.random() < river_density:
+                add_edge(ids[h], ids[n], "minor_river")
+    if major_river:
+        if orientation == "flat":
+            mid = cols // 2
+            seam = [(h, n) for h in cells if h[0] == mid for n in grid.neighbors(*h)
+                    if n in ids and n[0] == mid + 1]
+        else:
+            mid = rows // 2
+            seam = [(h, n) for h in cells if h[1] == mid for n in grid.neighbors(*h)
+                    if n in ids and n[1] == mid + 1]
+        for h, n in seam:
+            add_edge(ids[h], ids[n], "major_river")
+
+    features: dict[str, set[str]] = {}
+    if road:
+        path = grid.line((1, (rows + 1) // 2), (cols, (rows + 1) // 2))
+        for h in path:
+            features.setdefault(ids[h], set()).add("road")
+        for a, b in zip(path, path[1:]):
+            add_edge(ids[a], ids[b], "road")
+            key = (ids[a], ids[b]) if ids[a] < ids[b] else (ids[b], ids[a])
+            if edges[key] & {"minor_river", "major_river"}:
+                edges[key].add("bridge")
+    attrs: dict[str, dict[str, AttrValue]] = {}
+    for i, h in enumerate(rng.sample(cells, min(cities, len(cells)))):
+        features.setdefault(ids[h], set()).update({"city", "objective"})
+        attrs[ids[h]] = {"name": f"City {i + 1}", "vp": 1 + rng.randrange(3)}
+    return Board.hex_board(
+        name or f"generated {cols}x{rows} seed {seed}", grid,
+        provenance=Provenance("provisional", "randomly generated for benchmarks"),
+        terrain=terrain, features=features, attrs=attrs, edges=edges,
+    )
