@@ -541,10 +541,35 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
     nparams = len(names)
+    pure = not uses_dice(q)
+    static_key = cache_keyer(compiler, q)
+    static_cache = compiler.engine.static_cache
 
     def run(ctx, args, span):
         if len(args) != nparams:
             raise RuleError(f"{qname} takes {nparams} arguments, got {len(args)}", span)
+        if static_key is not None and not ctx.tracing:
+            try:
+                key = static_key(ctx, args)
+                return static_cache[key]
+            except KeyError:
+                value = static_cache[key] = evaluate(ctx, args)
+                return value
+            except TypeError:
+                pass
+        if pure and not ctx.tracing:
+            memo = ctx.memo()
+            key = (qname, args)
+            try:
+                return memo[key]
+            except KeyError:
+                value = memo[key] = evaluate(ctx, args)
+                return value
+            except TypeError:
+                pass
+        return evaluate(ctx, args)
+
+    def evaluate(ctx, args):
         fr = Frame(ctx, dict(zip(names, args)))
         tracing = ctx.tracing
         value = base(fr)
@@ -580,15 +605,79 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     return run
 
 
+def uses_dice(node) -> bool:
+    """True if an AST subtree rolls dice (such a value must not be memoized)."""
+    if isinstance(node, ast.Roll):
+        return True
+    if isinstance(node, ast.Node):
+        return any(uses_dice(getattr(node, f)) for f in type(node).model_fields)
+    if isinstance(node, (list, tuple)):
+        return any(uses_dice(x) for x in node)
+    if isinstance(node, dict):
+        return any(uses_dice(x) for x in node.values())
+    return False
+
+
+def cache_keyer(compiler: Compiler, decl):
+    """For a value that depends only on the board, static unit properties and some global
+    variables (see dependencies.py): a function giving its whole-game cache key, else None."""
+    deps = compiler.engine.deps.of(decl)
+    if deps.dynamic:
+        return None
+    reads = tuple(sorted(deps.reads))
+    name = decl.name
+
+    def key(ctx, args):
+        state = ctx.state
+        norm = tuple((u.type, u.side) if isinstance(a, UnitRef) and (u := state.units.get(a.id)) else a for a in args)
+        return (name, norm, tuple(read_global(state, n) for n in reads))
+    return key
+
+
+def read_global(state, name: str):
+    """The current value of a global a cached value depends on (see dependencies.py)."""
+    if name == "turn":
+        return state.position.turn
+    if name in ("active", "phase", "scenario"):
+        return getattr(state, name)
+    if name in state.options:
+        return state.options[name]
+    return state.vars.get(name)
+
+
 def compile_function(compiler: Compiler, f: ast.Function):
+    """A function is pure: its value depends on its arguments and the state only, so it is
+    memoized per state version (the version changes with every change of state or phase)."""
     names = [p.name for p in f.params]
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
     n = len(names)
+    pure = not uses_dice(f.body)
+    static_key = cache_keyer(compiler, f)
+    static_cache = compiler.engine.static_cache
 
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{fname} takes {n} arguments, got {len(args)}", span)
+        if static_key is not None:
+            try:
+                key = static_key(ctx, args)
+                return static_cache[key]
+            except KeyError:
+                value = static_cache[key] = body(Frame(ctx, dict(zip(names, args))))
+                return value
+            except TypeError:
+                pass
+        if pure:
+            memo = ctx.memo()
+            key = (fname, args)
+            try:
+                return memo[key]
+            except KeyError:
+                value = memo[key] = body(Frame(ctx, dict(zip(names, args))))
+                return value
+            except TypeError:  # an unhashable argument
+                pass
         return body(Frame(ctx, dict(zip(names, args))))
     return run
 

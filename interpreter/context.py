@@ -27,6 +27,16 @@ class Context:
         self.choices: list[dict] | None = None  # decisions made inside the current action
         self.cache: dict = {}
         self.log: list[dict] = []
+        self._memo: dict = {}
+        self._memo_version = -1
+
+    def memo(self) -> dict:
+        """Memoized values of pure functions and quantities, valid for the current state version."""
+        version = self.state.version
+        if version != self._memo_version:
+            self._memo = {}
+            self._memo_version = version
+        return self._memo
 
     # ------------------------------------------------------------ bounded evaluation
     def tick(self, span) -> None:

@@ -18,6 +18,7 @@ from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
 from warcodex.interpreter.compiler import Compiler, Frame, compile_function, compile_procedure, compile_quantity
+from warcodex.interpreter.dependencies import DependencyAnalysis
 from warcodex.interpreter.movement import MovementMode
 from warcodex.interpreter.state import GameState
 from warcodex.interpreter.tables import CompiledTable
@@ -39,6 +40,8 @@ class Engine:
         self._alliance_of = self._alliances()
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
+        self.deps = DependencyAnalysis(game)
+        self.static_cache: dict = {}  # values that depend only on the board, unit types and globals
         # registries first, filled in place: rules call each other in any order (late binding)
         self.quantities: dict = {}
         self.functions: dict = {}

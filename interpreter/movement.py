@@ -19,10 +19,12 @@ import heapq
 from fractions import Fraction
 
 from warcodex.dsl import ast
-from warcodex.interpreter.compiler import Compiler, Frame
+from warcodex.interpreter.actions import free_names
+from warcodex.interpreter.compiler import Compiler, Frame, read_global
 from warcodex.interpreter.values import Entity, RuleError, UnitRef
 
 BINDINGS = frozenset({"u", "s", "origin", "from", "to"})
+_UNKNOWN = object()
 
 
 class MovementMode:
@@ -35,22 +37,44 @@ class MovementMode:
         self.prohibited = []
         self.stops = []
         self.always_one_hex = False
+        # conditions that do not mention `from` are evaluated once per location in a search,
+        # not once per edge; a cost that reads only the board, the unit's type and global
+        # variables becomes a table of edge costs kept for the whole game
+        self.prohibited_at: list = []
+        self.stops_at: list = []
+        self.cost_reads: tuple | None = None
+        analysis = compiler.engine.deps
         for prop in decl.props:
             fn = compiler.expr(prop.value, BINDINGS) if prop.value is not None else (lambda fr: True)
+            per_location = prop.value is None or "from" not in free_names(prop.value)
             if prop.key == "allowance":
                 self.allowance = fn
             elif prop.key == "cost":
                 self.cost = fn
+                deps = analysis.expression(prop.value, BINDINGS)
+                self.cost_reads = None if deps.dynamic else tuple(sorted(deps.reads))
             elif prop.key == "prohibited":
-                self.prohibited.append(fn)
+                (self.prohibited_at if per_location else self.prohibited).append(fn)
             elif prop.key == "stop":
-                self.stops.append(fn)
+                (self.stops_at if per_location else self.stops).append(fn)
             elif prop.key == "always_one_hex":
                 self.always_one_hex = bool(prop.value is None or getattr(prop.value, "value", True))
             else:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
         if self.allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
+
+    def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
+        if self.cost_reads is None:
+            return None
+        state = ctx.state
+        u = state.units.get(unit.id) if unit is not None else None
+        values = tuple(read_global(state, n) for n in self.cost_reads)
+        key = ("edge-costs", self.name, (u.type, u.side) if u is not None else side.name, values)
+        try:
+            return ctx.engine.static_cache.setdefault(key, {})
+        except TypeError:  # an unhashable variable value
+            return None
 
     def search(self, ctx, start: str, unit: UnitRef | None, side) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}."""
@@ -64,6 +88,9 @@ class MovementMode:
             heap = [(0, 0, start)]
             counter = 1
             cost_fn, prohibited, stops = self.cost, self.prohibited, self.stops
+            prohibited_at, stops_at = self.prohibited_at, self.stops_at
+            costs = self._cost_table(ctx, unit, side)
+            at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
             vars = fr.vars
             while heap:
@@ -73,16 +100,24 @@ class MovementMode:
                     continue
                 vars["from"] = loc
                 for nxt in neighbors(loc):
-                    vars["to"] = nxt
                     ctx.tick(None)
-                    blocked = False
-                    for p in prohibited:
-                        if p(fr):
-                            blocked = True
-                            break
-                    if blocked:
+                    here = at_location.get(nxt)
+                    if here is None:
+                        vars["to"] = nxt
+                        here = at_location[nxt] = (any(p(fr) for p in prohibited_at), any(s(fr) for s in stops_at))
+                    if here[0]:
                         continue
-                    step = cost_fn(fr) if cost_fn is not None else 1
+                    vars["to"] = nxt
+                    if prohibited and any(p(fr) for p in prohibited):
+                        continue
+                    if cost_fn is None:
+                        step = 1
+                    elif costs is not None:
+                        step = costs.get((loc, nxt), _UNKNOWN)
+                        if step is _UNKNOWN:
+                            step = costs[(loc, nxt)] = cost_fn(fr)
+                    else:
+                        step = cost_fn(fr)
                     if step is None:
                         continue
                     total = spent + step
@@ -94,7 +129,7 @@ class MovementMode:
                         else:
                             continue
                     else:
-                        must_stop = any(s(fr) for s in stops)
+                        must_stop = here[1] or (bool(stops) and any(s(fr) for s in stops))
                     old = best.get(nxt)
                     if old is None or total < old[0]:
                         best[nxt] = (total, loc, must_stop)

@@ -175,33 +175,40 @@ class Runner:
                   "sides": {s: {k: engine.to_json(v) for k, v in sorted(vals.items())} for s, vals in sorted(state.side_vars.items())}})
         state.ended = True
 
+    def _enter(self, phase: str | None, side: str | None) -> None:
+        """Set the current phase and active side; a change invalidates memoized values."""
+        state = self.ctx.state
+        if state.phase != phase or state.active != side:
+            state.phase, state.active = phase, side
+            state.touch()
+
     def _run_op(self, op: Op, program: list[Op]) -> None:
         engine, ctx = self.engine, self.ctx
         state = ctx.state
         pos = state.position
         if op.kind == "turn_start":
-            state.phase, state.active = None, None
+            self._enter(None, None)
             self._auto(f"turn {pos.turn} start", lambda: engine.fire(ctx, "turn_start"))
             pos.op += 1
         elif op.kind == "turn_end":
-            state.phase, state.active = None, None
+            self._enter(None, None)
             self._auto(f"turn {pos.turn} end", lambda: engine.fire(ctx, "turn_end"))
             pos.op += 1
         elif op.kind == "phase_start":
-            state.phase, state.active = op.phase.name, op.side
+            self._enter(op.phase.name, op.side)
             if op.when is not None and not op.when(Frame(ctx)):
                 pos.op = op.end + 1  # a conditional phase that does not happen this turn
                 return
             self._auto(f"{op.phase.name} start", lambda: engine.fire(ctx, "phase_start", (op.phase.name,)))
             pos.op += 1
         elif op.kind == "phase_end":
-            state.phase, state.active = op.phase.name, op.side
+            self._enter(op.phase.name, op.side)
             self._auto(f"{op.phase.name} end", lambda: engine.fire(ctx, "phase_end", (op.phase.name,)))
             if self.check_invariants:
                 engine.check_invariants(ctx, "phase_end", op.phase.name)
             pos.op += 1
         elif op.kind == "do":
-            state.phase, state.active = op.phase.name, op.side
+            self._enter(op.phase.name, op.side)
             self._auto(op.phase.header.label or op.phase.name, lambda: op.run(Frame(ctx)), op.phase.header.citations)
             pos.op += 1
 
@@ -209,7 +216,7 @@ class Runner:
         """Ask the active side for one action; return False when the phase's actions are over."""
         engine, ctx = self.engine, self.ctx
         state = ctx.state
-        state.phase, state.active = op.phase.name, op.side
+        self._enter(op.phase.name, op.side)
         allow: ast.Allow = op.run
         limit = allow.limit if allow.limit is not None else ALLOW_SAFETY_LIMIT
         if state.position.in_allow >= limit:
