@@ -278,6 +278,8 @@ class Game(Decl):
 class SectionEntry(Node):
     number: str  # without the § sign, e.g. "8.4.1"
     title: str
+    status: Literal["partial", "not_encoded", "not_applicable"] | None = None
+    note: str | None = None
 
 
 class Sections(Decl):

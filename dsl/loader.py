@@ -13,6 +13,7 @@ single file without touching any rule file.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from warcodex.dsl import ast
@@ -24,11 +25,24 @@ ENTRY_FILE = "game.wcx"
 OVERLAY_FILE = "overlay.wcx"
 
 
+def fingerprint(sources: dict[str, str], root: Path) -> str:
+    """A hash of every rules file's text: saves and logs record it to refuse mismatching rules."""
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        try:
+            name = str(Path(path).resolve().relative_to(root.resolve()))
+        except ValueError:
+            name = Path(path).name
+        digest.update(name.encode() + b"\0" + sources[path].encode("utf-8") + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def find_entry(path: Path) -> Path:
     return path / ENTRY_FILE if path.is_dir() else path
 
 
-def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None) -> list[ast.Module]:
+def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
+                 sources: dict[str, str] | None = None) -> list[ast.Module]:
     """Parse the entry file, its includes (depth first, each once) and overlays, in order."""
     diags = diags if diags is not None else Diagnostics()
     root = Path(path)
@@ -56,6 +70,8 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
         except (OSError, UnicodeDecodeError) as exc:
             diags.error("E-include", f"cannot read {file}: {exc}", span)
             return
+        if sources is not None:
+            sources[str(file)] = text
         try:
             module = parse_text(text, str(file))
         except DiagnosticError as exc:
@@ -79,9 +95,11 @@ def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnost
 
     Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
     diags = diags if diags is not None else Diagnostics()
-    modules = load_modules(path, overlays, diags)
+    sources: dict[str, str] = {}
+    modules = load_modules(path, overlays, diags, sources)
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
+    game.fingerprint = fingerprint(sources, game.root)
     for module in modules:
         for decl in module.decls:
             game.add(decl, diags)

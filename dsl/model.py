@@ -25,6 +25,7 @@ class GameDef:
         self.invariants: dict[str, ast.Invariant] = {}
         self.decls: list[ast.Decl] = []  # in load order, for coverage and formatting
         self.diagnostics = Diagnostics()
+        self.fingerprint = ""  # hash of the rules files (set by the loader)
 
     # ------------------------------------------------------------ building
     def add(self, decl: ast.Decl, diags: Diagnostics) -> None:

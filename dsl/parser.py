@@ -221,8 +221,9 @@ class _ToAst(Transformer):
     def game(self, meta, name, label, m, props):
         return ast.Game(header=self.header(meta, name, label, m), props=props, span=self.sp(meta))
 
-    def section_entry(self, meta, sec, title):
-        return ast.SectionEntry(number=str(sec)[1:], title=_unquote(title), span=self.sp(meta))
+    def section_entry(self, meta, sec, title, status=None, note=None):
+        return ast.SectionEntry(number=str(sec)[1:], title=_unquote(title), status=str(status) if status else None,
+                                note=_unquote(note) if note else None, span=self.sp(meta))
 
     def sections(self, meta, *entries):
         return ast.Sections(header=ast.Header(name="sections"), entries=list(entries), span=self.sp(meta))

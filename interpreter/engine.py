@@ -32,6 +32,7 @@ class Engine:
     def __init__(self, game: GameDef, board=None) -> None:
         self.game = game
         self.board = board if board is not None else load_board(game)
+        self.fingerprint = _fingerprint(game)
         self.compiler = Compiler(self)
         self.entities: dict[str, Entity] = {}
         self.vars: dict[str, ast.VarDecl] = {}
@@ -607,6 +608,22 @@ def resolve_code(game: GameDef, code: ast.Code):
     return None
 
 
+def _map_path(game: GameDef) -> Path | None:
+    value = game.prop("map")
+    return Path(game.root) / value.value if isinstance(value, ast.Str) else None
+
+
+def _fingerprint(game: GameDef) -> str:
+    """The rules' fingerprint extended with the map file's text."""
+    import hashlib
+
+    digest = hashlib.sha256(game.fingerprint.encode())
+    path = _map_path(game)
+    if path is not None and path.exists():
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def load_board(game: GameDef):
     """Load the map named by the game's `map:` property, relative to the game folder."""
     from warcodex.interpreter.mapfile import load_map
@@ -616,5 +633,5 @@ def load_board(game: GameDef):
         raise RuleError("the game has no `map:` property", game.game.span)
     if not isinstance(value, ast.Str):
         raise RuleError("`map:` must be a file name in quotes", value.span)
-    return load_map(Path(game.root) / value.value)
+    return load_map(_map_path(game))
 

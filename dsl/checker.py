@@ -1,0 +1,1157 @@
+"""Semantic checks of a loaded game: every problem found in one pass, each with a located diagnostic.
+
+`check_game(game)` runs one function per family of checks (names and calls, tables, declared
+types, citations, the turn sequence, scenarios, invariants, provisional data, the map) and returns
+a `Diagnostics`. `check_path(path)` loads a game first; the CLI calls it. Neither ever raises for
+bad input: load errors become diagnostics, and an unexpected failure inside one family is reported
+as `E-internal` so the other families still run.
+
+Scoping, as the interpreter implements it:
+  * global names: every declaration in `game.names`, the `stdlib.CONSTANTS`, phase names (the
+    values of the `phase` constant) and scenario names (values of `scenario`); builtins are
+    callable only;
+  * a body (procedure, action, trigger, setup, phase `do`) has one flat scope like a Python
+    function: `let`, `for` and `choose` bind a name from that point to the end of the body, even
+    when written inside a nested block; a comprehension variable is visible inside it only;
+  * result bodies are dynamically scoped: a name free in a result is looked up where the result
+    is applied, so it is checked at each `apply` of a table that can produce the result.
+
+The walker (`_Walker`) does every check that needs to know the scope (names, calls, `is` tags,
+literal types, unit properties); the other families check declarations as wholes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from fractions import Fraction
+from pathlib import Path
+
+from warcodex.dsl import ast, stdlib
+from warcodex.dsl import diagnostics as _diagnostics_module
+from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, did_you_mean
+from warcodex.dsl.loader import load_game
+from warcodex.dsl.model import GameDef
+
+# Declarations that carry rules, so must say where in the rulebook they come from.
+CITED_ENTITY_KINDS = ("terrain", "edge", "feature", "marker")
+CITED_DECLS = (ast.Quantity, ast.Function, ast.Movement, ast.Action, ast.Procedure, ast.Trigger,
+               ast.Result, ast.Table, ast.Invariant, ast.Phase, ast.Scenario, ast.Unit)
+
+# Names a movement mode's properties see (the engine binds them while it searches paths).
+MOVEMENT_NAMES: dict[str, str | None] = {"u": "unit", "from": "location", "to": "location",
+                                         "origin": "location", "s": "side"}
+
+# The forms of an invariant's `check:` (not rule names, so checked apart from the name walk).
+INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
+
+
+# ================================================================ public API
+def check_path(path: str | Path, overlays=()) -> tuple[GameDef | None, Diagnostics]:
+    """Load a game (entry file or folder, plus overlays) and check it. Never raises for bad input."""
+    diags = Diagnostics()
+    try:
+        game = load_game(path, list(overlays), diags)
+    except DiagnosticError as exc:
+        out = Diagnostics()
+        out.extend(exc.diagnostics)
+        return None, out
+    except Exception as exc:  # noqa: BLE001 - a loader bug must not become a traceback for a user
+        out = Diagnostics()
+        out.error("E-internal", f"internal error while loading {path}: {type(exc).__name__}: {exc}")
+        return None, out
+    out = Diagnostics()
+    out.extend(game.diagnostics.items)  # the loader's warnings, if any
+    out.extend(check_game(game).items)
+    return game, out
+
+
+def check_game(game: GameDef) -> Diagnostics:
+    """Run every semantic check on a loaded game; return all diagnostics, sorted by location."""
+    diags = Diagnostics()
+    _Checker(game, diags).run()
+    diags.items.sort(key=lambda d: (d.span is None, d.span.file if d.span else "",
+                                    d.span.line if d.span else 0, d.span.column if d.span else 0))
+    return diags
+
+
+_CODE_WITH_NUMBER = re.compile(r"^(.*[^0-9])([0-9]+)$")
+
+
+def resolve_code(game: GameDef, code: ast.Code | str) -> tuple[ast.Result, list[ast.Expr]] | None:
+    """The result a table cell code stands for, and its arguments.
+
+    `DE` -> (result DE, []); `DR(2)` -> (result DR, [2]); `DR2` -> (result DR, [2]) when no result
+    named `DR2` exists and `DR` takes exactly one parameter (how printed CRTs write parameters).
+    None for numeric cells and for codes that name no result. The arguments are expressions (the
+    interpreter evaluates them); a number glued to the code becomes an `ast.Num`."""
+    if isinstance(code, str):
+        code = ast.Code(name=code)
+    if code.number is not None:
+        return None
+    decl = game.names.get(code.name)
+    if isinstance(decl, ast.Result):
+        return decl, list(code.args)
+    m = _CODE_WITH_NUMBER.match(code.name)
+    if m and not code.args:
+        base = game.names.get(m.group(1))
+        if isinstance(base, ast.Result) and len(base.params) == 1:
+            return base, [ast.Num(value=int(m.group(2)), span=code.span)]
+    return None
+
+
+# ================================================================ small helpers
+def _kind(decl: ast.Node) -> str:
+    return getattr(decl, "kind", None) or type(decl).__name__.lower()
+
+
+def _literal_type(e: ast.Expr | None) -> str | None:
+    """The type of a literal expression, or None when `e` is not a literal."""
+    if isinstance(e, ast.Bool):
+        return "bool"
+    if isinstance(e, ast.Num):
+        return "int" if isinstance(e.value, int) else "num"
+    if isinstance(e, ast.Str):
+        return "str"
+    if isinstance(e, ast.OddsLit):
+        return "odds"
+    if isinstance(e, ast.ListLit):
+        return "list"
+    if isinstance(e, ast.NoneLit):
+        return "none"
+    return None
+
+
+def _literal_text(e: ast.Expr) -> str:
+    if isinstance(e, ast.Bool):
+        return "true" if e.value else "false"
+    if isinstance(e, ast.Num):
+        return str(e.value) if isinstance(e.value, int) else str(float(e.value))
+    if isinstance(e, ast.Str):
+        return f'"{e.value}"'
+    if isinstance(e, ast.OddsLit):
+        return f"{e.attack}:{e.defense}"
+    if isinstance(e, ast.ListLit):
+        return "[...]"
+    return "none"
+
+
+def _fits(declared: str, literal: str) -> bool:
+    """Can a literal of type `literal` be stored in a variable declared `declared`?"""
+    return declared == "any" or literal == "none" or literal == declared or (declared == "num" and literal == "int")
+
+
+def _key_src(key: ast.Key) -> str:
+    """A table key as the designer wrote it (Key.text() is the display form, `1-4`)."""
+    if key.kind == "range":
+        return f"{key.low}..{key.high}"
+    if key.kind == "odds":
+        return f"{key.attack}:{key.defense}"
+    return key.text()
+
+
+def _key_values(key: ast.Key) -> list:
+    if key.kind == "int":
+        return [key.low]
+    if key.kind == "range":
+        return list(range(key.low, key.high + 1))
+    if key.kind == "odds":
+        return [(key.attack, key.defense)]
+    return [key.name]
+
+
+def _value_src(v) -> str:
+    return f"{v[0]}:{v[1]}" if isinstance(v, tuple) else str(v)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _arity_text(lo: int, hi: int | None) -> str:
+    if hi is None:
+        return f"at least {_plural(lo, 'argument')}"
+    if lo == hi:
+        return _plural(lo, "argument")
+    return f"{lo} to {hi} arguments"
+
+
+# -- narrowing a span to one token, by reading the source (citations and some names have no span)
+def _source(file: str) -> str | None:
+    try:
+        return _diagnostics_module._read(file)
+    except Exception:  # noqa: BLE001 - only used to sharpen a location
+        return None
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    pos = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    return pos + column - 1
+
+
+def _find(span: Span | None, pattern: str, *, last: bool = False) -> Span | None:
+    """Narrow `span` to the first (or last) match of regex `pattern` inside it (to its group 1 if
+    the pattern has a group). Returns `span` itself when the source is not available or nothing
+    matches."""
+    if span is None or span.end_line is None or span.end_column is None:
+        return span
+    text = _source(span.file)
+    if text is None:
+        return span
+    begin = _offset(text, span.line, span.column)
+    end = _offset(text, span.end_line, span.end_column)
+    matches = list(re.finditer(pattern, text[begin:end]))
+    if not matches:
+        return span
+    m = matches[-1] if last else matches[0]
+    group = 1 if m.re.groups else 0
+    off = begin + m.start(group)
+    line = text.count("\n", 0, off) + 1
+    col = off - (text.rfind("\n", 0, off) + 1) + 1
+    return Span(span.file, line, col, line, col + (m.end(group) - m.start(group)))
+
+
+def _word(name: str) -> str:
+    return rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])"
+
+
+def _section_pattern(number: str) -> str:
+    return "§" + re.escape(number) + r"(?![A-Za-z0-9]|[._\-][A-Za-z0-9])"
+
+
+def _tail_span(span: Span | None, name: str) -> Span | None:
+    """The span of the last token of a node that ends with `name` (`u.attack`, `x is forest`)."""
+    if span is None or span.end_line is None or span.end_column is None:
+        return span
+    return Span(span.file, span.end_line, span.end_column - len(name), span.end_line, span.end_column)
+
+
+def _header_region(decl: ast.Decl) -> Span | None:
+    """From a declaration's name to its end: where its label, citations and body are."""
+    h, d = decl.header.span, decl.span
+    if h is None:
+        return d
+    if d is None or d.end_line is None:
+        return h
+    return Span(h.file, h.line, h.column, d.end_line, d.end_column)
+
+
+def _iter_nodes(node):
+    """Every AST node under `node` (itself included), depth first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Node):
+            yield n
+            for field in reversed(type(n).model_fields):
+                if field != "span":
+                    stack.append(getattr(n, field))
+        elif isinstance(n, (list, tuple)):
+            stack.extend(reversed(n))
+        elif isinstance(n, dict):
+            stack.extend(reversed(list(n.values())))
+
+
+# ================================================================ the checker
+class _Checker:
+    def __init__(self, game: GameDef, diags: Diagnostics) -> None:
+        self.game = game
+        self.diags = diags
+        self.board = None  # the loaded map, when there is one
+        self.map_prop: ast.Prop | None = None
+        self.globals: set[str] = set(game.names) | set(stdlib.CONSTANTS)
+        self.globals |= {p.name for p in self.phases()} | set(game.scenarios)
+        self.callables = set(stdlib.BUILTINS) | {
+            n for n, d in game.names.items() if isinstance(d, (ast.Quantity, ast.Function, ast.Procedure))}
+        self.flags = self._flag_names()
+        self.tags = {n for n, d in game.names.items()
+                     if isinstance(d, (ast.Unit, ast.Result)) or (isinstance(d, ast.Entity)
+                                                                  and d.kind not in ("alliance", "option"))}
+        self.tags |= self.flags
+        units = [d for d in game.names.values() if isinstance(d, ast.Unit)]
+        self.unit_props = set(stdlib.UNIT_FIELDS) | {p.key for u in units for p in u.props}
+        self.unit_props |= {p.key for u in units for sv in u.step_values for p in sv.props}
+        self.unit_props |= {n for n, d in game.names.items() if isinstance(d, ast.VarDecl) and d.scope == "unit_var"}
+        self.terrain_props = {p.key for t in game.entities("terrain") for p in t.props}
+        self.triggers = list(game.triggers) + [t for s in game.scenarios.values() for t in s.triggers]
+        # filled while walking bodies, used by later families
+        self.place_calls: list[ast.Call] = []
+        self.loc_calls: list[ast.Call] = []
+        self.emitted: dict[str, ast.Expr] = {}
+        self._free: dict[str, dict[str, Span | None] | None] = {}  # result name -> free names
+
+    def run(self) -> None:
+        # The map comes first: place()/loc() checks need its locations.
+        for family in (self.check_map, self.check_names, self.check_tables, self.check_declared_types,
+                       self.check_citations, self.check_sequence, self.check_scenarios,
+                       self.check_invariants, self.check_provisional):
+            try:
+                family()
+            except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other reports
+                self.diags.error("E-internal", f"internal checker error in {family.__name__}: "
+                                 f"{type(exc).__name__}: {exc}", self.game.games[0].header.span if self.game.games else None,
+                                 hint="please report this; the other checks still ran")
+
+    # ------------------------------------------------------------ shared queries
+    def phases(self) -> list[ast.Phase]:
+        found: list[ast.Phase] = []
+
+        def visit(items) -> None:
+            for item in items:
+                if isinstance(item, ast.Phase):
+                    found.append(item)
+                    visit([i for i in item.items if isinstance(i, ast.Phase)])
+                elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
+                    visit(item.items)
+
+        if self.game.sequence is not None:
+            visit(self.game.sequence.items)
+        return found
+
+    def _flag_names(self) -> set[str]:
+        """Bare flag properties (`elite`, `no_armor_shift`) written in any props block."""
+        flags: set[str] = set()
+        for decl in list(self.game.decls) + list(self.game.games):
+            for node in _iter_nodes(decl):
+                if isinstance(node, ast.Prop) and node.value is None:
+                    flags.add(node.key)
+        return flags
+
+    def walker(self, names: dict[str, str | None] | None = None, free: dict | None = None) -> "_Walker":
+        return _Walker(self, dict(names or {}), free)
+
+    def free_names(self, result: ast.Result) -> dict[str, Span | None]:
+        """Names a result body uses but neither declares nor gets as parameters (memoized)."""
+        if result.name in self._free:
+            return self._free[result.name] or {}  # None while in progress: a result applying itself
+        self._free[result.name] = None
+        free: dict[str, Span | None] = {}
+        self.walker({p.name: p.type for p in result.params}, free).body(result.body)
+        self._free[result.name] = free
+        return free
+
+    def applied_results(self, value: ast.Expr) -> list[ast.Result]:
+        """The results an `apply` can run: every code of the table it indexes, or one result."""
+        target = value.obj if isinstance(value, ast.Index) else value
+        if not isinstance(target, ast.Name):
+            return []
+        decl = self.game.names.get(target.id)
+        if isinstance(decl, ast.Result):
+            return [decl]
+        if not isinstance(decl, ast.Table):
+            return []
+        found: dict[str, ast.Result] = {}
+        cells = [c for row in decl.table_rows for c in row.cells] + [b.cell for b in decl.beyond if b.cell]
+        for cell in cells:
+            for code in cell.codes:
+                resolved = resolve_code(self.game, code)
+                if resolved is not None:
+                    found.setdefault(resolved[0].name, resolved[0])
+        return list(found.values())
+
+    # ------------------------------------------------------------ 1, 2, 3, 5: names, calls, tags, expression types
+    def check_names(self) -> None:
+        g = self.game
+        for result in (d for d in g.names.values() if isinstance(d, ast.Result)):
+            self.free_names(result)  # walks the body; free names are checked at apply sites
+        for decl in g.names.values():
+            self._walk_decl(decl)
+        for trigger in g.triggers:
+            self._walk_trigger(trigger)
+        for inv in g.invariants.values():
+            w = self.walker()
+            for p in inv.props:
+                if p.key == "check":
+                    continue  # `always`, `after(A)`, `phase_end(P)`: see check_invariants
+                if p.key == "holds":
+                    w.cond(p.value)
+                elif p.value is not None:
+                    w.expr(p.value)
+        for scenario in g.scenarios.values():
+            w = self.walker()
+            for p in scenario.props:
+                if p.value is not None:
+                    w.expr(p.value)
+            self.walker().body(scenario.setup)
+            for trigger in scenario.triggers:
+                self._walk_trigger(trigger)
+            for decl in scenario.overrides:
+                self._walk_decl(decl)
+        if g.sequence is not None:
+            self._walk_sequence(g.sequence.items)
+        if g.games:
+            for p in g.game.props:  # only turn_order names rules; other game props are settings
+                if p.key == "turn_order" and p.value is not None:
+                    self.walker().expr(p.value)
+        self._check_events()
+
+    def _walk_decl(self, decl: ast.Decl) -> None:
+        w = self.walker()
+        if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)):
+            for p in decl.props:
+                if p.value is not None:
+                    w.expr(p.value)
+            for sv in getattr(decl, "step_values", []):
+                for p in sv.props:
+                    if p.value is not None:
+                        w.expr(p.value)
+        elif isinstance(decl, ast.Deck):
+            for card in decl.cards:
+                self._walk_decl(card)
+        elif isinstance(decl, ast.VarDecl):
+            if decl.default is not None:
+                w.expr(decl.default)
+        elif isinstance(decl, ast.Table):
+            for p in decl.props:
+                if p.value is not None:
+                    w.expr(p.value)
+            cells = [c for row in decl.table_rows for c in row.cells] + [b.cell for b in decl.beyond if b.cell]
+            for cell in cells:
+                for code in cell.codes:
+                    for arg in code.args:
+                        w.expr(arg)
+        elif isinstance(decl, ast.Quantity):
+            w = self.walker({p.name: p.type for p in decl.params})
+            if decl.base is not None:
+                w.expr(decl.base)
+            for m in decl.modifiers:
+                w.expr(m.value)
+                if m.when is not None:
+                    w.cond(m.when)
+        elif isinstance(decl, ast.Function):
+            self.walker({p.name: p.type for p in decl.params}).expr(decl.body)
+        elif isinstance(decl, ast.Movement):
+            w = self.walker(MOVEMENT_NAMES)
+            for p in decl.props:
+                if p.value is not None:
+                    w.expr(p.value)
+        elif isinstance(decl, ast.Action):
+            self._walk_action(decl)
+        elif isinstance(decl, ast.Procedure):
+            self.walker({p.name: p.type for p in decl.params}).body(decl.body)
+        elif isinstance(decl, ast.Trigger):
+            self._walk_trigger(decl)
+        elif isinstance(decl, ast.Result):
+            pass  # walked once by free_names()
+
+    def _walk_action(self, action: ast.Action) -> None:
+        # Each param's source sees the earlier params; its `where` also sees the param itself.
+        w = self.walker()
+        for param in action.params:
+            w.expr(param.source)
+            w.locals[param.name] = None
+            if param.where is not None:
+                w.cond(param.where)
+        for p in action.props:
+            if p.value is not None:
+                w.expr(p.value)
+        for req in action.requires:
+            w.stmt(req)
+        w.body(action.body)
+
+    def _walk_trigger(self, trigger: ast.Trigger) -> None:
+        w = self.walker({p.name: p.type for p in trigger.params})
+        if trigger.when is not None:
+            w.cond(trigger.when)
+        w.body(trigger.body)
+
+    def _walk_sequence(self, items) -> None:
+        for item in items:
+            if isinstance(item, ast.Phase):
+                if item.when is not None:
+                    self.walker().cond(item.when)
+                for sub in item.items:
+                    if isinstance(sub, ast.Do):
+                        self.walker().body(sub.body)
+                self._walk_sequence([i for i in item.items if isinstance(i, ast.Phase)])
+            elif isinstance(item, ast.PlayerTurns):
+                self.walker().expr(item.sides)
+                self._walk_sequence(item.items)
+            elif isinstance(item, ast.TurnLoop):
+                self._walk_sequence(item.items)
+
+    def _check_events(self) -> None:
+        """`on EVENT(...)`: the event must be one the engine fires or one the rules `emit`, and a
+        parameter list binds exactly the event's arguments."""
+        handled = {t.name for t in self.triggers}
+        for trigger in self.triggers:
+            event = trigger.name
+            if event in stdlib.EVENTS:
+                expected = stdlib.EVENTS[event]
+                if trigger.params and len(trigger.params) != len(expected):
+                    self.diags.error("E-arity", f"event '{event}' has {_plural(len(expected), 'argument')}, "
+                                     f"but this trigger binds {len(trigger.params)}", trigger.header.span,
+                                     hint=f"write: on {event}({', '.join(expected)})" if expected else
+                                     f"write: on {event} (no parameters)")
+            elif event not in self.emitted:
+                known = set(stdlib.EVENTS) | set(self.emitted)
+                self.diags.error("E-undefined", f"unknown event '{event}'", trigger.header.span,
+                                 hint=did_you_mean(event, known) or "the engine fires "
+                                 + ", ".join(stdlib.EVENTS) + "; fire other events with emit(EVENT, ...)")
+        for event, arg in self.emitted.items():
+            if event not in stdlib.EVENTS and event not in handled:
+                self.diags.error("E-undefined", f"unknown event '{event}'", arg.span,
+                                 hint=did_you_mean(event, set(stdlib.EVENTS) | handled)
+                                 or f"no `on {event}` trigger handles this event")
+
+    # ------------------------------------------------------------ 4: tables
+    def check_tables(self) -> None:
+        for table in self.game.tables:
+            self._table_shape(table)
+            self._table_rows(table)
+            self._table_columns(table)
+            cells = [c for row in table.table_rows for c in row.cells] + [b.cell for b in table.beyond if b.cell]
+            for cell in cells:
+                for code in cell.codes:
+                    self._table_code(code)
+
+    def _table_shape(self, t: ast.Table) -> None:
+        n = len(t.columns.keys) if t.columns else 1
+        for row in t.table_rows:
+            if len(row.cells) != n:
+                what = f"{_plural(n, 'column')}" if t.columns else "no columns, so each row has one cell"
+                self.diags.error("E-table", f"row {_key_src(row.key)} of table {t.name} has "
+                                 f"{_plural(len(row.cells), 'cell')}, but the table has {what}", row.span)
+
+    def _table_rows(self, t: ast.Table) -> None:
+        # Row keys (ranges expanded) must cover the declared rows exactly once.
+        word = "roll" if t.rows is not None and t.rows.kind == "roll" else "row"
+        seen: dict = {}
+        for row in t.table_rows:
+            if row.key.kind == "range" and row.key.low > row.key.high:
+                self.diags.error("E-table", f"row range {_key_src(row.key)} runs backwards", row.key.span,
+                                 hint=f"write {row.key.high}..{row.key.low}")
+                continue
+            overlap_reported = False  # once per row, but the row's other values still count as covered
+            for v in _key_values(row.key):
+                if v not in seen:
+                    seen[v] = row
+                elif not overlap_reported:
+                    overlap_reported = True
+                    self.diags.error("E-table", f"{word} {_value_src(v)} is covered twice in table {t.name}: "
+                                     f"by row {_key_src(seen[v].key)} and by row {_key_src(row.key)}", row.key.span)
+        if t.rows is None:
+            return
+        for key in t.rows.keys:
+            if key.kind == "range" and key.low > key.high:
+                self.diags.error("E-table", f"row range {_key_src(key)} runs backwards", key.span,
+                                 hint=f"write {key.high}..{key.low}")
+        declared = [v for k in t.rows.keys for v in _key_values(k)]
+        declared_set = set(declared)
+        for row in t.table_rows:
+            outside = [v for v in _key_values(row.key) if v not in declared_set]
+            if outside:
+                self.diags.error("E-table", f"row {_key_src(row.key)} of table {t.name} is outside its rows "
+                                 f"({' '.join(_key_src(k) for k in t.rows.keys)})", row.key.span)
+        missing = [v for v in declared if v not in seen]
+        if missing:
+            self.diags.error("E-table", f"table {t.name} has no row for {word} "
+                             f"{', '.join(_value_src(v) for v in missing)}", t.rows.span,
+                             hint="every declared row needs exactly one `row` line (a range like 1..4 covers several)")
+        if t.rows.dice is not None:
+            dice = t.rows.dice
+            uncovered = [v for v in range(dice.low, dice.high + 1) if v not in declared_set]
+            if uncovered:
+                # Keys beyond the dice range are allowed: they are for modified rolls.
+                self.diags.error("E-table", f"the rows of table {t.name} do not cover every roll of {dice.text()} "
+                                 f"({dice.low} to {dice.high}): {', '.join(map(str, uncovered))} missing",
+                                 t.rows.span)
+
+    def _table_columns(self, t: ast.Table) -> None:
+        cols = t.columns
+        if cols is None:
+            if t.beyond:
+                self.diags.error("E-table", f"table {t.name} has `beyond` rules but no columns", t.beyond[0].span)
+            return
+        if cols.kind == "odds":
+            previous: ast.Key | None = None
+            for key in cols.keys:
+                if key.kind != "odds":
+                    self.diags.error("E-table", f"column {_key_src(key)} of table {t.name} is not an odds ratio "
+                                     "like 3:1", key.span)
+                    continue
+                if previous is not None and (Fraction(key.attack, key.defense)
+                                             <= Fraction(previous.attack, previous.defense)):
+                    self.diags.error("E-table", f"odds columns must increase: {_key_src(key)} comes after "
+                                     f"{_key_src(previous)}", key.span)
+                previous = key
+        column_kind = {"odds": "odds", "diff": "int"}.get(cols.kind, cols.keys[0].kind if cols.keys else None)
+        kind_words = {"odds": "an odds ratio", "int": "a number", "range": "a range", "name": "a name"}
+        column_texts = {_key_src(k) for k in cols.keys}
+        for rule in t.beyond:
+            for key in (rule.key, rule.use):
+                if key is None or column_kind is None:
+                    continue
+                kind = "int" if key.kind == "range" and column_kind == "int" else key.kind
+                if kind != column_kind:
+                    self.diags.error("E-table", f"beyond key {_key_src(key)} is {kind_words[key.kind]}, but the "
+                                     f"columns of table {t.name} are {cols.kind} columns", key.span,
+                                     hint=f"write it like the columns, e.g. {_key_src(cols.keys[0])}")
+            if rule.use is not None and _key_src(rule.use) not in column_texts:
+                self.diags.error("E-table", f"`use {_key_src(rule.use)}`: {_key_src(rule.use)} is not a column of "
+                                 f"table {t.name}", rule.use.span, hint=did_you_mean(_key_src(rule.use), column_texts))
+
+    def _table_code(self, code: ast.Code) -> None:
+        if code.number is not None:
+            return
+        resolved = resolve_code(self.game, code)
+        if resolved is None:
+            decl = self.game.names.get(code.name)
+            results = [n for n, d in self.game.names.items() if isinstance(d, ast.Result)]
+            if decl is not None:
+                message, hint = f"'{code.name}' is a {_kind(decl)}, not a result", None
+            else:
+                message = f"unknown result code '{code.name}'"
+                hint = did_you_mean(code.name, results)
+                m = _CODE_WITH_NUMBER.match(code.name)
+                base = self.game.names.get(m.group(1)) if m else None
+                if isinstance(base, ast.Result):
+                    hint = (f"result {base.name} takes {_plural(len(base.params), 'parameter')}, so "
+                            f"{code.name} cannot mean {base.name}({m.group(2)})")
+                hint = hint or "declare it with: result NAME \"label\" §section { ... }"
+            self.diags.error("E-unknown-result", message, code.span, hint=hint)
+            return
+        result, args = resolved
+        if len(args) != len(result.params):
+            self.diags.error("E-arity", f"result {result.name} takes {_plural(len(result.params), 'argument')}, "
+                             f"but '{code.name}' gives {len(args)}", code.span,
+                             hint=f"write {result.name}({', '.join(p.name for p in result.params)})"
+                             if result.params else None)
+
+    # ------------------------------------------------------------ 5: declared types
+    def check_declared_types(self) -> None:
+        def check(type_name: str | None, region: Span | None, pattern: str | None = None) -> None:
+            if type_name is None or type_name in stdlib.TYPES:
+                return
+            span = _find(region, pattern or _word(type_name), last=pattern is None)
+            self.diags.error("E-type", f"unknown type '{type_name}'", span,
+                             hint=did_you_mean(type_name, stdlib.TYPES) or f"types are: {', '.join(stdlib.TYPES)}")
+
+        decls = list(self.game.names.values()) + self.triggers
+        for decl in decls:
+            for p in getattr(decl, "params", []):
+                if isinstance(p, ast.Param):
+                    check(p.type, p.span)
+            if isinstance(decl, (ast.Quantity, ast.Function)):
+                check(decl.type, _header_region(decl), r"\)\s*:\s*(" + re.escape(decl.type or "") + r")\b")
+            if isinstance(decl, ast.VarDecl):
+                check(decl.type, _header_region(decl), r":\s*(" + re.escape(decl.type) + r")\b")
+                lit = _literal_type(decl.default)
+                if lit and decl.type in stdlib.TYPES and not _fits(decl.type, lit):
+                    self.diags.error("E-type", f"{decl.scope} '{decl.name}' is {decl.type}, but its default is "
+                                     f"the {lit} literal {_literal_text(decl.default)}", decl.default.span)
+
+    # ------------------------------------------------------------ 6: citations
+    def check_citations(self) -> None:
+        g = self.game
+        must_cite = [d for d in g.names.values()
+                     if isinstance(d, CITED_DECLS) or (isinstance(d, ast.Entity) and d.kind in CITED_ENTITY_KINDS)]
+        must_cite += self.triggers + list(g.invariants.values()) + list(g.scenarios.values()) + self.phases()
+        for decl in must_cite:
+            if not decl.header.citations:
+                self.diags.error("E-no-citation", f"{_kind(decl)} '{decl.name}' cites no rulebook section",
+                                 decl.header.span, hint="add the section it comes from after its label, e.g. §7.2")
+            for m in getattr(decl, "modifiers", []):
+                if not m.citations:
+                    what = f"modifier '{m.label}'" if m.label else "a modifier"
+                    self.diags.error("E-no-citation", f"{what} of {_kind(decl)} '{decl.name}' cites no rulebook "
+                                     "section", m.span, hint="every modifier is a rule: end it with its section, e.g. §7.4")
+        # Every citation anywhere must be a listed section. Citations are stored without spans, so
+        # the location is found by searching the owner's source text.
+        reported: set[tuple] = set()
+        roots = list(g.decls) + [d for d in g.games if d not in g.decls]
+        for root in roots:
+            for node in _iter_nodes(root):
+                if isinstance(node, ast.Decl):
+                    self._cite(node.header.citations, _header_region(node), reported)
+                    if isinstance(node, ast.Quantity):
+                        self._cite(node.base_citations, _header_region(node), reported)
+                elif isinstance(node, ast.Sections):
+                    continue
+                elif hasattr(node, "citations") and not isinstance(node, ast.Header):
+                    self._cite(node.citations, node.span, reported)
+
+    def _cite(self, citations: list[str], region: Span | None, reported: set) -> None:
+        for number in citations:
+            if number in self.game.sections:
+                continue
+            span = _find(region, _section_pattern(number))
+            key = (span, number)
+            if key in reported:
+                continue
+            reported.add(key)
+            self.diags.error("E-unknown-section", f"unknown section §{number}", span, hint=self._section_hint(number))
+
+    def _section_hint(self, number: str) -> str:
+        close = did_you_mean(number, self.game.sections)  # "did you mean '7.4'?"
+        if close:
+            return close.replace("'", "'§", 1)
+        # Section numbers are too short for spelling distance: offer the neighbours in the outline.
+        parent = number.rsplit(".", 1)[0] if "." in number else None
+        near = [n for n in self.game.sections if parent and (n == parent or n.startswith(parent + "."))]
+        if near:
+            return "known sections near it: " + ", ".join("§" + n for n in near[:6])
+        return "list the rulebook's sections in `sections { ... }`"
+
+    # ------------------------------------------------------------ 7: the turn sequence
+    def check_sequence(self) -> None:
+        g = self.game
+        if g.sequence is None:
+            self.diags.error("E-no-sequence", "the game has no `sequence` (turn sequence)",
+                             g.game.header.span if g.games else None,
+                             hint="add: sequence \"Sequence of play\" §N { turns { phase NAME { allow ACTION } } }")
+            return
+        actions = {n for n, d in g.names.items() if isinstance(d, ast.Action)}
+        allowed: set[str] = set()
+        first_phase: dict[str, ast.Phase] = {}
+        for phase in self.phases():
+            if phase.name in first_phase:
+                other = first_phase[phase.name].header.span
+                self.diags.error("E-duplicate", f"phase '{phase.name}' is declared twice"
+                                 + (f" (first at {other})" if other else ""), phase.header.span,
+                                 hint="phase names must be unique: they are the values of `phase`")
+            else:
+                first_phase[phase.name] = phase
+            if isinstance(phase.when, ast.Bool) and phase.when.value is False:
+                self.diags.warning("W-unreachable-phase", f"phase '{phase.name}' never runs: its condition is "
+                                   "`false`", phase.when.span)
+            for item in phase.items:
+                if not isinstance(item, ast.Allow):
+                    continue
+                for name in item.actions:
+                    allowed.add(name)
+                    if name not in actions:
+                        decl = g.names.get(name)
+                        message = (f"'{name}' is a {_kind(decl)}, not an action" if decl is not None
+                                   else f"unknown action '{name}'")
+                        self.diags.error("E-undefined", message, _find(item.span, _word(name)),
+                                         hint=did_you_mean(name, actions))
+        for name in sorted(actions - allowed, key=lambda n: list(g.names).index(n)):
+            decl = g.names[name]
+            self.diags.warning("W-unused-action", f"action '{name}' is never allowed in any phase",
+                               decl.header.span, hint=f"add `allow {name}` to the phase where players may do it")
+
+    # ------------------------------------------------------------ 8: scenarios and place()
+    def check_scenarios(self) -> None:
+        for scenario in self.game.scenarios.values():
+            self._scenario_turns(scenario)
+        for call in self.place_calls:
+            self._place(call)
+        for call in self.loc_calls:
+            if call.args:
+                self._location_id(call.args[0])
+
+    def _scenario_turns(self, s: ast.Scenario) -> None:
+        props = {p.key: p for p in s.props}
+
+        def whole(key: str) -> int | None:
+            p = props[key]
+            if isinstance(p.value, ast.Num) and isinstance(p.value.value, int):
+                return p.value.value
+            self.diags.error("E-scenario", f"{key} of scenario '{s.name}' must be a whole number",
+                             p.value.span if p.value is not None else p.span)
+            return None
+
+        if "first_turn" not in props and "last_turn" not in props:
+            if "turns" in props:
+                whole("turns")
+                return
+            self.diags.error("E-scenario", f"scenario '{s.name}' has no first_turn and last_turn", s.header.span,
+                             hint="add `first_turn: 1` and `last_turn: N` (or `turns: N`)")
+            return
+        for key in ("first_turn", "last_turn"):
+            if key not in props:
+                self.diags.error("E-scenario", f"scenario '{s.name}' has no {key}", s.header.span,
+                                 hint="a scenario needs both first_turn and last_turn")
+                return
+        first, last = whole("first_turn"), whole("last_turn")
+        if first is not None and last is not None and first > last:
+            self.diags.error("E-scenario", f"scenario '{s.name}' ends (last_turn {last}) before it starts "
+                             f"(first_turn {first})", props["last_turn"].value.span)
+
+    def _place(self, call: ast.Call) -> None:
+        """place(TYPE, SIDE, "ID", ...): a unit type, a side, and a location of the map."""
+        args = call.args
+        for i, (want, ok) in enumerate((("unit type", lambda d: isinstance(d, ast.Unit)),
+                                        ("side", lambda d: isinstance(d, ast.Entity) and d.kind == "side"))):
+            if i >= len(args) or not isinstance(args[i], ast.Name):
+                continue
+            decl = self.game.names.get(args[i].id)
+            if decl is not None and not ok(decl):  # undefined names are reported by check_names
+                self.diags.error("E-type", f"place(): '{args[i].id}' is a {_kind(decl)}, not a {want}", args[i].span)
+        if len(args) >= 3:
+            self._location_id(args[2])
+
+    def _location_id(self, arg: ast.Expr) -> None:
+        if self.board is None or not isinstance(arg, ast.Str):
+            return
+        if arg.value not in self.board.locations:
+            self.diags.error("E-unknown-location", f"unknown location \"{arg.value}\"", arg.span,
+                             hint=did_you_mean(arg.value, self.board.locations)
+                             or f"the map {self.board.name!r} has no location with this id")
+
+    # ------------------------------------------------------------ 9: invariants
+    def check_invariants(self) -> None:
+        actions = {n for n, d in self.game.names.items() if isinstance(d, ast.Action)}
+        phases = {p.name for p in self.phases()}
+        for inv in self.game.invariants.values():
+            props = {p.key: p for p in inv.props}
+            if "check" not in props:
+                self.diags.error("E-invariant", f"invariant '{inv.name}' has no `check:`", inv.header.span,
+                                 hint=f"say when it is checked: check: {INVARIANT_CHECKS}")
+            else:
+                self._invariant_check(inv, props["check"], actions, phases)
+            if "holds" not in props or props["holds"].value is None:
+                self.diags.error("E-invariant", f"invariant '{inv.name}' has no `holds:` condition", inv.header.span,
+                                 hint="add `holds: CONDITION`, the statement that must stay true")
+
+    def _invariant_check(self, inv: ast.Invariant, prop: ast.Prop, actions: set, phases: set) -> None:
+        v = prop.value
+        if isinstance(v, ast.Name) and v.id == "always":
+            return
+        if isinstance(v, ast.Call) and v.func in ("after", "phase_end") and len(v.args) == 1 and not v.kwargs \
+                and isinstance(v.args[0], ast.Name):
+            name = v.args[0].id
+            known, what = (actions, "an action") if v.func == "after" else (phases, "a phase")
+            if name not in known:
+                self.diags.error("E-invariant", f"invariant '{inv.name}' is checked at {v.func}({name}), but "
+                                 f"'{name}' is not {what}", v.args[0].span, hint=did_you_mean(name, known))
+            return
+        self.diags.error("E-invariant", f"`check:` of invariant '{inv.name}' must be {INVARIANT_CHECKS}",
+                         v.span if v is not None else prop.span)
+
+    # ------------------------------------------------------------ 10: provisional data
+    def check_provisional(self) -> None:
+        for item, node, prov in self.game.provisional_items():
+            span = node.header.span if isinstance(node, ast.Decl) else node.span
+            note = f": {prov.note}" if prov.note else " (no note says why)"
+            self.diags.warning("W-provisional", f"{item} is provisional{note}", span)
+        if self.board is not None and self.board.provenance.kind == "provisional":
+            note = f": {self.board.provenance.note}" if self.board.provenance.note else ""
+            self.diags.warning("W-provisional", f"map '{self.board.name}' is provisional{note}",
+                               self.map_prop.span if self.map_prop else None)
+
+    # ------------------------------------------------------------ 11: the map
+    def check_map(self) -> None:
+        if not self.game.games:
+            return
+        prop = next((p for p in self.game.game.props if p.key == "map"), None)
+        if prop is None:
+            return
+        try:
+            mapfile = importlib.import_module("warcodex.interpreter.mapfile")
+        except ImportError:  # the map loader is optional for rule checking
+            return
+        self.map_prop = prop
+        if not isinstance(prop.value, ast.Str):
+            self.diags.error("E-type", "`map:` must be the file name of the map, in quotes", prop.span,
+                             hint='e.g. map: "map.wcmap"')
+            return
+        path = self.game.root / prop.value.value
+        if not path.is_file():
+            self.diags.error("E-map-read", f"map file not found: {path}", prop.value.span)
+            return
+        warnings = Diagnostics()
+        try:
+            board = mapfile.load_map(path, warnings)
+        except DiagnosticError as exc:
+            self.diags.extend(exc.diagnostics)
+            return
+        self.diags.extend(warnings.items)
+        self.board = board
+        self._map_names(board, str(path))
+
+    def _map_names(self, board, map_file: str) -> None:
+        """Names the map uses must be declared by the rules, or `terrain(h) is X` can never match."""
+        declared = board.declared_names()
+        kinds = {kind: {e.name for e in self.game.entities(kind)} for kind in ("terrain", "edge", "feature", "marker")}
+        checks = [
+            ("terrain", declared.terrains, kinds["terrain"] | kinds["marker"]),
+            ("edge feature", declared.edge_features, kinds["edge"] | kinds["marker"]),
+            # `path road: ...` puts `road` on the hexes too, so an edge name is a valid location feature.
+            ("location feature", declared.location_features, kinds["feature"] | kinds["edge"] | kinds["marker"]),
+        ]
+        decl_word = {"terrain": "terrain", "edge feature": "edge", "location feature": "feature"}
+        text = _source(map_file) or ""
+        for what, used, known in checks:
+            for name in sorted(used - known):
+                self.diags.error("E-undeclared-map-name", f"the map uses {what} '{name}', which the rules do not "
+                                 "declare", self._map_span(map_file, text, name),
+                                 hint=did_you_mean(name, known)
+                                 or f"declare it: {decl_word[what]} {name} \"Label\" §section")
+
+    def _map_span(self, map_file: str, text: str, name: str) -> Span | None:
+        """The first use of `name` in the map file (the Board keeps no spans); else the map prop."""
+        for i, line in enumerate(text.splitlines(), 1):
+            # blank out strings (same length, so columns stay right), then drop the comment
+            code = re.sub(r'"([^"\\\n]|\\.)*"', lambda m: " " * len(m.group(0)), line).split("#", 1)[0]
+            m = re.search(_word(name), code)
+            if m:
+                return Span(map_file, i, m.start() + 1, i, m.end() + 1)
+        return self.map_prop.span if self.map_prop else None
+
+
+# ================================================================ the scope-walking visitor
+class _Walker:
+    """Walks one body (or one expression context) in order, tracking local names.
+
+    `locals` maps each local name to its declared type (None when unknown). A `let`, `for` or
+    `choose` adds to it for the rest of the body (function scope). With `free` given (result
+    bodies), names defined nowhere are collected there instead of reported."""
+
+    def __init__(self, checker: _Checker, locals_: dict[str, str | None], free: dict | None) -> None:
+        self.c = checker
+        self.game = checker.game
+        self.diags = checker.diags
+        self.locals = locals_
+        self.free = free
+
+    def defined(self, name: str) -> bool:
+        return name in self.locals or name in self.c.globals
+
+    # ------------------------------------------------------------ statements
+    def body(self, stmts: list[ast.Stmt]) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s: ast.Stmt) -> None:
+        if isinstance(s, ast.Let):
+            self.expr(s.value)
+            self.locals[s.name] = None
+        elif isinstance(s, ast.SetStmt):
+            self.target(s.target)
+            self.expr(s.value)
+            self.set_type(s)
+        elif isinstance(s, ast.If):
+            self.cond(s.test)
+            self.body(s.body)
+            self.body(s.orelse)
+        elif isinstance(s, ast.For):
+            self.expr(s.source)
+            self.locals[s.var] = None
+            self.body(s.body)
+        elif isinstance(s, ast.Choose):
+            self.expr(s.source)
+            self.locals[s.var] = None
+            if s.where is not None:
+                self.cond(s.where)
+            self.expr(s.by)
+        elif isinstance(s, ast.Require):
+            self.cond(s.test)
+        elif isinstance(s, ast.Apply):
+            self.expr(s.value)
+            self.apply(s)
+        elif isinstance(s, ast.Step):
+            self.body(s.body)
+        elif isinstance(s, ast.CallStmt):
+            self.call(s.call, statement=True)
+
+    def target(self, t: ast.Expr) -> None:
+        if isinstance(t, ast.Name):
+            self.name(t)
+        elif isinstance(t, ast.Attr):
+            self.expr(t.obj)
+            self.attr_name(t)
+        elif isinstance(t, ast.Index):
+            self.expr(t.obj)
+            for a in t.args:
+                self.expr(a)
+
+    def set_type(self, s: ast.SetStmt) -> None:
+        """`set x = LITERAL`: the literal must fit the variable's declared type."""
+        lit = _literal_type(s.value)
+        if lit is None:
+            return
+        t = s.target
+        var = None
+        if isinstance(t, ast.Name) and t.id not in self.locals:
+            var = self.game.names.get(t.id)
+        elif isinstance(t, ast.Attr):
+            var = self.game.names.get(t.name)
+            if isinstance(var, ast.VarDecl) and var.scope == "var":
+                var = None  # `x.weather` is not the global variable
+        if not isinstance(var, ast.VarDecl) or var.type not in stdlib.TYPES:
+            return
+        if s.op != "=" and lit not in ("int", "num"):
+            self.diags.error("E-type", f"`{s.op}` needs a number, not the {lit} literal {_literal_text(s.value)}",
+                             s.value.span)
+        elif not _fits(var.type, lit):
+            self.diags.error("E-type", f"{var.scope} '{var.name}' is {var.type}, but is set to the {lit} literal "
+                             f"{_literal_text(s.value)}", s.value.span)
+
+    def apply(self, s: ast.Apply) -> None:
+        # Result bodies see the names of the place that applies them: check those names here.
+        for result in self.c.applied_results(s.value):
+            for name in self.c.free_names(result):
+                if self.defined(name):
+                    continue
+                if self.free is not None:  # an apply inside a result: the outer apply site decides
+                    self.free.setdefault(name, s.span)
+                    continue
+                candidates = set(self.locals) | self.c.globals
+                self.diags.error("E-undefined", f"result {result.name} uses '{name}', which is not defined where "
+                                 "the result is applied", s.span,
+                                 hint=did_you_mean(name, candidates)
+                                 or f"a result sees the names of the body that applies it: define '{name}' "
+                                 "before this `apply`")
+
+    # ------------------------------------------------------------ expressions
+    def cond(self, e: ast.Expr | None) -> None:
+        """A condition (`if`, `when`, `where`, `require`, `holds`): a literal must be a bool."""
+        if e is None:
+            return
+        lit = _literal_type(e)
+        if lit is not None and lit != "bool":
+            self.diags.error("E-type", f"a condition must be true or false, not the {lit} literal "
+                             f"{_literal_text(e)}", e.span)
+        self.expr(e)
+
+    def expr(self, e: ast.Expr | None) -> None:
+        if e is None:
+            return
+        if isinstance(e, ast.Name):
+            self.name(e)
+        elif isinstance(e, ast.Call):
+            self.call(e, statement=False)
+        elif isinstance(e, ast.Comprehension):
+            self.comprehension(e)
+        elif isinstance(e, ast.Attr):
+            self.expr(e.obj)
+            self.attr_name(e)
+        elif isinstance(e, ast.Index):
+            self.expr(e.obj)
+            for a in e.args:
+                self.expr(a)
+        elif isinstance(e, ast.BinOp):
+            for operand in (e.left, e.right):
+                lit = _literal_type(operand)
+                if lit in ("bool", "str"):
+                    self.diags.error("E-type", f"`{e.op}` needs numbers, not the {lit} literal "
+                                     f"{_literal_text(operand)}", operand.span)
+            self.expr(e.left)
+            self.expr(e.right)
+        elif isinstance(e, (ast.Compare, ast.And, ast.Or)):
+            self.expr(e.left)
+            self.expr(e.right)
+        elif isinstance(e, ast.Neg):
+            lit = _literal_type(e.operand)
+            if lit in ("bool", "str"):
+                self.diags.error("E-type", f"`-` needs a number, not the {lit} literal {_literal_text(e.operand)}",
+                                 e.operand.span)
+            self.expr(e.operand)
+        elif isinstance(e, ast.Not):
+            self.expr(e.operand)
+        elif isinstance(e, ast.Is):
+            self.expr(e.obj)
+            if e.tag not in self.c.tags:
+                self.diags.error("E-unknown-tag", f"unknown tag '{e.tag}'", _tail_span(e.span, e.tag),
+                                 hint=did_you_mean(e.tag, self.c.tags) or "`is` tests a declared terrain, edge, "
+                                 "feature, marker, class, unit type, side or result, or a flag property")
+        elif isinstance(e, ast.In):
+            self.expr(e.item)
+            self.expr(e.collection)
+        elif isinstance(e, ast.Cond):
+            self.cond(e.test)
+            self.expr(e.then)
+            self.expr(e.orelse)
+        elif isinstance(e, ast.ListLit):
+            for item in e.items:
+                self.expr(item)
+        # literals and rolls have nothing to check
+
+    def name(self, e: ast.Name) -> None:
+        if self.defined(e.id):
+            return
+        if e.id in stdlib.BUILTINS:
+            self.diags.error("E-undefined", f"'{e.id}' is a built-in function, not a value", e.span,
+                             hint=f"call it: {e.id}(...)")
+            return
+        if self.free is not None:
+            self.free.setdefault(e.id, e.span)
+            return
+        self.diags.error("E-undefined", f"unknown name '{e.id}'", e.span,
+                         hint=did_you_mean(e.id, set(self.locals) | self.c.globals))
+
+    def attr_name(self, e: ast.Attr) -> None:
+        """`u.X` for a unit parameter and `terrain(h).X`: X must be a property somewhere."""
+        obj = e.obj
+        if isinstance(obj, ast.Name) and obj.id in self.locals and self.locals[obj.id] == "unit":
+            if e.name not in self.c.unit_props:
+                self.diags.error("E-unknown-property", f"units have no property '{e.name}'", _tail_span(e.span, e.name),
+                                 hint=did_you_mean(e.name, self.c.unit_props)
+                                 or "unit properties are the built-in fields, unit type properties and unit_vars")
+        elif isinstance(obj, ast.Call) and obj.func == "terrain":
+            if e.name not in self.c.terrain_props:
+                self.diags.error("E-unknown-property", f"no terrain has a property '{e.name}'",
+                                 _tail_span(e.span, e.name), hint=did_you_mean(e.name, self.c.terrain_props))
+
+    def call(self, call: ast.Call, statement: bool) -> None:
+        func = call.func
+        n_args = len(call.args) + len(call.kwargs)
+        builtin = stdlib.BUILTINS.get(func)
+        decl = self.game.names.get(func)
+        if builtin is not None:
+            lo, hi = builtin.min_args, builtin.max_args
+            if n_args < lo or (hi is not None and n_args > hi):
+                self.arity(call, f"'{func}'", lo, hi, n_args)
+            if builtin.effect and not statement:
+                self.diags.error("E-effect-in-expression", f"'{func}' changes the game state, so it can only be "
+                                 "used as a statement", call.span, hint="call it on a line of its own")
+            self.special_builtin(call)
+        elif isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
+            n = len(decl.params)
+            if n_args != n:
+                self.arity(call, f"{_kind(decl)} '{func}'", n, n, n_args)
+            if isinstance(decl, ast.Procedure) and not statement:
+                self.diags.error("E-effect-in-expression", f"procedure '{func}' can only be called as a statement",
+                                 call.span, hint="procedures change the game state; use a function for a value")
+            if not isinstance(decl, ast.Procedure) and statement:
+                self.diags.error("E-not-a-statement", f"{_kind(decl)} '{func}' computes a value, which is "
+                                 "thrown away here", call.span, hint=f"use it: let x = {func}(...)")
+        elif decl is not None:
+            self.diags.error("E-undefined", f"'{func}' is a {_kind(decl)}, not a function", call.span,
+                             hint=did_you_mean(func, self.c.callables))
+        else:
+            self.diags.error("E-undefined", f"unknown function '{func}'", call.span,
+                             hint=did_you_mean(func, self.c.callables))
+        args = call.args
+        if func == "emit" and args and isinstance(args[0], ast.Name) and args[0].id not in self.locals:
+            self.c.emitted.setdefault(args[0].id, args[0])  # an event name, checked in _check_events
+            args = args[1:]
+        for a in args:
+            self.expr(a)
+        for a in call.kwargs.values():
+            self.expr(a)
+
+    def special_builtin(self, call: ast.Call) -> None:
+        if call.func == "place":
+            self.c.place_calls.append(call)
+        elif call.func == "loc":
+            self.c.loc_calls.append(call)
+
+    def arity(self, call: ast.Call, what: str, lo: int, hi: int | None, given: int) -> None:
+        self.diags.error("E-arity", f"{what} takes {_arity_text(lo, hi)}, but {given} "
+                         f"{'is' if given == 1 else 'are'} given", call.span)
+
+    def comprehension(self, e: ast.Comprehension) -> None:
+        builtin = stdlib.BUILTINS.get(e.func)
+        if builtin is None:
+            self.diags.error("E-undefined", f"unknown function '{e.func}'", e.span,
+                             hint=did_you_mean(e.func, stdlib.BUILTINS))
+        elif builtin.effect:
+            self.diags.error("E-effect-in-expression", f"'{e.func}' changes the game state, so it can only be "
+                             "used as a statement", e.span)
+        self.expr(e.source)
+        # The variable is visible inside the comprehension only.
+        saved = self.locals
+        self.locals = dict(saved)
+        self.locals[e.var] = None
+        self.expr(e.element)
+        if e.where is not None:
+            self.cond(e.where)
+        self.locals = saved

@@ -1,0 +1,118 @@
+"""The coverage report: which rulebook sections the rules encode, partly encode, or not yet.
+
+A section is *encoded* when some construct cites it (or all its subsections are encoded),
+*partial* when the designer marks it so in `sections { }` (with the reason) or when only some of
+its subsections are encoded, and *not encoded* otherwise. Every construct that cites a section is
+listed under it, so a rules lawyer can go from the rulebook to the encoding and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from warcodex.dsl import ast
+from warcodex.dsl.model import GameDef
+
+
+@dataclass
+class SectionCoverage:
+    number: str
+    title: str
+    status: str  # encoded | partial | not_encoded | not_applicable
+    note: str | None = None
+    cited_by: list[str] = field(default_factory=list)
+    depth: int = 0
+
+
+def citing_constructs(game: GameDef) -> dict[str, list[str]]:
+    """Section number -> descriptions of the constructs that cite it."""
+    found: dict[str, list[str]] = {}
+
+    def add(cites, what: str) -> None:
+        for c in cites:
+            lst = found.setdefault(c, [])
+            if what not in lst:
+                lst.append(what)
+
+    def walk(node, owner: str) -> None:
+        if isinstance(node, ast.Modifier):
+            add(node.citations, f"{owner}: modifier '{node.label or node.op}'")
+        elif isinstance(node, (ast.Require, ast.Choose, ast.Beyond, ast.ActionParam, ast.Prop)) and getattr(node, "citations", None):
+            kind = type(node).__name__.lower().replace("actionparam", "parameter")
+            label = getattr(node, "key", None) or getattr(node, "name", None) or getattr(node, "message", None) or ""
+            add(node.citations, f"{owner}: {kind} {label}".rstrip())
+        elif isinstance(node, ast.Step):
+            add(node.citations, f"{owner}: step '{node.label}'")
+        elif isinstance(node, (ast.PlayerTurns, ast.TurnLoop)):
+            add(node.citations, f"{owner}: {node.label or type(node).__name__}")
+        if isinstance(node, ast.Decl) and node is not None:
+            kind = getattr(node, "kind", None) or type(node).__name__.lower()
+            what = f"{kind} {node.name}" + (f" \"{node.header.label}\"" if node.header.label else "")
+            add(node.header.citations, what)
+            add(getattr(node, "base_citations", []) or [], f"{what}: base")
+            owner = what
+        if isinstance(node, ast.Node):
+            for f in type(node).model_fields:
+                if f not in ("span", "header"):
+                    walk(getattr(node, f), owner)
+        elif isinstance(node, (list, tuple)):
+            for x in node:
+                walk(x, owner)
+
+    for decl in game.decls:
+        walk(decl, "")
+    return found
+
+
+def _parent(number: str) -> str | None:
+    return number.rsplit(".", 1)[0] if "." in number else None
+
+
+def coverage(game: GameDef) -> list[SectionCoverage]:
+    cites = citing_constructs(game)
+    entries = list(game.sections.values())
+    children: dict[str, list[str]] = {}
+    for e in entries:
+        p = _parent(e.number)
+        if p in game.sections:
+            children.setdefault(p, []).append(e.number)
+    result: dict[str, SectionCoverage] = {}
+
+    def status_of(number: str) -> SectionCoverage:
+        if number in result:
+            return result[number]
+        e = game.sections[number]
+        depth = number.count(".")
+        cov = SectionCoverage(number, e.title, "not_encoded", e.note, cites.get(number, []), depth)
+        kids = [status_of(k) for k in children.get(number, [])]
+        if e.status:
+            cov.status = e.status
+        elif cov.cited_by:
+            cov.status = "encoded"
+            missing = [k.number for k in kids if k.status in ("not_encoded", "partial")]
+            if missing:
+                cov.status = "partial"
+                cov.note = "subsections not fully encoded: " + ", ".join("§" + m for m in missing)
+        elif kids:
+            done = [k for k in kids if k.status in ("encoded", "not_applicable")]
+            if len(done) == len(kids):
+                cov.status = "encoded"
+                cov.note = "through its subsections"
+            elif any(k.status in ("encoded", "partial") for k in kids):
+                cov.status = "partial"
+                cov.note = "subsections not fully encoded: " + ", ".join("§" + k.number for k in kids if k not in done)
+        result[number] = cov
+        return cov
+
+    return [status_of(e.number) for e in entries]
+
+
+def summary(report: list[SectionCoverage]) -> dict[str, int]:
+    out = {"encoded": 0, "partial": 0, "not_encoded": 0, "not_applicable": 0}
+    for c in report:
+        out[c.status] += 1
+    return out
+
+
+def unknown_citations(game: GameDef) -> list[str]:
+    return sorted(set(citing_constructs(game)) - set(game.sections))

@@ -1,0 +1,362 @@
+"""Tests of the semantic checker (warcodex.dsl.checker).
+
+Most fixtures are inline: a minimal valid game header (HEADER, lines 1-3) plus the one faulty
+construct, written to tmp_path by `check_text`. Each case asserts the exact code, message, line
+and column, and that the fixture produces no other diagnostic (so the checker has no false
+positives on the valid parts). Fixtures that need several files live in tests/data/bad/.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from warcodex.dsl import ast
+from warcodex.dsl.checker import check_game, check_path, resolve_code
+from warcodex.dsl.diagnostics import Severity
+from warcodex.dsl.loader import load_game
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = Path(__file__).resolve().parent / "data" / "bad"
+
+HEADER = """game g "G" §1 { }
+sections { §1 "One" §2 "Two" }
+sequence §1 { phase main §1 { } }
+"""
+# The same header, allowing an action `a` (so fixtures declaring it get no W-unused-action).
+HEADER_A = HEADER.replace("phase main §1 { }", "phase main §1 { allow a }")
+
+
+def check_text(tmp_path: Path, body: str, header: str = HEADER):
+    (tmp_path / "game.wcx").write_text(header + body, encoding="utf-8")
+    game, diags = check_path(tmp_path)
+    return diags
+
+
+def rendered(diags) -> str:
+    return "\n".join(d.render() for d in diags.items)
+
+
+# ---------------------------------------------------------------- one case per diagnostic
+# (id, body, header, code, message, line, column, hint or None for "not checked")
+CASES = [
+    # 1. undefined names, with scoping
+    ("undefined-name", 'var weather: int = 0 §1\nfunction f(): int "f" §1 = wether + 1\n', HEADER,
+     "E-undefined", "unknown name 'wether'", 5, 28, "did you mean 'weather'?"),
+    ("comprehension-var-is-local", 'procedure p() "p" §1 {\n  if true { let x = 1 }\n'
+     '  let y = x + count(v for v in [1, 2])\n  let z = v\n}\n', HEADER,
+     "E-undefined", "unknown name 'v'", 7, 11, None),
+    ("action-param-where-sees-earlier-params-only",
+     'action a "A" §1 {\n  param x: from [1, 2] where x > 0 and y > 0\n  param y: from [x]\n'
+     '  require y > 0\n  do { stop }\n}\n', HEADER_A,
+     "E-undefined", "unknown name 'y'", 5, 40, None),
+    ("movement-names", 'movement ground "G" §1 {\n  stop: distance(origin, from) > 2 and to != none and s != none '
+     'and u.steps > 0 and range_left\n}\n', HEADER,
+     "E-undefined", "unknown name 'range_left'", 5, 85, None),
+    ("builtin-used-as-value", 'function f(): int "f" §1 = count\n', HEADER,
+     "E-undefined", "'count' is a built-in function, not a value", 4, 28, "call it: count(...)"),
+    ("result-free-name-at-apply", 'result AE "Att elim" §1 { for u in attackers { eliminate(u) } }\n'
+     'table crt "CRT" §1 {\n  rows roll d6: 1..6\n  row 1..6: AE\n}\n'
+     'procedure p() "p" §1 { apply crt[roll d6] }\n', HEADER,
+     "E-undefined", "result AE uses 'attackers', which is not defined where the result is applied", 9, 24,
+     "a result sees the names of the body that applies it: define 'attackers' before this `apply`"),
+    ("unknown-trigger-event", 'on enterr(u: unit, h: location) "x" §1 { }\n', HEADER,
+     "E-undefined", "unknown event 'enterr'", 4, 4, "did you mean 'enter'?"),
+    ("unknown-emitted-event", 'on turn_start "x" §1 { emit(boom) }\n', HEADER,
+     "E-undefined", "unknown event 'boom'", 4, 29, "no `on boom` trigger handles this event"),
+    # 2. calls
+    ("unknown-function", 'function f(): int "f" §1 = cuont([1])\n', HEADER,
+     "E-undefined", "unknown function 'cuont'", 4, 28, "did you mean 'count'?"),
+    ("not-a-function", 'table t "T" §1 { row 1: 1 }\nfunction f(): int "f" §1 = t(1)\n', HEADER,
+     "E-undefined", "'t' is a table, not a function", 5, 28, None),
+    ("arity-builtin", 'function f(): int "f" §1 = distance(1)\n', HEADER,
+     "E-arity", "'distance' takes 2 arguments, but 1 is given", 4, 28, None),
+    ("arity-optional-builtin", 'procedure p() "p" §1 { place(1) }\n', HEADER,
+     "E-arity", "'place' takes 3 to 4 arguments, but 1 is given", 4, 24, None),
+    ("arity-function", 'function g(x: int): int "g" §1 = x\nfunction f(): int "f" §1 = g(1, 2)\n', HEADER,
+     "E-arity", "function 'g' takes 1 argument, but 2 are given", 5, 28, None),
+    ("arity-trigger-params", 'on enter(u: unit) "y" §1 { }\n', HEADER,
+     "E-arity", "event 'enter' has 2 arguments, but this trigger binds 1", 4, 4,
+     "write: on enter(u: unit, h: location)"),
+    ("effect-builtin-in-expression", 'procedure p() "p" §1 {\n  let x = win(none, "draw")\n}\n', HEADER,
+     "E-effect-in-expression", "'win' changes the game state, so it can only be used as a statement", 5, 11,
+     "call it on a line of its own"),
+    ("procedure-in-expression", 'procedure q() "q" §1 { }\nprocedure p() "p" §1 { let y = q() }\n', HEADER,
+     "E-effect-in-expression", "procedure 'q' can only be called as a statement", 5, 32, None),
+    ("function-as-statement", 'function g(): int "g" §1 = 1\nprocedure p() "p" §1 { g() }\n', HEADER,
+     "E-not-a-statement", "function 'g' computes a value, which is thrown away here", 5, 24,
+     "use it: let x = g(...)"),
+    # 3. `is` tags (a flag property and a unit type are valid tags)
+    ("unknown-tag", 'terrain forest "Forest" §1\nunit tank "Tank" §1 { elite }\n'
+     'function f(u: unit): bool "f" §1 = u is elite and u is tank and terrain(u.loc) is forrest\n', HEADER,
+     "E-unknown-tag", "unknown tag 'forrest'", 6, 83, "did you mean 'forest'?"),
+    # 4. tables
+    ("table-cell-count", 'result DE "Elim" §1\ntable t "T" §1 {\n  columns: 1 2\n  row 1: DE | DE\n  row 2: DE\n}\n',
+     HEADER, "E-table", "row 2 of table t has 1 cell, but the table has 2 columns", 8, 3, None),
+    ("table-missing-roll", 'result DE "Elim" §1\ntable t "T" §1 {\n  rows roll d6: 1..6\n  row 1..4: DE\n'
+     '  row 6: DE\n}\n', HEADER,
+     "E-table", "table t has no row for roll 5", 6, 3, None),
+    ("table-overlapping-rolls", 'result DE "Elim" §1\ntable t "T" §1 {\n  rows roll d6: 1..6\n  row 1..4: DE\n'
+     '  row 4..6: DE\n}\n', HEADER,
+     "E-table", "roll 4 is covered twice in table t: by row 1..4 and by row 4..6", 8, 7, None),
+    ("table-dice-range", 'result DE "Elim" §1\ntable t "T" §1 {\n  rows roll d6: 1..5\n  row 1..5: DE\n}\n', HEADER,
+     "E-table", "the rows of table t do not cover every roll of d6 (1 to 6): 6 missing", 6, 3, None),
+    ("table-odds-order", 'result DE "Elim" §1\ntable t "T" §1 {\n  columns odds: 1:1 3:1 2:1\n'
+     '  row 1: DE | DE | DE\n}\n', HEADER,
+     "E-table", "odds columns must increase: 2:1 comes after 3:1", 6, 25, None),
+    ("table-beyond-kind", 'result DE "Elim" §1\ntable t "T" §1 {\n  columns odds: 1:1 2:1\n'
+     '  beyond { above 3 use 2:1 §1 }\n  row 1: DE | DE\n}\n', HEADER,
+     "E-table", "beyond key 3 is a number, but the columns of table t are odds columns", 7, 18,
+     "write it like the columns, e.g. 1:1"),
+    ("unknown-result", 'result DE "Elim" §1\ntable t "T" §1 { row 1: DX }\n', HEADER,
+     "E-unknown-result", "unknown result code 'DX'", 5, 25, None),
+    ("number-glued-to-result-without-params", 'result DE "Elim" §1\ntable t "T" §1 { row 1: DE1 }\n', HEADER,
+     "E-unknown-result", "unknown result code 'DE1'", 5, 25,
+     "result DE takes 0 parameters, so DE1 cannot mean DE(1)"),
+    ("not-a-result", 'terrain clear "Clear" §1\ntable t "T" §1 { row 1: clear }\n', HEADER,
+     "E-unknown-result", "'clear' is a terrain, not a result", 5, 25, None),
+    ("result-arity", 'result DR(n: int) "Retreat" §1\ntable t "T" §1 { row 1: DR }\n', HEADER,
+     "E-arity", "result DR takes 1 argument, but 'DR' gives 0", 5, 25, "write DR(n)"),
+    # 5. types
+    ("set-literal-type", 'var vp: int = 0 §1\nprocedure p() "p" §1 { set vp = true }\n', HEADER,
+     "E-type", "var 'vp' is int, but is set to the bool literal true", 5, 33, None),
+    ("set-unit-var-literal-type", 'unit_var tired: bool = false §1\nprocedure p(u: unit) "p" §1 { set u.tired = 3 }\n',
+     HEADER, "E-type", "unit_var 'tired' is bool, but is set to the int literal 3", 5, 45, None),
+    ("var-default-type", 'var vp: int = "none" §1\n', HEADER,
+     "E-type", 'var \'vp\' is int, but its default is the str literal "none"', 4, 15, None),
+    ("arithmetic-on-string", 'function f(): int "f" §1 = 1 + "a"\n', HEADER,
+     "E-type", '`+` needs numbers, not the str literal "a"', 4, 32, None),
+    ("condition-literal", 'procedure p() "p" §1 { if 1 { stop } }\n', HEADER,
+     "E-type", "a condition must be true or false, not the int literal 1", 4, 27, None),
+    ("unknown-param-type", 'procedure p(n: integer) "p" §1 { }\n', HEADER,
+     "E-type", "unknown type 'integer'", 4, 16, None),
+    ("unknown-var-type", 'var vp: integr = 0 §1\n', HEADER,
+     "E-type", "unknown type 'integr'", 4, 9, None),
+    ("place-wrong-kind", 'side red "Red" §1\nunit inf "Inf" §1\n'
+     'scenario s "S" §1 { turns: 2 setup { place(inf, inf, "0101") } }\n', HEADER,
+     "E-type", "place(): 'inf' is a unit, not a side", 6, 49, None),
+    ("unknown-unit-property", 'unit inf "Inf" §1 { attack: 1 }\nfunction f(u: unit): int "f" §1 = u.atack\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 5, 37, "did you mean 'attack'?"),
+    ("unknown-terrain-property", 'terrain clear "Clear" §1 { move_cost: 1 }\n'
+     'function f(h: location): int "f" §1 = terrain(h).movecost\n', HEADER,
+     "E-unknown-property", "no terrain has a property 'movecost'", 5, 50, "did you mean 'move_cost'?"),
+    # 6. citations
+    ("no-citation", 'function f(): int "f" = 1\n', HEADER,
+     "E-no-citation", "function 'f' cites no rulebook section", 4, 10, None),
+    ("modifier-without-citation", 'quantity q(): int "q" §1 {\n  base: 1 §1\n  modifier "m" + 1\n}\n', HEADER,
+     "E-no-citation", "modifier 'm' of quantity 'q' cites no rulebook section", 6, 3, None),
+    ("unknown-section", 'terrain clear "Clear" §2.1 { move_cost: 1 }\n', HEADER,
+     "E-unknown-section", "unknown section §2.1", 4, 23, "known sections near it: §2"),
+    # 7. the sequence
+    ("allow-unknown-action", 'action move "Move" §1 { }\n',
+     HEADER.replace("phase main §1 { }", "phase main §1 { allow mvoe, move }"),
+     "E-undefined", "unknown action 'mvoe'", 3, 37, "did you mean 'move'?"),
+    ("unused-action", 'action b "B" §1 { }\n', HEADER,
+     "W-unused-action", "action 'b' is never allowed in any phase", 4, 8, "add `allow b` to the phase where players may do it"),
+    ("unreachable-phase", "", HEADER.replace("phase main §1 {", "phase main §1 when false {"),
+     "W-unreachable-phase", "phase 'main' never runs: its condition is `false`", 3, 34, None),
+    ("no-sequence", "", 'game g "G" §1 { }\nsections { §1 "One" }\n',
+     "E-no-sequence", "the game has no `sequence` (turn sequence)", 1, 6, None),
+    # 8. scenarios
+    ("scenario-without-turns", 'scenario s "S" §1 { }\n', HEADER,
+     "E-scenario", "scenario 's' has no first_turn and last_turn", 4, 10,
+     "add `first_turn: 1` and `last_turn: N` (or `turns: N`)"),
+    ("scenario-ends-before-start", 'scenario s "S" §1 { first_turn: 5 last_turn: 3 }\n', HEADER,
+     "E-scenario", "scenario 's' ends (last_turn 3) before it starts (first_turn 5)", 4, 46, None),
+    ("scenario-turn-not-int", 'scenario s "S" §1 { first_turn: 1 last_turn: "six" }\n', HEADER,
+     "E-scenario", "last_turn of scenario 's' must be a whole number", 4, 46, None),
+    # 9. invariants
+    ("invariant-without-check", 'invariant i "I" §1 { holds: true }\n', HEADER,
+     "E-invariant", "invariant 'i' has no `check:`", 4, 11, None),
+    ("invariant-without-holds", 'invariant i "I" §1 { check: always }\n', HEADER,
+     "E-invariant", "invariant 'i' has no `holds:` condition", 4, 11, None),
+    ("invariant-after-unknown-action", 'invariant i "I" §1 { check: after(mvoe) holds: true }\n', HEADER,
+     "E-invariant", "invariant 'i' is checked at after(mvoe), but 'mvoe' is not an action", 4, 35, None),
+    ("invariant-bad-check", 'invariant i "I" §1 { check: sometimes holds: true }\n', HEADER,
+     "E-invariant", "`check:` of invariant 'i' must be always, after(ACTION) or phase_end(PHASE)", 4, 29, None),
+    # 10. provisional data
+    ("provisional", 'unit inf "Inf" §1 provisional "made up" { attack: 1 }\n', HEADER,
+     "W-provisional", "unit inf is provisional: made up", 4, 6, None),
+    ("provisional-prop", 'terrain clear "Clear" §1 { move_cost: 1 provisional "guess" }\n', HEADER,
+     "W-provisional", "terrain clear.move_cost is provisional: guess", 4, 28, None),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_each_diagnostic(tmp_path, case):
+    _id, body, header, code, message, line, column, hint = case
+    diags = check_text(tmp_path, body, header)
+    assert len(diags.items) == 1, f"expected exactly one diagnostic:\n{rendered(diags)}"
+    d = diags.items[0]
+    assert (d.code, d.message) == (code, message), rendered(diags)
+    assert (d.span.file, d.span.line, d.span.column) == (str(tmp_path / "game.wcx"), line, column), rendered(diags)
+    assert d.severity is (Severity.WARNING if code.startswith("W-") else Severity.ERROR)
+    if hint is not None:
+        assert d.hint == hint
+
+
+def test_duplicate_phase(tmp_path):
+    header = HEADER.replace("phase main §1 { }", "phase main §1 { } phase main §1 { }")
+    diags = check_text(tmp_path, "", header)
+    [d] = diags.items
+    first = f"{tmp_path / 'game.wcx'}:3:21"
+    assert (d.code, d.message, d.span.line, d.span.column) == (
+        "E-duplicate", f"phase 'main' is declared twice (first at {first})", 3, 39)
+
+
+# ---------------------------------------------------------------- scoping that must NOT report
+def test_scoping_rules_accept_valid_uses(tmp_path):
+    body = """
+var weather: name = none §1
+unit_var moved: bool = false §1
+unit inf "Inf" §1 { attack: 2 at steps 1 { attack: 1 } }
+result AE "Att elim" §1 { for u in attackers { eliminate(u) } apply t2[1] }
+result DR(hexes: int) "Retreat" §1 { for u in defenders { reduce(u, hexes) } }
+table crt "CRT" §1 {
+  columns odds: 1:1 2:1
+  rows roll d6: 1..6
+  beyond { above 2:1 use 2:1 §1 }
+  row 1..3: AE | DR1
+  row 4..6: DR(2) | DR2
+}
+table t2 "T2" §1 { row 1: DR1 }
+procedure fight(attackers: list, target: location) "fight" §1 {
+  let defenders = units_at(target)
+  step "roll" §1 { let r = roll d6 }
+  if r > 3 { let x = r }
+  apply crt[odds(1, 1), r + x]
+}
+on enter(u: unit, h: location) "enter" §1 when u.moved and u.attack > 0 and u.loc == h {
+  set u.moved = true
+  set weather = none
+}
+"""
+    diags = check_text(tmp_path, body)
+    assert not diags.items, rendered(diags)
+
+
+def test_dynamic_scope_reaches_results_of_nested_apply(tmp_path):
+    # AE applies t2, whose result DR needs `defenders`: the outer apply site must define it.
+    body = """
+result AE "Att elim" §1 { apply t2[1] }
+result DR(hexes: int) "Retreat" §1 { for u in defenders { reduce(u, hexes) } }
+table crt "CRT" §1 { row 1: AE }
+table t2 "T2" §1 { row 1: DR1 }
+procedure fight() "fight" §1 { apply crt[1] }
+"""
+    diags = check_text(tmp_path, body)
+    [d] = diags.items
+    assert (d.code, d.message, d.span.line) == (
+        "E-undefined", "result AE uses 'defenders', which is not defined where the result is applied", 9)
+
+
+# ---------------------------------------------------------------- map and locations (fixture folder)
+def test_map_names_and_locations():
+    game, diags = check_path(BAD / "map_names")
+    got = [(d.code, d.message, Path(d.span.file).name, d.span.line, d.span.column, d.hint) for d in diags.items]
+    assert got == [
+        ("E-unknown-location", 'unknown location "0304"', "game.wcx", 15, 21, "did you mean '0303'?"),
+        ("E-undeclared-map-name", "the map uses terrain 'forrest', which the rules do not declare",
+         "map.wcmap", 5, 11, "did you mean 'forest'?"),
+        ("E-undeclared-map-name", "the map uses location feature 'city', which the rules do not declare",
+         "map.wcmap", 6, 11, 'declare it: feature city "Label" §section'),
+        ("E-undeclared-map-name", "the map uses edge feature 'river', which the rules do not declare",
+         "map.wcmap", 7, 8, 'declare it: edge river "Label" §section'),
+    ], rendered(diags)
+
+
+def test_map_checks_are_skipped_without_the_map_loader(monkeypatch):
+    monkeypatch.setitem(sys.modules, "warcodex.interpreter.mapfile", None)  # import now fails
+    game, diags = check_path(BAD / "map_names")
+    assert not diags.items, rendered(diags)
+
+
+def test_missing_map_file(tmp_path):
+    diags = check_text(tmp_path, "", HEADER.replace('game g "G" §1 { }', 'game g "G" §1 { map: "nope.wcmap" }'))
+    [d] = diags.items
+    assert (d.code, d.message, d.span.line, d.span.column) == (
+        "E-map-read", f"map file not found: {tmp_path / 'nope.wcmap'}", 1, 22)
+
+
+def test_map_diagnostics_are_forwarded(tmp_path):
+    (tmp_path / "m.wcmap").write_text('map "M" rulebook {\n  grid hex flat odd cols 1..2 rows 1..2\n'
+                                      '  terrain clear: 0909\n}\n', encoding="utf-8")
+    diags = check_text(tmp_path, 'terrain clear "Clear" §1\n',
+                       HEADER.replace('game g "G" §1 { }', 'game g "G" §1 { map: "m.wcmap" }'))
+    assert [d.code for d in diags.items] == ["E-map-unknown-location"], rendered(diags)
+    assert Path(diags.items[0].span.file).name == "m.wcmap"
+
+
+# ---------------------------------------------------------------- several errors in one pass
+def test_many_errors_in_one_pass():
+    game, diags = check_path(BAD / "many_errors")
+    got = [(Path(d.span.file).name, d.span.line, d.span.column, d.code, d.message) for d in diags.items]
+    assert got == [
+        ("game.wcx", 6, 37, "E-undefined", "unknown action 'atack'"),
+        ("rules.wcx", 3, 8, "W-unused-action", "action 'attack' is never allowed in any phase"),
+        ("rules.wcx", 3, 48, "E-type", 'var \'weather\' is int, but is set to the str literal "rain"'),
+        ("rules.wcx", 4, 35, "E-unknown-section", "unknown section §3"),
+        ("rules.wcx", 4, 54, "E-unknown-tag", "unknown tag 'forrest'"),
+        ("rules.wcx", 6, 9, "E-undefined", "unknown name 'wether'"),
+        ("rules.wcx", 7, 3, "E-no-citation", "modifier 'm' of quantity 'q' cites no rulebook section"),
+    ], rendered(diags)
+
+
+# ---------------------------------------------------------------- resolve_code
+def test_resolve_code(tmp_path):
+    (tmp_path / "game.wcx").write_text(HEADER + 'result DR(n: int) "R" §1\nresult DE "E" §1\n'
+                                       'result A1 "A one" §1\nresult A(n: int) "A" §1\n', encoding="utf-8")
+    game = load_game(tmp_path)
+    result, args = resolve_code(game, "DE")
+    assert (result.name, args) == ("DE", [])
+    result, args = resolve_code(game, "DR2")
+    assert result.name == "DR" and [a.value for a in args] == [2]
+    result, args = resolve_code(game, ast.Code(name="DR", args=[ast.Num(value=3)]))
+    assert result.name == "DR" and [a.value for a in args] == [3]
+    assert resolve_code(game, "A1")[0].name == "A1"  # a declared name wins over the split
+    assert resolve_code(game, "DE2") is None  # DE takes no parameter
+    assert resolve_code(game, "XX") is None
+    assert resolve_code(game, ast.Code(name="3", number=3)) is None  # numeric cell
+
+
+# ---------------------------------------------------------------- check_path never raises
+def test_syntax_error_becomes_diagnostics(tmp_path):
+    (tmp_path / "game.wcx").write_text('game g "G" §1 {\n  oops oops: \n', encoding="utf-8")
+    game, diags = check_path(tmp_path)
+    assert game is None
+    assert [d.code for d in diags.items] == ["E-syntax"]
+
+
+def test_missing_game(tmp_path):
+    game, diags = check_path(tmp_path / "nothing")
+    assert game is None and [d.code for d in diags.items] == ["E-no-game"]
+
+
+def test_nonsense_input_does_not_raise(tmp_path):
+    body = """
+table t "T" §1 { columns odds: 1:1 3 rows roll d6: 6..1 row 9..2: X(1, y) | - beyond { from 2 use x §1 } }
+scenario s "S" §1 { turns: "x" setup { place() place(1, 2, 3) emit() emit(x) apply 3 } }
+invariant i "I" §1 { check holds }
+action a "A" §1 { param p: from q(p) where 5 }
+procedure p(u: unit) "p" §9 { set u.nope = 1 set u[1] = 2 apply crt }
+"""
+    diags = check_text(tmp_path, body)
+    assert diags.errors
+    assert not [d for d in diags.items if d.code == "E-internal"], rendered(diags)
+
+
+# ---------------------------------------------------------------- the example game
+def test_tiny_game_checks_clean():
+    game, diags = check_path(ROOT / "games" / "tiny")
+    assert game is not None, rendered(diags)
+    assert not diags.errors, rendered(diags)
+    # its provisional stand-ins are listed, one warning each
+    assert {d.code for d in diags.warnings} == {"W-provisional"}
+    assert any(d.message == "table crt is provisional: invented grid for the example game" for d in diags.warnings)
+
+
+def test_check_game_directly_on_tiny():
+    game = load_game(ROOT / "games" / "tiny")
+    assert not check_game(game).errors
