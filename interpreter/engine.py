@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from warcodex.dsl import ast
+from warcodex.dsl.checker import resolve_code
 from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
@@ -590,22 +591,6 @@ _CONSTANT_READERS = {
     "last_turn": _const(lambda fr: fr.ctx.engine.last_turn(fr.ctx.state)),
     "turn_order": _const(lambda fr: tuple(fr.ctx.engine.entities[s] for s in fr.ctx.state.turn_order)),
 }
-
-
-def resolve_code(game: GameDef, code: ast.Code):
-    """`DR2` -> (result DR, [2]) when DR takes one parameter and no result is named DR2."""
-    decl = game.names.get(code.name)
-    if isinstance(decl, ast.Result):
-        return decl, list(code.args)
-    name = code.name
-    i = len(name)
-    while i > 0 and name[i - 1].isdigit():
-        i -= 1
-    if 0 < i < len(name) and not code.args:
-        decl = game.names.get(name[:i])
-        if isinstance(decl, ast.Result) and len(decl.params) == 1:
-            return decl, [int(name[i:])]
-    return None
 
 
 def _map_path(game: GameDef) -> Path | None:
