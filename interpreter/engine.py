@@ -530,8 +530,9 @@ class Engine:
                 return self.compiler.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
         return default
 
-    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None):
-        """A fresh state with the scenario set up (setup statements run, game not started)."""
+    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True):
+        """A fresh state with the scenario set up (setup statements run, game not started).
+        With setup=False the board is empty (tests and analysis place their own units)."""
         import random
 
         from warcodex.interpreter.context import Context
@@ -551,8 +552,8 @@ class Engine:
         order = self.scenario_prop(sc, "turn_order") or self._game_prop("turn_order") or self.side_entities
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
-        setup = self.compiler.block(sc.setup, set())
-        setup(Frame(ctx))
+        if setup:
+            self.compiler.block(sc.setup, set())(Frame(ctx))
         return state
 
     def _game_prop(self, key: str):

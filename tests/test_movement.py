@@ -1,0 +1,137 @@
+"""Movement under the tiny game's rules (games/tiny/movement.wcx) on constructed maps: terrain costs,
+hexside modifiers, bridges, roads at a reduced rate, weather, zones of control, prohibited hexes,
+stacking and the one-hex minimum. Each expected cost is worked out by hand in a comment."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from warcodex.dsl.loader import load_game
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.hexgrid import HexGrid
+from warcodex.interpreter.mapfile import parse_map_text
+
+GRID = HexGrid("flat", "odd", cols=12, rows=10)
+GAME = load_game("games/tiny")
+
+
+def scene(body: str = "", weather: str = "fair"):
+    text = ('map "test" provisional "test map" {\n  grid hex flat odd cols 1..12 rows 1..10 ids CCRR\n'
+            "  default terrain clear\n" + body + "\n}\n")
+    engine = Engine(GAME, board=parse_map_text(text, "test.wcmap"))
+    state = engine.new_game("meeting", seed=0, setup=False)
+    state.vars["weather"] = engine.entities[weather]
+    return engine, state, Context(engine, state, agents={})
+
+
+def put(engine, ctx, type_name: str, side: str, at: str):
+    return engine.place(ctx, engine.entities[type_name], engine.entities[side], at, None, None)
+
+
+def cost(engine, ctx, u, a: str, b: str):
+    """The cost of one step, from the `move_cost` quantity (a path may be cheaper by going round)."""
+    return engine.quantities["move_cost"](ctx, (u, a, b), None)
+
+
+def reach(engine, ctx, u) -> dict[str, object]:
+    return {loc: entry[0] for loc, entry in engine.modes["ground"].reachable(ctx, u).items()}
+
+
+def test_clear_terrain_costs_one_per_hex():
+    engine, state, ctx = scene()
+    u = put(engine, ctx, "infantry", "axis", "0505")  # MA 3
+    costs = reach(engine, ctx, u)
+    for loc, cost in costs.items():
+        assert cost == engine.board.distance("0505", loc)
+    assert len(costs) == 3 * 6 + 2 * 6 + 6  # rings 1..3 around the start: 36 hexes
+
+
+def test_forest_costs_two():
+    engine, state, ctx = scene("  terrain forest: 0504")
+    u = put(engine, ctx, "infantry", "axis", "0505")
+    assert reach(engine, ctx, u)["0504"] == 2
+
+
+def test_minor_river_adds_one_and_a_bridge_cancels_it():
+    engine, state, ctx = scene("  edge minor_river: 0505/0504\n  edge minor_river: 0505/0506\n  edge bridge: 0505/0506")
+    u = put(engine, ctx, "infantry", "axis", "0505")
+    assert cost(engine, ctx, u, "0505", "0504") == 2  # clear 1 + minor river 1
+    assert cost(engine, ctx, u, "0505", "0506") == 1  # bridged
+
+
+def test_major_river_adds_two():
+    engine, state, ctx = scene("  edge major_river: 0505/0504")
+    u = put(engine, ctx, "infantry", "axis", "0505")
+    assert cost(engine, ctx, u, "0505", "0504") == 3  # clear 1 + major river 2
+    assert reach(engine, ctx, u)["0504"] == 2  # but going round the single river hexside is cheaper
+
+
+def test_road_costs_half_a_point_and_mud_cancels_the_road_rate():
+    path = " ".join(f"{c:02d}05" for c in range(1, 13))
+    engine, state, ctx = scene(f"  path road: {path}")
+    pz = put(engine, ctx, "panzer", "axis", "0105")  # MA 6
+    costs = reach(engine, ctx, pz)
+    assert costs["0205"] == Fraction(1, 2)
+    assert costs["1205"] == Fraction(11, 2)  # eleven road hexes at 1/2 MP
+
+    engine, state, ctx = scene(f"  path road: {path}", weather="mud")
+    pz = put(engine, ctx, "panzer", "axis", "0105")
+    costs = reach(engine, ctx, pz)
+    assert costs["0205"] == 2  # mud: no road rate, and mechanized units pay double
+    assert "0505" not in costs  # 4 hexes at 2 MP = 8 > 6
+
+
+def test_mud_doubles_costs_for_mechanized_units_only():
+    engine, state, ctx = scene("  terrain forest: 0504", weather="mud")
+    inf = put(engine, ctx, "infantry", "axis", "0505")
+    pz = put(engine, ctx, "panzer", "axis", "0507")
+    assert cost(engine, ctx, inf, "0505", "0504") == 2  # forest, infantry: unchanged
+    assert cost(engine, ctx, pz, "0507", "0506") == 2  # clear x2 for a mechanized unit
+
+
+def test_a_unit_stops_on_entering_an_enemy_zone_of_control():
+    engine, state, ctx = scene()
+    u = put(engine, ctx, "infantry", "axis", "0205")
+    put(engine, ctx, "rifle", "soviet", "0505")
+    r = engine.modes["ground"].reachable(ctx, u)
+    assert r["0405"][2] is True  # 0405 is next to the enemy: entering it stops the unit
+    assert "0505" not in r  # cannot enter the enemy hex
+    # 0605 is beyond the enemy, 4 hexes away: only reachable through ZOC hexes, so not at all
+    assert "0605" not in r
+
+
+def test_stacking_limit_of_two_prohibits_entering_a_full_hex():
+    engine, state, ctx = scene()
+    u = put(engine, ctx, "infantry", "axis", "0505")
+    put(engine, ctx, "infantry", "axis", "0504")
+    assert "0504" in reach(engine, ctx, u)
+    put(engine, ctx, "infantry", "axis", "0504")
+    assert "0504" not in reach(engine, ctx, u)
+
+
+def test_a_unit_may_always_move_one_hex():
+    # a unit with MA 3 in a ring of swamps behind major rivers: each step costs 3 + 2 = 5
+    ring = " ".join(GRID.hex_id(c, r) for c, r in GRID.neighbors(5, 5))
+    rivers = "\n".join(f"  edge major_river: 0505/{GRID.hex_id(c, r)}" for c, r in GRID.neighbors(5, 5))
+    engine, state, ctx = scene(f"  terrain swamp: {ring}\n{rivers}")
+    u = put(engine, ctx, "infantry", "axis", "0505")
+    assert cost(engine, ctx, u, "0505", "0504") == 5
+    r = engine.modes["ground"].reachable(ctx, u)
+    assert set(r) == {GRID.hex_id(c, r_) for c, r_ in GRID.neighbors(5, 5)}
+    assert all(entry[0] == 3 and entry[2] is True for entry in r.values())  # whole allowance, then stop
+
+
+def test_move_action_rejects_an_unreachable_destination():
+    from warcodex.interpreter.actions import ActionChoice
+    from warcodex.interpreter.values import RuleError
+
+    engine, state, ctx = scene()
+    state.active = "axis"
+    u = put(engine, ctx, "infantry", "axis", "0505")
+    with pytest.raises(RuleError, match="not an eligible to"):
+        engine.actions["move"].apply(ctx, ActionChoice("move", (("u", u), ("to", "0905"))))
+    engine.actions["move"].apply(ctx, ActionChoice("move", (("u", u), ("to", "0805"))))
+    assert state.units[u.id].loc == "0805"
