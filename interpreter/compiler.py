@@ -596,7 +596,8 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
             if tracing:
                 shown = f"{op}{amount}" if op in "+-*/=" else f"{op} {amount}"
                 rnd = f" round {rounding}" if rounding else ""
-                steps.append(Derivation(f"{label}: {before} {shown}{rnd} -> {value}", value, cites))
+                effect = f"-> {value}" if value != before or op != "min" and op != "max" else "(within the limit)"
+                steps.append(Derivation(f"{label}: {before} {shown}{rnd} {effect}", value, cites))
         value = _num(value)
         if tracing:
             ctx.trace_add(Derivation(f"{title} = {value}", value, tuple(q.header.citations), steps))

@@ -81,8 +81,10 @@ class Context:
         else:
             kept = faces
         total = sum(kept)
-        self.trace_add(Derivation(f"roll {dice.text()}: {faces if len(faces) > 1 else faces[0]}"
-                                  + (f" keep {kept}" if dice.keep is not None else "") + f" = {total}", total))
+        shown = f"{faces[0]}" if len(faces) == 1 else f"{' + '.join(map(str, kept))} = {total}"
+        if dice.keep is not None:
+            shown = f"{faces}, keep {kept} = {total}"
+        self.trace_add(Derivation(f"roll {dice.text()}: {shown}", total))
         return total
 
     # ------------------------------------------------------------ decisions inside procedures

@@ -32,7 +32,7 @@ def format_entry(entry: dict) -> str:
         head += f" ({entry['side']})"
     if kind == "action":
         args = ", ".join(f"{k}={_arg(v)}" for k, v in entry.get("args", {}).items())
-        head += f": {entry['action']}({args})"
+        head += ": " + entry.get("text", f"{entry['action']}({args})")
     elif kind == "pass":
         head += ": pass"
     elif kind == "auto":

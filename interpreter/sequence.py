@@ -242,6 +242,7 @@ class Runner:
         action = engine.actions.get(choice.action)
         if action is None or choice.action not in op.run.actions:
             raise RuleError(f"action '{choice.action}' is not allowed in phase {op.phase.name}")
+        text = f"{choice.action}(" + ", ".join(f"{k}={engine.describe(ctx, v)}" for k, v in choice.args) + ")"
         if self.trace:
             ctx.begin_trace()
         ctx.choices = []
@@ -251,7 +252,7 @@ class Runner:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None
         entry = {"k": "action", "phase": op.phase.name, "side": op.side, "action": choice.action,
-                 "args": {k: engine.to_json(v) for k, v in choice.args}}
+                 "args": {k: engine.to_json(v) for k, v in choice.args}, "text": text}
         if choices:
             entry["choices"] = choices
         if trace:
