@@ -81,6 +81,23 @@ class GameDef:
             return
         merge(old, decl)
 
+    def for_scenario(self, name: str) -> "GameDef":
+        """The rules as they stand in one scenario: a copy with the scenario's `override`
+        declarations (its special rules) merged over the base rules. The base is unchanged."""
+        import copy
+
+        scenario = self.scenarios[name]
+        if not scenario.overrides:
+            return self
+        derived = copy.deepcopy(self)
+        diags = Diagnostics()
+        for decl in derived.scenarios[name].overrides:
+            decl = copy.deepcopy(decl)
+            decl.override = True
+            derived.add(decl, diags)
+        diags.raise_if_errors()
+        return derived
+
     # ------------------------------------------------------------ queries
     @property
     def game(self) -> ast.Game:

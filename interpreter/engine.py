@@ -30,7 +30,13 @@ ENTITY_DECLS = (ast.Entity, ast.Unit, ast.Result, ast.Table, ast.Movement, ast.C
 
 
 class Engine:
-    def __init__(self, game: GameDef, board=None) -> None:
+    def __init__(self, game: GameDef, board=None, scenario: str | None = None) -> None:
+        """Compile `game`; with `scenario`, the rules as that scenario's special rules change them."""
+        self.base_game = game
+        if scenario is not None and scenario in game.scenarios:
+            game = game.for_scenario(scenario)
+        self.rules_scenario = scenario
+        self._derived: dict[str, "Engine"] = {}
         self.game = game
         self.board = board if board is not None else load_board(game)
         self.fingerprint = _fingerprint(game)
@@ -569,6 +575,15 @@ class Engine:
         if last is None:
             raise RuleError(f"scenario '{sc.name}' has no last_turn", sc.span)
         return int(last)
+
+    def for_scenario(self, name: str | None) -> "Engine":
+        """The engine to play `name` with: this one, or one compiled with the scenario's overrides."""
+        sc = self.scenario(name)
+        if not sc.overrides or self.rules_scenario == sc.name:
+            return self
+        if sc.name not in self._derived:
+            self._derived[sc.name] = Engine(self.base_game, self.board, sc.name)
+        return self._derived[sc.name]
 
     def legal_actions(self, ctx, names: list[str], rng=None):
         """Lazily generate the legal instances of the allowed actions (shuffled with rng)."""

@@ -59,6 +59,7 @@ def agents_for(engine, specs: list[str], seed: int) -> dict:
 
 
 def start(engine, scenario: str | None, seed: int, agents: dict, options: dict | None = None, **kw) -> Game:
+    engine = engine.for_scenario(scenario)  # the scenario's special rules, if it overrides any
     state = engine.new_game(scenario, seed, options)
     return Game(engine, state, agents, **kw)
 

@@ -292,7 +292,7 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
     opts = parse_options(options)
     if load_path:
         state, agent_objs, log = load_save(engine, load_path)
-        g = Game(engine, state, agent_objs, log=log, check_invariants=check_invariants)
+        g = Game(engine.for_scenario(state.scenario), state, agent_objs, log=log, check_invariants=check_invariants)
     else:
         g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
                   check_invariants=check_invariants)
