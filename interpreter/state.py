@@ -7,6 +7,7 @@ plain data and serialises to JSON (`warcodex.interpreter.saves`).
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -75,8 +76,7 @@ class GameState:
     # ------------------------------------------------------------ snapshots
     def snapshot(self) -> "GameState":
         """A copy sharing unit records with this state; changing either leaves the other intact."""
-        rng = random.Random()
-        rng.setstate(self.rng.getstate())
+        rng = copy.deepcopy(self.rng)  # also copies fixed dice (interpreter/dice.py)
         return GameState(
             scenario=self.scenario, seed=self.seed, units=dict(self.units), at=dict(self.at),
             vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
