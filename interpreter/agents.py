@@ -137,7 +137,15 @@ class ScriptedAgent(Agent):
             return None
         if entry["side"] != side:
             raise ReplayMismatch(f"the log has an action by {entry['side']}, but it is {side}'s decision")
-        args = tuple((k, self.engine.from_json(v)) for k, v in entry["args"].items())
+        action = self.engine.actions.get(entry["action"])
+        if action is None:
+            raise ReplayMismatch(f"the log has an action '{entry['action']}' that these rules do not declare")
+        recorded = entry["args"]
+        if set(recorded) != {p.name for p in action.params}:
+            raise ReplayMismatch(f"the log's {entry['action']} has arguments {sorted(recorded)}, the rules "
+                                 f"{[p.name for p in action.params]}")
+        # arguments in parameter order (the log stores them with sorted keys)
+        args = tuple((p.name, self.engine.from_json(recorded[p.name])) for p in action.params)
         return ActionChoice(entry["action"], args)
 
     def choose(self, ctx, who, what, options, optional):

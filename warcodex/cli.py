@@ -192,12 +192,15 @@ def info(game: str) -> None:
         turns = f"{getattr(props.get('first_turn'), 'value', '?')}-{getattr(props.get('last_turn'), 'value', '?')}"
         table.add_row(sc.name, sc.header.title(), turns, " ".join("§" + c for c in sc.header.citations))
     out.print(table)
+    from warcodex.dsl import ast
+
+    actions = sum(1 for _ in gamedef.of_kind(ast.Action))
     out.print(f"sections: {len(gamedef.sections)}; tables: {len(gamedef.tables)}; unit types: {len(gamedef.units)}; "
-              f"actions: {sum(1 for _ in gamedef.of_kind(__import__('warcodex.dsl.ast', fromlist=['Action']).Action))}")
-    provisional = gamedef.provisional_items()
+              f"actions: {actions}")
+    provisional = [w for w in diags.warnings if w.code == "W-provisional"]
     out.print(f"provisional items: {len(provisional)}")
-    for what, _, prov in provisional:
-        out.print(f"  {what}: {prov.note or 'provisional'}", markup=False)
+    for w in provisional:
+        out.print(f"  {w.message}", markup=False)
 
 
 # ------------------------------------------------------------------ play
