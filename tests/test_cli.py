@@ -32,11 +32,13 @@ def test_check_errors_exit_1_with_file_line_column_and_caret(tmp_path):
     folder = tmp_path / "tiny"
     shutil.copytree("games/tiny", folder)
     path = folder / "movement.wcx"
-    path.write_text(path.read_text().replace("allowance: u.move", "allowance: u.moove"))
+    text = path.read_text()
+    line = text[: text.index("allowance: u.move")].count("\n") + 1
+    path.write_text(text.replace("allowance: u.move", "allowance: u.moove"))
     r = run("check", str(folder))
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
-    assert f"{path}:19:" in r.stderr and "error[E-unknown-property]" in r.stderr
+    assert f"{path}:{line}:16: error[E-unknown-property]" in r.stderr
     assert "^" in r.stderr
 
 
