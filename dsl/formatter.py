@@ -203,7 +203,7 @@ def quote(text: str) -> str:
         elif ch == "\r":
             out.append("\\r")
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
+            out.append(f"\\u{ord(ch):04x}")
         else:
             out.append(ch)
     out.append('"')

@@ -55,7 +55,11 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
     seen: set[Path] = set()
 
     def visit(file: Path, span: Span | None, stack: tuple[Path, ...]) -> None:
-        resolved = file.resolve()
+        try:
+            resolved = file.resolve()
+        except (OSError, ValueError) as exc:
+            diags.error("E-include", f"bad include path {str(file)!r}: {exc}", span)
+            return
         if resolved in stack:
             diags.error("E-include-cycle", f"include cycle: {' -> '.join(p.name for p in stack + (resolved,))}", span)
             return
@@ -67,8 +71,8 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
         except FileNotFoundError:
             diags.error("E-include", f"included file not found: {file}", span)
             return
-        except (OSError, UnicodeDecodeError) as exc:
-            diags.error("E-include", f"cannot read {file}: {exc}", span)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
+            diags.error("E-include", f"cannot read {file!s}: {exc}", span)
             return
         if sources is not None:
             sources[str(file)] = text

@@ -32,8 +32,17 @@ def parse_text(text: str, path: str = "<text>") -> ast.Module:
         raise DiagnosticError([_syntax_diagnostic(exc, text, path)]) from None
     try:
         return _ToAst(path).transform(tree)
-    except VisitError as exc:  # a malformed literal found while building the AST
+    except VisitError as exc:  # a malformed construct found while building the AST
         orig = exc.orig_exc
+        if isinstance(orig, _BadInput):
+            w = orig.where
+            if isinstance(w, Token):
+                span = Span(path, w.line, w.column, w.end_line, w.end_column)
+            elif w is None:
+                span = Span(path, 1, 1)
+            else:
+                span = _span(path, w) or Span(path, 1, 1)
+            raise DiagnosticError([Diagnostic(Severity.ERROR, orig.code, orig.message, span, orig.hint)]) from None
         if isinstance(orig, DiagnosticError):
             raise orig from None
         raise
@@ -112,9 +121,40 @@ def _tok_span(path: str, tok: Token) -> Span:
     return Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
 
 
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+class _BadInput(Exception):
+    """A malformed construct found while building the AST; becomes a located diagnostic."""
+
+    def __init__(self, code: str, message: str, tok_or_meta, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.where, self.hint = code, message, tok_or_meta, hint
+
+
 def _unquote(tok: Token) -> str:
+    """The text of a string literal. Escapes: \\" \\\\ \\n \\t \\r \\0 and \\uXXXX."""
     body = str(tok)[1:-1]
-    return body.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8") if "\\" in body else body
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1] if i + 1 < len(body) else ""
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif nxt == "u" and len(body) >= i + 6 and all(c in "0123456789abcdefABCDEF" for c in body[i + 2:i + 6]):
+            out.append(chr(int(body[i + 2:i + 6], 16)))
+            i += 6
+        else:
+            raise _BadInput("E-syntax", f"unknown escape '\\{nxt}' in a string", tok,
+                            'use \\" \\\\ \\n \\t or \\uXXXX (four hex digits)')
+    return "".join(out)
 
 
 class _Meta:
@@ -124,6 +164,28 @@ class _Meta:
         self.citations: list[str] = []
         self.provenance: ast.Provenance | None = None
         self.translations: dict[str, str] = {}
+
+
+class _SpanMeta:
+    """Adapts a Span to the (line, column) shape of Lark's meta, for _BadInput."""
+
+    empty = False
+
+    def __init__(self, span: Span) -> None:
+        self.line, self.column, self.end_line, self.end_column = span.line, span.column, span.end_line, span.end_column
+
+
+def _meta_of(span: Span | None):
+    return _SpanMeta(span) if span is not None else None
+
+
+def _positional(args, meta, where: str) -> list:
+    """Arguments that must all be positional (named ones only make sense in calls)."""
+    for a in args or []:
+        if isinstance(a, tuple):
+            raise _BadInput("E-syntax", f"a named value ('{a[0]}: ...') cannot be used in {where}", meta,
+                            "only function calls take named arguments")
+    return list(args or [])
 
 
 class _Params(list):
@@ -136,6 +198,15 @@ class _TypeRef(str):
 
 class _Classes(list):
     """Marks a unit's class list among a rule's children."""
+
+
+AXIS_KINDS = ("odds", "diff", "values", "roll")
+
+
+def _axis_kind(tok: Token, allowed: tuple[str, ...]) -> str:
+    if str(tok) not in allowed:
+        raise _BadInput("E-syntax", f"unknown kind of axis '{tok}'", tok, f"use one of: {', '.join(allowed)}")
+    return str(tok)
 
 
 def _parse_dice(tok: Token) -> ast.Dice:
@@ -288,8 +359,7 @@ class _ToAst(Transformer):
         return ast.Key(kind="name", name=name, span=self.sp(meta))
 
     def code(self, meta, name, args=None):
-        positional = [a for a in (args or []) if not isinstance(a, tuple)]
-        return ast.Code(name=str(name), args=positional, span=self.sp(meta))
+        return ast.Code(name=str(name), args=_positional(args, meta, "a result code"), span=self.sp(meta))
 
     def int_code(self, meta, tok):
         return ast.Code(name=str(tok), number=int(tok), span=self.sp(meta))
@@ -304,18 +374,19 @@ class _ToAst(Transformer):
         kind = "values"
         keys = list(items)
         if keys and isinstance(keys[0], Token):
-            kind = str(keys.pop(0))
-        return ("columns", ast.Axis(kind=kind if kind in ("odds", "diff", "values", "roll") else "values", keys=keys, span=self.sp(meta)))
+            tok = keys.pop(0)
+            kind = _axis_kind(tok, AXIS_KINDS)
+        return ("columns", ast.Axis(kind=kind, keys=keys, span=self.sp(meta)))
 
     def rows(self, meta, *items):
         items = list(items)
         kind, dice, clamp = "values", None, False
-        while items and isinstance(items[0], Token):
+        while items and isinstance(items[0], Token) and items[0].type != "CLAMP":
             tok = items.pop(0)
             if tok.type == "DICE":
                 dice = _parse_dice(tok)
             else:
-                kind = str(tok)
+                kind = _axis_kind(tok, AXIS_KINDS)
         if items and isinstance(items[-1], Token) and items[-1].type == "CLAMP":
             clamp = True
             items.pop()
@@ -346,6 +417,9 @@ class _ToAst(Transformer):
     def table(self, meta, name, label, m, *items):
         t = ast.Table(header=self.header(meta, name, label, m), span=self.sp(meta))
         for kind, value in items:
+            if kind in ("columns", "rows") and getattr(t, kind) is not None:
+                raise _BadInput("E-duplicate", f"table {t.name} declares its {kind} twice", value.span and _meta_of(value.span),
+                                f"keep one `{kind}` line")
             if kind == "columns":
                 t.columns = value
             elif kind == "rows":
@@ -418,6 +492,9 @@ class _ToAst(Transformer):
         m = rest.pop(0)
         q = ast.Quantity(header=self.header(meta, name, label, m), params=params, type=qtype, span=self.sp(meta))
         for item in rest:
+            if item[0] == "base" and q.base is not None:
+                raise _BadInput("E-duplicate", f"quantity {q.name} has two `base` lines", _meta_of(item[1].span),
+                                "a quantity has one base; use modifiers for the rest")
             if item[0] == "base":
                 q.base = item[1]
                 q.base_citations = item[2].citations
@@ -599,6 +676,9 @@ class _ToAst(Transformer):
         return ast.Log(text=_unquote(text), span=self.sp(meta))
 
     def call_stmt(self, meta, call):
+        if not isinstance(call, ast.Call):
+            raise _BadInput("E-syntax", f"'{call.func}(... for ...)' computes a value; it cannot be a statement", meta,
+                            "use `for x in ... { ... }` to do something for each element")
         return ast.CallStmt(call=call, span=self.sp(meta))
 
     def target_name(self, meta, name):
@@ -608,7 +688,7 @@ class _ToAst(Transformer):
         return ast.Attr(obj=obj, name=str(name), span=self.sp(meta))
 
     def target_index(self, meta, obj, args):
-        return ast.Index(obj=obj, args=[a for a in args if not isinstance(a, tuple)], span=self.sp(meta))
+        return ast.Index(obj=obj, args=_positional(args, meta, "a lookup"), span=self.sp(meta))
 
     # -- expressions
     def cond_expr(self, meta, test, then, orelse):
@@ -650,7 +730,7 @@ class _ToAst(Transformer):
         return ast.Attr(obj=obj, name=str(name), span=self.sp(meta))
 
     def index(self, meta, obj, args):
-        return ast.Index(obj=obj, args=[a for a in args if not isinstance(a, tuple)], span=self.sp(meta))
+        return ast.Index(obj=obj, args=_positional(args, meta, "a lookup"), span=self.sp(meta))
 
     def args(self, meta, *items):
         return list(items)
@@ -693,7 +773,7 @@ class _ToAst(Transformer):
         return ast.Name(id=str(tok), span=self.sp(meta))
 
     def list_lit(self, meta, args=None):
-        return ast.ListLit(items=[a for a in (args or []) if not isinstance(a, tuple)], span=self.sp(meta))
+        return ast.ListLit(items=_positional(args, meta, "a list"), span=self.sp(meta))
 
     def keep(self, meta, direction, n):
         return (str(direction) == "highest", int(n))

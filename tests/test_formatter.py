@@ -98,7 +98,6 @@ CORNER_CASES = {
     "long or chain in a function": "function f() = " + " or ".join(f"cond_{i}(h)" for i in range(12)),
     "long list in a property": "game g { a: [" + ", ".join(str(i) for i in range(80)) + "] §1 }",
     "long action param where": "action a { param x: subset from units where " + " and ".join(f"c{i}(u)" for i in range(15)) + " min 1 §1 }",
-    "var with translations after an is default": 'var v: bool = a is b [ru: "x"] §1',
     "crlf line ends": "# c\r\nterrain t { a: 1 }\r\n",
 }
 
@@ -394,12 +393,12 @@ def test_syntax_errors_are_diagnostics() -> None:
     assert err.value.diagnostics[0].code == "E-syntax"
 
 
-def test_formatter_refuses_text_whose_meaning_it_cannot_keep() -> None:
-    # the parser drops keyword arguments in an index, so `a[k: 1]` becomes an index with no
-    # arguments, which has no written form: fmt must refuse rather than write `a[]`
+def test_formatter_refuses_text_it_cannot_read() -> None:
+    # a named value in a lookup has no meaning: the parser refuses it, so fmt writes nothing
     with pytest.raises(DiagnosticError) as err:
         format_text("function f() = a[k: 1]", "lossy.wcx")
-    assert err.value.diagnostics[0].code == "E-format"
+    assert err.value.diagnostics[0].code == "E-syntax"
+    assert "cannot be used in a lookup" in err.value.diagnostics[0].message
 
 
 # ---------------------------------------------------------------- format_path (the fmt command)

@@ -10,9 +10,8 @@
     `load_game` must either succeed or raise DiagnosticError whose diagnostics all have a span
     (line >= 1, column >= 1) and a message, and render; never any other exception.
 
-Known parser bugs that the fuzzer can reach are listed in KNOWN_PARSER_BUGS, each with a strict
-xfail test below: the fuzz tests tolerate exactly those (and count them with `event`), and the
-strict xfail fails as soon as one is fixed, so its entry gets removed.
+Inputs that once crashed the parser (found by these tests) are kept as regular tests in
+FORMER_CRASHES: each must give a located diagnostic.
 """
 
 from __future__ import annotations
@@ -44,25 +43,14 @@ FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 
 # ---------------------------------------------------------------- the outcome every input must have
-def _known_bug(exc: BaseException) -> str | None:
-    """The name of a known parser/loader bug that `exc` shows, if any (see the xfail tests)."""
-    if isinstance(exc, VisitError):
-        orig = exc.orig_exc
-        if isinstance(orig, UnicodeError):
-            return "string escape that _unquote cannot decode"
-        if isinstance(orig, ValidationError) and "CallStmt" in str(orig):
-            return "comprehension used as a statement"
-        if isinstance(orig, ValidationError) and "Axis" in str(orig):
-            return "rows axis with an unknown kind name"
-    if isinstance(exc, ValueError) and "null" in str(exc):
-        return "NUL character in an include path"
-    return None
-
-
-KNOWN_PARSER_BUGS = {
-    "string escape that _unquote cannot decode": ['game g "\\x4" {}', 'game g "\\u0444" {}', 'edge e "\\777"'],
+# Inputs that once crashed the parser or loader (found by these fuzz tests); each must now give a
+# located diagnostic.
+FORMER_CRASHES = {
+    "string escape": ['game g "\\x4" {}', 'game g "\\777" {}', 'edge e "\\q"'],
     "comprehension used as a statement": ["procedure p() { f(x for x in y) }"],
-    "rows axis with an unknown kind name": ["table t { rows foo: 1 2 }"],
+    "axis with an unknown kind name": ["table t { rows foo: 1 2 }", "table t { columns bar: 1 2 }"],
+    "named value in a lookup": ["var x: int = a[k: 1]"],
+    "two rows axes": ["table t { rows roll d6: 1..6 rows roll d6: 1..6 }"],
 }
 
 
@@ -79,12 +67,7 @@ def check_outcome(run) -> object | None:
             assert d.render()
         assert str(exc)
         return None
-    except Exception as exc:  # noqa: BLE001 - the point: nothing else may escape
-        bug = _known_bug(exc)
-        if bug is None:
-            raise
-        event(f"known bug: {bug}")
-        return None
+
 
 
 # ---------------------------------------------------------------- generated text
@@ -352,9 +335,10 @@ def declaration(draw, nested: bool = False) -> str:
         return f"unit {n}{draw(meta(classes=True))}{body}"
     if kind == "var":
         scope = draw(st.sampled_from(["var", "side_var", "unit_var", "location_var"]))
-        if draw(st.booleans()):  # translations after a default would be read as an index: see report
+        # a variable takes citations and provenance, no translations (it has no label)
+        if draw(st.booleans()):
             return f"{scope} {n}: {draw(names)} = {draw(exprs)}{draw(meta(label=False, translations_ok=False))}"
-        return f"{scope} {n}: {draw(names)}{draw(meta(label=False))}"
+        return f"{scope} {n}: {draw(names)}{draw(meta(label=False, translations_ok=False))}"
     if kind == "table":
         return draw(table())
     if kind == "result":
@@ -572,21 +556,23 @@ def test_unmutated_sources_load_and_parse(tiny_copy: Path) -> None:
     assert isinstance(load_game(tiny_copy), GameDef)
 
 
-# ---------------------------------------------------------------- known bugs, kept visible
-@pytest.mark.xfail(strict=True, reason="known parser bug: see KNOWN_PARSER_BUGS and the formatter report")
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
-@pytest.mark.parametrize("text", [t for texts in KNOWN_PARSER_BUGS.values() for t in texts])
-def test_known_parser_bug(text: str) -> None:
-    try:
+# ---------------------------------------------------------------- former crashes, kept as tests
+@pytest.mark.parametrize("text", [t for texts in FORMER_CRASHES.values() for t in texts])
+def test_former_parser_crash_is_now_a_located_diagnostic(text: str) -> None:
+    with pytest.raises(DiagnosticError) as info:
         parse_text(text, "known.wcx")
-    except DiagnosticError:
-        pass  # the fix: a located diagnostic (or a successful parse)
+    (d,) = info.value.diagnostics
+    assert d.span.file == "known.wcx" and d.span.line == 1 and d.span.column >= 1
+    assert d.render()
 
 
-@pytest.mark.xfail(strict=True, reason="known loader bug: a NUL in an include path raises ValueError")
-def test_known_loader_bug_nul_in_include(tmp_path: Path) -> None:
-    (tmp_path / "game.wcx").write_text('include "a\\x00b.wcx"\ngame g {}\n', encoding="utf-8")
-    try:
+def test_unicode_escapes_are_read(tmp_path: Path) -> None:
+    module = parse_text('game g "\\u0444\\"x\\"" §1 { }', "u.wcx")
+    assert module.decls[0].header.label == 'ф"x"'
+
+
+def test_nul_in_an_include_path_is_a_located_diagnostic(tmp_path: Path) -> None:
+    (tmp_path / "game.wcx").write_text('include "a\\u0000b.wcx"\ngame g {}\n', encoding="utf-8")
+    with pytest.raises(DiagnosticError) as info:
         load_game(tmp_path)
-    except DiagnosticError:
-        pass
+    assert any(d.code == "E-include" and d.span is not None and d.span.line == 1 for d in info.value.diagnostics)
