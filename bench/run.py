@@ -7,11 +7,11 @@ Prints tables with rich and writes bench/results.json. Timings use time.perf_cou
 garbage collector paused around each timed section (as timeit does), after a warm-up; each figure
 is a median over repetitions. Definitions:
 
-* movement, cold: `ctx.cache = {}`, `engine.static_cache.clear()` and a state version bump
+* movement, cold: `ctx.cache = {}`, `engine.static_cache.clear()`, state and positions versions bumped
   before each call: nothing cached (first search of a game, or right after a weather change);
-* movement, warm: `ctx.cache = {}` and a version bump, static cache filled (edge costs known):
+* movement, warm: `ctx.cache = {}`, state and positions versions bumped, static cache filled:
   the normal case during play, e.g. the first search after any move;
-* movement, hot memo: only `ctx.cache = {}`: the same state version, so the per-version memo of
+* movement, hot memo: only `ctx.cache = {}`: same state and positions, so the memo of
   rule functions (in_enemy_zoc...) is still filled; an upper bound, shown for information;
 * combat, fresh memo: a version bump before each combat, so nothing computed for one combat is
   reused by the next (as in play, where every combat changes the state); shared memo: no bump.
@@ -53,6 +53,14 @@ QUICK = {"positions": 12, "reps": 5, "combats": 10_000, "combat_reps": 2, "games
 
 console = Console(width=None if sys.stdout.isatty() else 150)
 perf = time.perf_counter
+
+
+def forget(state) -> None:
+    """Invalidate every per-state memo, as a unit moving does: the state version and the
+    positions version (rules that read unit positions, like zones of control, are memoized on
+    it)."""
+    state.touch()
+    state.positions_version += 1
 
 
 def machine_info() -> dict:
@@ -111,12 +119,12 @@ def bench_movement(cfg: dict, seed: int) -> dict:
                 for _ in range(reps):  # the four cases interleaved, so load bursts hit all alike
                     ctx.cache = {}  # cold: nothing cached
                     static.clear()
-                    state.touch()
+                    forget(state)
                     t0 = perf()
                     r = mode.reachable(ctx, ref)
                     times["cold"].append(perf() - t0)
                     ctx.cache = {}  # warm: the cold search just filled the static cache
-                    state.touch()
+                    forget(state)
                     t0 = perf()
                     mode.reachable(ctx, ref)
                     times["warm"].append(perf() - t0)
@@ -160,7 +168,8 @@ def bench_combat(cfg: dict, seed: int) -> dict:
     chunks = [inputs[i:i + 250] for i in range(0, len(inputs), 250)]
     chunk_best_e = [float("inf")] * len(chunks)
     chunk_best_b = [float("inf")] * len(chunks)
-    touch = state.touch
+    def touch() -> None:
+        forget(state)
 
     def run_interleaved() -> tuple[float, float]:
         """Fresh-memo engine and baseline, alternating by chunks of 250 combats (so a burst of
@@ -560,12 +569,12 @@ def main(argv=None) -> int:
     res = {"mode": "quick" if args.quick else "full", "seed": args.seed, "config": cfg, "machine": machine_info(),
            "load_average_start": os.getloadavg(),
            "definitions": {
-               "movement cold": "ctx.cache={}, engine.static_cache.clear(), state version bumped before each call",
-               "movement warm": "ctx.cache={}, state version bumped; static cache (edge costs) filled",
+               "movement cold": "ctx.cache={}, engine.static_cache.clear(), state and positions versions bumped before each call",
+               "movement warm": "ctx.cache={}, state and positions versions bumped (as after a move); static cache (edge costs) filled",
                "movement hot_memo": "ctx.cache={} only: same state version, per-version memo of rule functions kept",
                "ratio": "sum over start hexes of per-start medians, interpreted / baseline (the four cases interleaved rep by rep)",
                "best": "per start hex (movement) or chunk of 250 combats: the fastest repetition; robust to load from other processes",
-               "combat fresh memo": "state version bumped before each combat (nothing reused between combats)",
+               "combat fresh memo": "state and positions versions bumped before each combat (nothing reused between combats)",
                "combat shared memo": "no bump: memoized sub-values reused across combats (upper bound)"}}
     with console.status("equivalence check..."):
         res["equivalence"] = fx.equivalence(BOARD, args.seed, cfg["eq_units"], cfg["eq_combats"])

@@ -61,12 +61,20 @@ def b_distance(ctx, span, a, b):
 
 
 def b_terrain(ctx, span, h):
-    t = ctx.engine.board.terrain(_loc(ctx, h, span))
-    return ctx.engine.entities.get(t) if t is not None else None
+    engine = ctx.engine
+    if h not in engine.board.index:
+        _loc(ctx, h, span)  # raises the located error
+    t = engine.board.terrain(h)
+    return engine.entities.get(t) if t is not None else None
 
 
 def b_edge(ctx, span, a, b):
-    return ctx.engine.board.edge(_loc(ctx, a, span), _loc(ctx, b, span))
+    board = ctx.engine.board
+    index = board.index
+    if a not in index or b not in index:  # checked inline: edge() is called in every search step
+        _loc(ctx, a, span)
+        _loc(ctx, b, span)
+    return board.edge(a, b)
 
 
 def b_loc(ctx, span, ident):
@@ -83,10 +91,14 @@ def b_all_units(ctx, span):
     return tuple(UnitRef(u.id) for u in ctx.state.on_map())
 
 
+_REFS = UnitRef._interned
+
+
 def b_units_at(ctx, span, h):
-    if h is None:
+    ids = ctx.state.at.get(h) if h is not None else None
+    if not ids:
         return ()
-    return tuple(UnitRef(i) for i in ctx.state.at.get(h, ()))
+    return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
 
 
 def b_units_of(ctx, span, s):
@@ -151,7 +163,8 @@ def b_traceable(ctx, span, mode, start, targets, s):
 # ---------------------------------------------------------------- numbers, odds, tables
 def b_odds(ctx, span, attack, defense):
     o = Odds.of(attack, defense)
-    ctx.trace_add(Derivation(f"odds {show(attack)}:{show(defense)} -> {o}", o))
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"odds {show(attack)}:{show(defense)} -> {o}", o))
     return o
 
 
@@ -251,7 +264,8 @@ def b_move_to(ctx, span, u, h):
 def b_move_along(ctx, span, u, h, mode):
     m = _mode(ctx, mode, span)
     path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
-    ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} for {cost}", cost, m.entity.citations))
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} for {cost}", cost, m.entity.citations))
     for loc in path[1:]:
         if ctx.state.units[u.id].loc is None:
             break  # eliminated on the way (a trigger)
@@ -267,7 +281,8 @@ def b_reduce(ctx, span, u, steps):
     if unit.loc is None and unit.box is not None:
         return
     left = unit.steps - int(steps)
-    ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} loses {steps} step{'s' if steps != 1 else ''}"))
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} loses {steps} step{'s' if steps != 1 else ''}"))
     if left <= 0:
         ctx.engine.eliminate(ctx, u, span)
     else:
@@ -298,7 +313,8 @@ def b_win(ctx, span, s, reason):
         state.winner = s.name if isinstance(s, Entity) else None
         state.win_reason = str(reason)
         state.over = True
-        ctx.trace_add(Derivation(f"game over: {'draw' if s is None else show(s) + ' wins'} ({reason})"))
+        if ctx.tracing:
+            ctx.trace_add(Derivation(f"game over: {'draw' if s is None else show(s) + ' wins'} ({reason})"))
 
 
 def b_emit(ctx, span, event, *args):

@@ -19,6 +19,9 @@ from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, Rul
 
 Fn = Callable[["Frame"], Any]
 STOP = object()  # signal returned by `stop`
+_UNBOUND = object()
+_FAST_COMPARE = {"==": int.__eq__, "!=": int.__ne__, "<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__}
+_EMPTY_AGGREGATE = {"sum": 0, "count": 0, "any": False, "all": True, "list": (), "first": None, "min": None, "max": None}
 
 
 class Frame:
@@ -36,6 +39,17 @@ def _num(v):
     if isinstance(v, Fraction) and v.denominator == 1:
         return v.numerator
     return v
+
+
+def divide_rounded(a, b, how: str):
+    """a / b rounded, in integers when both are integers (halving is frequent)."""
+    if type(a) is int and type(b) is int and b > 0:
+        if how == "up":
+            return -(-a // b)
+        if how == "down":
+            return a // b
+        return (2 * a + b) // (2 * b)
+    return round_value(_arith("/", a, b, None), how)
 
 
 def round_value(v, how: str | None):
@@ -142,6 +156,18 @@ class Compiler:
         name = e.name
         get = self.engine.attribute
         span = e.span
+        # the unit fields read in hot loops get a direct path; anything else the general one
+        if name in ("loc", "side"):
+            entities = self.engine.entities
+
+            def unit_field(fr):
+                o = obj(fr)
+                if type(o) is UnitRef:
+                    unit = fr.ctx.state.units.get(o.id)
+                    if unit is not None:
+                        return unit.loc if name == "loc" else entities[unit.side]
+                return get(fr.ctx, o, name, span)
+            return unit_field
 
         def attr(fr):
             return get(fr.ctx, obj(fr), name, span)
@@ -192,6 +218,8 @@ class Compiler:
         return lambda fr: impl(fr.ctx, tuple(a(fr) for a in args), span)
 
     def _e_Comprehension(self, e, scope, dyn):
+        """Aggregates compile to direct loops (no generators), with early exit for any/all and
+        one step-limit tick per collection (collections are finite: the loop is bounded)."""
         inner = scope | {e.var}
         element = self.expr(e.element, inner, dyn)
         source = self.expr(e.source, scope, dyn)
@@ -199,54 +227,76 @@ class Compiler:
         var = e.var
         func = e.func
         span = e.span
+        plain = isinstance(e.element, ast.Name) and e.element.id == var  # `x for x in ...`
+        if func not in ("sum", "count", "any", "all", "list", "first", "min", "max"):
+            raise RuleError(f"'{func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", span)
 
-        def items(fr):
+        def run(fr):
             seq = source(fr)
-            if seq is None:
-                return
-            vars = fr.vars
-            had = var in vars
-            old = vars.get(var)
+            if not seq:
+                return _EMPTY_AGGREGATE[func]
             ctx = fr.ctx
+            ctx.tick_many(len(seq), span)
+            vars = fr.vars
+            old = vars.get(var, _UNBOUND)
             try:
+                if func == "count":
+                    n = 0
+                    for x in seq:
+                        vars[var] = x
+                        if where is None or where(fr):
+                            if plain:
+                                n += 1
+                            else:
+                                v = element(fr)
+                                if v is not None and v is not False:
+                                    n += 1
+                    return n
+                if func == "any":
+                    for x in seq:
+                        vars[var] = x
+                        if (where is None or where(fr)) and element(fr):
+                            return True
+                    return False
+                if func == "all":
+                    for x in seq:
+                        vars[var] = x
+                        if (where is None or where(fr)) and not element(fr):
+                            return False
+                    return True
+                if func == "first":
+                    for x in seq:
+                        vars[var] = x
+                        if where is None or where(fr):
+                            return element(fr)
+                    return None
+                values = []
                 for x in seq:
-                    ctx.tick(span)
                     vars[var] = x
                     if where is None or where(fr):
-                        yield element(fr)
+                        values.append(element(fr))
+                if func == "list":
+                    return tuple(values)
+                if func == "sum":
+                    return _num(sum(values))
+                if not values:
+                    return None
+                return min(values) if func == "min" else max(values)
             finally:
-                if had:
-                    vars[var] = old
-                else:
+                if old is _UNBOUND:
                     vars.pop(var, None)
+                else:
+                    vars[var] = old
 
-        if func == "sum":
-            return lambda fr: _num(sum(items(fr)))
-        if func == "count":
-            if e.where is None and isinstance(e.element, ast.Name) and e.element.id == var:
-                return lambda fr: sum(1 for _ in items(fr))
-            return lambda fr: sum(1 for x in items(fr) if x is not None and x is not False)
-        if func == "any":
-            return lambda fr: any(items(fr))
-        if func == "all":
-            return lambda fr: all(items(fr))
-        if func == "list":
-            return lambda fr: tuple(items(fr))
-        if func == "first":
-            return lambda fr: next(iter(items(fr)), None)
-        if func in ("min", "max"):
-            agg = min if func == "min" else max
-
-            def minmax(fr):
-                values = list(items(fr))
-                return agg(values) if values else None
-            return minmax
-        raise RuleError(f"'{func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", span)
+        return run
 
     def _e_BinOp(self, e, scope, dyn):
+        op, span = e.op, e.span
+        if isinstance(e.left, ast.Num) and isinstance(e.right, ast.Num):  # `1/2`: fold once
+            folded = _arith(op, e.left.value, e.right.value, span)
+            return lambda fr: folded
         left = self.expr(e.left, scope, dyn)
         right = self.expr(e.right, scope, dyn)
-        op, span = e.op, e.span
         if op == "+":
             def add(fr):
                 a, b = left(fr), right(fr)
@@ -260,10 +310,26 @@ class Compiler:
         left = self.expr(e.left, scope, dyn)
         right = self.expr(e.right, scope, dyn)
         op, span = e.op, e.span
+        # a literal on the right is the common case (`count(...) > 0`, `weather == mud`)
+        if isinstance(e.right, ast.Num) and op in _FAST_COMPARE:
+            const, test = e.right.value, _FAST_COMPARE[op]
+
+            def compare_const(fr):
+                a = left(fr)
+                if type(a) is int:
+                    return test(a, const)
+                return _compare(op, a, const, span)
+            return compare_const
         if op == "==":
-            return lambda fr: _compare("==", left(fr), right(fr), span)
+            def eq(fr):
+                b = right(fr)
+                return left(fr) == b if type(b) is not CellValue else b == left(fr)
+            return eq
         if op == "!=":
-            return lambda fr: _compare("!=", left(fr), right(fr), span)
+            def ne(fr):
+                b = right(fr)
+                return not (left(fr) == b if type(b) is not CellValue else b == left(fr))
+            return ne
         return lambda fr: _compare(op, left(fr), right(fr), span)
 
     def _e_And(self, e, scope, dyn):
@@ -296,9 +362,13 @@ class Compiler:
         obj = self.expr(e.obj, scope, dyn)
         tag = e.tag
         has = self.engine.has_tag
-        if e.negated:
-            return lambda fr: not has(fr.ctx, obj(fr), tag)
-        return lambda fr: has(fr.ctx, obj(fr), tag)
+        negated = e.negated
+
+        def is_(fr):
+            o = obj(fr)
+            found = (tag in o) if type(o) is frozenset else has(fr.ctx, o, tag)  # hexside features: the hot case
+            return not found if negated else found
+        return is_
 
     def _e_In(self, e, scope, dyn):
         item = self.expr(e.item, scope, dyn)
@@ -542,32 +612,50 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     qname = q.name
     nparams = len(names)
     pure = not uses_dice(q)
-    static_key = cache_keyer(compiler, q)
-    static_cache = compiler.engine.static_cache
+    level, key = cache_plan(compiler, q)
 
     def run(ctx, args, span):
         if len(args) != nparams:
             raise RuleError(f"{qname} takes {nparams} arguments, got {len(args)}", span)
-        if static_key is not None and not ctx.tracing:
-            try:
-                key = static_key(ctx, args)
-                return static_cache[key]
-            except KeyError:
-                value = static_cache[key] = evaluate(ctx, args)
-                return value
-            except TypeError:
-                pass
-        if pure and not ctx.tracing:
+        if ctx.tracing:  # a trace needs the derivation: evaluate in full
+            return evaluate(ctx, args)
+        if cached is not None:
+            return cached(ctx, args)
+        if pure:
             memo = ctx.memo()
             key = (qname, args)
             try:
                 return memo[key]
             except KeyError:
-                value = memo[key] = evaluate(ctx, args)
+                value = memo[key] = fast(ctx, args)
                 return value
             except TypeError:
                 pass
-        return evaluate(ctx, args)
+        return fast(ctx, args)
+
+    # the untraced path: each modifier pre-specialised into (when, group, apply(fr, value))
+    fast_mods = [(when, group, _modifier_applier(op, vf, rounding, mspan))
+                 for label, op, vf, when, rounding, group, cites, mspan in mods]
+    grouped = any(group is not None for _, group, _ in fast_mods)
+
+    def fast(ctx, args):
+        fr = Frame(ctx, dict(zip(names, args)))
+        value = base(fr)
+        if not grouped:
+            for when, _, apply in fast_mods:
+                if when is None or when(fr):
+                    value = apply(fr, value)
+            return _num(value)
+        used = ()
+        for when, group, apply in fast_mods:
+            if group is not None and group in used:
+                continue
+            if when is not None and not when(fr):
+                continue
+            if group is not None:
+                used += (group,)
+            value = apply(fr, value)
+        return _num(value)
 
     def evaluate(ctx, args):
         fr = Frame(ctx, dict(zip(names, args)))
@@ -590,6 +678,8 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
                 value = amount if value is not None and amount < value else value
             elif op == "max":
                 value = amount if value is not None and amount > value else value
+            elif op == "/" and rounding is not None:
+                value = divide_rounded(value, amount, rounding)
             else:
                 value = _arith(op, value, amount, mspan)
                 value = round_value(value, rounding)
@@ -603,7 +693,34 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
             ctx.trace_add(Derivation(f"{title} = {value}", value, tuple(q.header.citations), steps))
         return value
 
+    cached = cached_call(level, key, fast, compiler.engine.static_cache)
     return run
+
+
+def _modifier_applier(op: str, vf, rounding, span):
+    """One modifier as `apply(fr, value) -> value`, specialised on its operator."""
+    if op == "=":
+        return lambda fr, value: vf(fr)
+    if op == "min":
+        def at_most(fr, value):
+            amount = vf(fr)
+            return amount if value is not None and amount < value else value
+        return at_most
+    if op == "max":
+        def at_least(fr, value):
+            amount = vf(fr)
+            return amount if value is not None and amount > value else value
+        return at_least
+    if op == "/" and rounding is not None:
+        return lambda fr, value: divide_rounded(value, vf(fr), rounding)
+    if op == "+" and rounding is None:
+        def add(fr, value):
+            amount = vf(fr)
+            if type(value) is int and type(amount) is int:
+                return value + amount
+            return _arith("+", value, amount, span)
+        return add
+    return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
 
 
 def uses_dice(node) -> bool:
@@ -619,20 +736,58 @@ def uses_dice(node) -> bool:
     return False
 
 
-def cache_keyer(compiler: Compiler, decl):
-    """For a value that depends only on the board, static unit properties and some global
-    variables (see dependencies.py): a function giving its whole-game cache key, else None."""
+def cache_plan(compiler: Compiler, decl):
+    """How a quantity or function's values may be cached (see dependencies.py): returns
+    (level, key function). `static`: the key normalises unit arguments to their type and side and
+    is valid for the whole game; `positions`: the key keeps the units and is valid until a unit
+    moves; `dynamic`: no key (memoized per state version by the caller, if pure)."""
     deps = compiler.engine.deps.of(decl)
     if deps.dynamic:
-        return None
+        return "dynamic", None
     reads = tuple(sorted(deps.reads))
     name = decl.name
+    if deps.level == "positions":
+        if not reads:
+            return "positions", lambda ctx, args: (name, args)
+
+        def pkey(ctx, args):
+            state = ctx.state
+            return (name, args, tuple(read_global(state, n) for n in reads))
+        return "positions", pkey
 
     def key(ctx, args):
         state = ctx.state
-        norm = tuple((u.type, u.side) if isinstance(a, UnitRef) and (u := state.units.get(a.id)) else a for a in args)
+        norm = tuple((u.type, u.side) if type(a) is UnitRef and (u := state.units.get(a.id)) else a for a in args)
         return (name, norm, tuple(read_global(state, n) for n in reads))
-    return key
+    return "static", key
+
+
+def cached_call(level: str, key, evaluate, static_cache: dict):
+    """Wrap `evaluate(ctx, args)` with the cache its dependency level allows."""
+    if level == "static":
+        def static_run(ctx, args):
+            try:
+                k = key(ctx, args)
+                return static_cache[k]
+            except KeyError:
+                value = static_cache[k] = evaluate(ctx, args)
+                return value
+            except TypeError:  # an unhashable argument
+                return evaluate(ctx, args)
+        return static_run
+    if level == "positions":
+        def positions_run(ctx, args):
+            memo = ctx.positions_memo()
+            try:
+                k = key(ctx, args)
+                return memo[k]
+            except KeyError:
+                value = memo[k] = evaluate(ctx, args)
+                return value
+            except TypeError:
+                return evaluate(ctx, args)
+        return positions_run
+    return None
 
 
 def read_global(state, name: str):
@@ -654,21 +809,14 @@ def compile_function(compiler: Compiler, f: ast.Function):
     fname = f.name
     n = len(names)
     pure = not uses_dice(f.body)
-    static_key = cache_keyer(compiler, f)
-    static_cache = compiler.engine.static_cache
+    level, key = cache_plan(compiler, f)
+    cached = cached_call(level, key, lambda ctx, args: body(Frame(ctx, dict(zip(names, args)))), compiler.engine.static_cache)
 
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{fname} takes {n} arguments, got {len(args)}", span)
-        if static_key is not None:
-            try:
-                key = static_key(ctx, args)
-                return static_cache[key]
-            except KeyError:
-                value = static_cache[key] = body(Frame(ctx, dict(zip(names, args))))
-                return value
-            except TypeError:
-                pass
+        if cached is not None:
+            return cached(ctx, args)
         if pure:
             memo = ctx.memo()
             key = (fname, args)

@@ -29,6 +29,16 @@ class Context:
         self.log: list[dict] = []
         self._memo: dict = {}
         self._memo_version = -1
+        self._positions_memo: dict = {}
+        self._positions_version = -1
+
+    def positions_memo(self) -> dict:
+        """Memoized values of rules that read only unit positions (see dependencies.py)."""
+        version = self.state.positions_version
+        if version != self._positions_version:
+            self._positions_memo = {}
+            self._positions_version = version
+        return self._positions_memo
 
     def memo(self) -> dict:
         """Memoized values of pure functions and quantities, valid for the current state version."""
@@ -44,6 +54,11 @@ class Context:
         if self.steps > self.step_limit:
             raise RuleError(f"evaluation step limit ({self.step_limit:,}) exceeded: a rule loops or grows without bound", span,
                             hint="look for a trigger that fires itself, or a loop over a growing list")
+
+    def tick_many(self, n: int, span) -> None:
+        self.steps += n
+        if self.steps > self.step_limit:
+            self.tick(span)
 
     # ------------------------------------------------------------ traces
     def begin_trace(self) -> None:
@@ -70,7 +85,8 @@ class Context:
             self._trace_stack.pop()
 
     def note(self, text: str) -> None:
-        self.trace_add(Derivation(text))
+        if self.tracing:
+            self.trace_add(Derivation(text))
 
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:
@@ -84,7 +100,8 @@ class Context:
         shown = f"{faces[0]}" if len(faces) == 1 else f"{' + '.join(map(str, kept))} = {total}"
         if dice.keep is not None:
             shown = f"{faces}, keep {kept} = {total}"
-        self.trace_add(Derivation(f"roll {dice.text()}: {shown}", total))
+        if self.tracing:
+            self.trace_add(Derivation(f"roll {dice.text()}: {shown}", total))
         return total
 
     # ------------------------------------------------------------ decisions inside procedures
@@ -111,7 +128,8 @@ class Context:
                 raise RuleError(f"{show(who)} chose option {index} of {len(options)} for {what}", span)
             value = options[index]
         self._record({"choice": what, "by": show(who), "index": -1 if value is None else index, "value": self.engine.to_json(value)})
-        self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
+        if self.tracing:
+            self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
         return value
 
     def decide_subset(self, who, what: str, options: tuple, lo: int, hi, citations, span) -> tuple:
@@ -125,7 +143,8 @@ class Context:
             raise RuleError(f"{show(who)} must choose between {lo} and {hi} {what}", span)
         value = tuple(options[i] for i in indices)
         self._record({"choice": what, "by": show(who), "indices": list(indices), "value": self.engine.to_json(value)})
-        self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
+        if self.tracing:
+            self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
         return value
 
     def _record(self, entry: dict) -> None:

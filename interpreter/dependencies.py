@@ -1,13 +1,15 @@
 """What a quantity or function depends on, found by reading its rules (and the rules it calls).
 
-A value that depends only on the board, on its arguments, on the *type* (not the position or
-markers) of unit arguments, and on a few global variables (weather, turn...) can be cached for the
-whole game under exactly those keys. This is how movement costs become precomputed edge costs
-without any game-specific code: `move_cost(u, from, to)` reads terrain, hexside features, the
-unit's classes and the weather, so after the first search every edge cost is a dictionary lookup.
+Three levels:
 
-Anything else (unit positions, markers, steps, side or location variables, dice) makes the value
-`dynamic`: it is then memoized only for one state version.
+- `static`: depends only on the board, its arguments, the *type* and side of unit arguments, and
+  some global variables (weather, turn...): cached for the whole game under exactly those keys.
+  This is how movement costs become precomputed edge costs without game-specific code:
+  `move_cost(u, from, to)` reads terrain, hexside features, the unit's classes and the weather.
+- `positions`: also reads where units are (`units_at`, `u.loc`...), but not their steps, markers
+  or variables: memoized until a unit moves, enters or leaves the map. Zones of control are this.
+- `dynamic`: anything else (steps, markers, side or location variables, dice): memoized only for
+  one state version, or not at all when it rolls dice.
 """
 
 from __future__ import annotations
@@ -18,20 +20,31 @@ from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS
 
 # built-ins whose result depends only on the board and their arguments
+POSITION_READERS = frozenset({"units_at", "units_of", "occupied", "all_units", "side_of_location"})
 BOARD_STATIC = frozenset({
     "locations", "locations_with", "adjacent", "distance", "terrain", "edge", "loc", "sides", "enemies",
     "allies", "is_enemy", "odds", "difference", "allowed", "round_up", "round_down", "abs", "range",
     "count", "sum", "min", "max", "any", "all", "list", "first", "contains",
 })
-UNIT_DYNAMIC_FIELDS = frozenset({"loc", "steps", "id", "max_steps"})
+UNIT_POSITION_FIELDS = frozenset({"loc", "id"})  # identity and place: not static, but positional
+UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps"})
+LEVELS = ("static", "positions", "dynamic")
 CONSTANT_DEPS = {"turn": "turn", "active": "active", "phase": "phase", "scenario": "scenario",
                  "first_turn": "scenario", "last_turn": "scenario"}
 
 
 @dataclass
 class Deps:
-    dynamic: bool = False
+    level: str = "static"
     reads: set[str] = field(default_factory=set)  # global variables, options and constants read
+
+    @property
+    def dynamic(self) -> bool:
+        return self.level == "dynamic"
+
+    def at_least(self, level: str) -> None:
+        if LEVELS.index(level) > LEVELS.index(self.level):
+            self.level = level
 
 
 class DependencyAnalysis:
@@ -51,7 +64,7 @@ class DependencyAnalysis:
         if name in self._done:
             return self._done[name]
         if name in self._active:  # recursion: be conservative
-            return Deps(dynamic=True)
+            return Deps(level="dynamic")
         self._active.add(name)
         deps = Deps()
         params = {p.name for p in getattr(decl, "params", [])}
@@ -72,7 +85,7 @@ class DependencyAnalysis:
         if deps.dynamic:
             return
         if isinstance(node, ast.Roll):
-            deps.dynamic = True
+            deps.at_least("dynamic")
             return
         if isinstance(node, ast.Name):
             n = node.id
@@ -81,16 +94,18 @@ class DependencyAnalysis:
             if n in CONSTANT_DEPS:
                 deps.reads.add(CONSTANT_DEPS[n])
             elif n == "turn_order":
-                deps.dynamic = True
+                deps.at_least("dynamic")
             elif n in self.global_vars or n in self.options:
                 deps.reads.add(n)
             return
         if isinstance(node, ast.Attr):
             if node.name in UNIT_DYNAMIC_FIELDS or node.name in self.unit_vars or node.name in self.state_vars:
-                deps.dynamic = True
+                deps.at_least("dynamic")
                 return
+            if node.name in UNIT_POSITION_FIELDS:
+                deps.at_least("positions")
         if isinstance(node, ast.Is) and node.tag in self.markers:
-            deps.dynamic = True
+            deps.at_least("dynamic")
             return
         if isinstance(node, ast.Comprehension):
             self._walk(node.source, local, deps)
@@ -103,13 +118,15 @@ class DependencyAnalysis:
             target = self.game.names.get(node.func)
             if isinstance(target, (ast.Quantity, ast.Function)):
                 sub = self.of(target)
-                deps.dynamic |= sub.dynamic
+                deps.at_least(sub.level)
                 deps.reads |= sub.reads
+            elif node.func in POSITION_READERS:
+                deps.at_least("positions")
             elif node.func in BUILTINS and node.func not in BOARD_STATIC:
-                deps.dynamic = True
+                deps.at_least("dynamic")
                 return
             elif node.func not in BUILTINS:
-                deps.dynamic = True  # procedures or unknown: never cache
+                deps.at_least("dynamic")  # procedures or unknown: never cache
                 return
         if isinstance(node, ast.Node):
             for f in type(node).model_fields:

@@ -183,6 +183,14 @@ class Engine:
         return ent.props.get(name)
 
     def attribute(self, ctx, obj, name: str, span):
+        if type(obj) is Entity and not (obj.kind == "side" and name in self.vars):  # terrain(h).move_cost...
+            if name in obj.props:
+                return obj.props[name]
+            if name == "name":
+                return obj.name
+            if name == "label":
+                return obj.label
+            return None
         if isinstance(obj, UnitRef):
             unit = ctx.state.units.get(obj.id)
             if unit is None:
@@ -263,9 +271,12 @@ class Engine:
     def set_var(self, ctx, name: str, value) -> None:
         ctx.state.vars[name] = value
         ctx.state.touch()
-        ctx.trace_add(Derivation(f"{name} = {show(value)}", value))
+        if ctx.tracing:
+            ctx.trace_add(Derivation(f"{name} = {show(value)}", value))
 
     def has_tag(self, ctx, obj, tag: str) -> bool:
+        if type(obj) is Entity:
+            return tag in obj.tags
         if isinstance(obj, UnitRef):
             unit = ctx.state.units.get(obj.id)
             if unit is None:
@@ -347,7 +358,8 @@ class Engine:
             if code.number is not None:
                 continue
             names, body, decl = self.results[code.result.name]
-            ctx.trace_add(Derivation(f"apply {code} ({decl.header.label or decl.name})", None, code.result.citations))
+            if ctx.tracing:
+                ctx.trace_add(Derivation(f"apply {code} ({decl.header.label or decl.name})", None, code.result.citations))
             if body is None:
                 continue
             inner = Frame(ctx, dict(fr.vars))
@@ -397,7 +409,8 @@ class Engine:
         steps = int(type_.props.get("steps", 1))
         unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label)
         ref = UnitRef(unit.id)
-        ctx.trace_add(Derivation(f"place {unit.label} ({side.name}) at {loc}"))
+        if ctx.tracing:
+            ctx.trace_add(Derivation(f"place {unit.label} ({side.name}) at {loc}"))
         self.move_unit(ctx, ref, loc, span, trace=False)
         return ref
 
@@ -407,7 +420,8 @@ class Engine:
         if unit is None:
             raise RuleError(f"expected a unit, got {show(u)}", span)
         if trace:
-            ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} moves {unit.loc or 'onto the map'} -> {loc}"))
+            if ctx.tracing:
+                ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} moves {unit.loc or 'onto the map'} -> {loc}"))
         state.put(replace(unit, loc=loc, box=None))
         self.fire(ctx, "enter", (u, loc))
 
@@ -418,7 +432,8 @@ class Engine:
             raise RuleError(f"expected a unit, got {show(u)}", span)
         if unit.loc is None:
             return
-        ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} is eliminated"))
+        if ctx.tracing:
+            ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} is eliminated"))
         state.put(replace(unit, loc=None, box="eliminated", steps=0))
         self.fire(ctx, "eliminated", (u,))
 
@@ -430,7 +445,8 @@ class Engine:
             markers = unit.markers | {name} if on else unit.markers - {name}
             if markers != unit.markers:
                 state.put(replace(unit, markers=frozenset(markers)))
-                ctx.trace_add(Derivation(f"{self.unit_name(ctx, x)} {'is marked' if on else 'loses marker'} {name}"))
+                if ctx.tracing:
+                    ctx.trace_add(Derivation(f"{self.unit_name(ctx, x)} {'is marked' if on else 'loses marker'} {name}"))
         elif isinstance(x, str):
             current = state.loc_markers.get(x, frozenset())
             state.loc_markers[x] = current | {name} if on else current - {name}

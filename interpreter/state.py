@@ -71,6 +71,7 @@ class GameState:
     over: bool = False  # a winner was declared or the last turn is done
     ended: bool = False  # game_end triggers have run and the final entry is logged
     version: int = 0  # bumped on every change; caches key on it
+    positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
 
     # ------------------------------------------------------------ snapshots
@@ -85,7 +86,8 @@ class GameState:
             hands={k: list(v) for k, v in self.hands.items()}, options=dict(self.options),
             active=self.active, phase=self.phase, turn_order=self.turn_order,
             position=replace(self.position), next_unit_id=self.next_unit_id, winner=self.winner,
-            win_reason=self.win_reason, over=self.over, ended=self.ended, version=self.version, rng=rng,
+            win_reason=self.win_reason, over=self.over, ended=self.ended, version=self.version,
+            positions_version=self.positions_version, rng=rng,
         )
 
     # ------------------------------------------------------------ units
@@ -106,6 +108,8 @@ class GameState:
                 self.at.pop(old.loc, None)
         if unit.loc is not None and (old is None or old.loc != unit.loc):
             self.at[unit.loc] = self.at.get(unit.loc, ()) + (unit.id,)
+        if old is None or old.loc != unit.loc:
+            self.positions_version += 1
         self.units[unit.id] = unit
         self.version += 1
 

@@ -54,21 +54,23 @@ class Entity:
 # Odds columns as ranks: 1-1 is 0, 2-1 is 1, n-1 is n-1; 1-2 is -1, 1-n is -(n-1).
 # A shift is rank arithmetic, so a virtual 8-1 shifted left lands on 7-1 before any cap (§8.4.2
 # of Stalingrad '42: "shift from the virtual column, then apply the cap").
-@dataclass(frozen=True, order=True)
 class Odds:
-    rank: int
+    __slots__ = ("rank",)
+
+    def __init__(self, rank: int) -> None:
+        self.rank = rank
 
     @staticmethod
     def of(attack, defense) -> "Odds":
+        """The ratio rounded down in the defender's favour: 7:2 -> 3-1, 5:6 -> 1-2 (exact, also
+        for fractional strengths)."""
         if defense <= 0:
             return Odds(10**6)
         if attack <= 0:
             return Odds(-(10**6))
         if attack >= defense:
-            return Odds(int(Fraction(attack) / Fraction(defense)) - 1)
-        ratio = Fraction(defense) / Fraction(attack)
-        n = ratio.numerator // ratio.denominator + (1 if ratio.denominator != 1 else 0)
-        return Odds(-(n - 1))
+            return Odds(int(attack // defense) - 1)
+        return Odds(-(int(-(-defense // attack)) - 1))
 
     @staticmethod
     def ratio(attack: int, defense: int) -> "Odds":
@@ -78,7 +80,7 @@ class Odds:
         return Odds(-(defense // attack - 1))
 
     def __add__(self, shift) -> "Odds":
-        if isinstance(shift, Odds):
+        if type(shift) is Odds:
             raise TypeError("cannot add two odds")
         return Odds(self.rank + int(shift))
 
@@ -86,6 +88,27 @@ class Odds:
 
     def __sub__(self, shift) -> "Odds":
         return Odds(self.rank - int(shift))
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Odds and other.rank == self.rank
+
+    def __hash__(self) -> int:
+        return hash(("odds", self.rank))
+
+    def __lt__(self, other) -> bool:
+        return self.rank < other.rank
+
+    def __le__(self, other) -> bool:
+        return self.rank <= other.rank
+
+    def __gt__(self, other) -> bool:
+        return self.rank > other.rank
+
+    def __ge__(self, other) -> bool:
+        return self.rank >= other.rank
+
+    def __repr__(self) -> str:
+        return f"Odds({self.rank})"
 
     def __str__(self) -> str:
         if self.rank >= 10**6:
@@ -137,11 +160,35 @@ class CellValue:
         return hash(self.codes)
 
 
-@dataclass(frozen=True)
 class UnitRef:
-    """A unit as a value: its id. Properties are read through the current state."""
+    """A unit as a value: its id. Properties are read through the current state. Instances are
+    interned (`UnitRef(3) is UnitRef(3)`), so comparing and hashing them is cheap."""
 
-    id: int
+    __slots__ = ("id",)
+    _interned: dict[int, "UnitRef"] = {}
+
+    def __new__(cls, id: int) -> "UnitRef":
+        ref = cls._interned.get(id)
+        if ref is None:
+            ref = object.__new__(cls)
+            object.__setattr__(ref, "id", id)
+            cls._interned[id] = ref
+        return ref
+
+    def __setattr__(self, name, value):
+        raise AttributeError("UnitRef is immutable")
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is UnitRef and other.id == self.id)
+
+    def __hash__(self) -> int:
+        return self.id
+
+    def __reduce__(self):
+        return (UnitRef, (self.id,))
+
+    def __repr__(self) -> str:
+        return f"UnitRef({self.id})"
 
     def __str__(self) -> str:
         return f"#{self.id}"
