@@ -17,7 +17,8 @@ import hashlib
 from pathlib import Path
 
 from warcodex.dsl import ast
-from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span
+from warcodex.dsl import cache as parse_cache
+from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, remember_source
 from warcodex.dsl.model import GameDef
 from warcodex.dsl.parser import parse_text
 
@@ -76,11 +77,16 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
             return
         if sources is not None:
             sources[str(file)] = text
-        try:
-            module = parse_text(text, str(file))
-        except DiagnosticError as exc:
-            diags.extend(exc.diagnostics)
-            return
+        module = parse_cache.get(text, str(file))
+        if module is None:
+            try:
+                module = parse_text(text, str(file))
+            except DiagnosticError as exc:
+                diags.extend(exc.diagnostics)
+                return
+            parse_cache.put(text, str(file), module)
+        else:
+            remember_source(str(file), text)  # diagnostics can still show the line
         modules.append(module)
         for inc in module.includes:
             visit(file.parent / inc.path, inc.span, stack + (resolved,))

@@ -19,8 +19,11 @@ from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span
 
 @functools.lru_cache(maxsize=1)
 def grammar_parser() -> Lark:
+    from warcodex.dsl.cache import lark_cache_file
+
     text = resources.files("warcodex.dsl").joinpath("warcodex.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=False)
+    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=False,
+                cache=lark_cache_file("rules", text))
 
 
 def parse_text(text: str, path: str = "<text>") -> ast.Module:

@@ -96,8 +96,10 @@ _TERMINAL_WORDS = {
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True)
+    from warcodex.dsl.cache import lark_cache_file
+
+    text = GRAMMAR_PATH.read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", lexer="contextual", propagate_positions=True, cache=lark_cache_file("map", text))
 
 
 def load_map(path: str | Path, diagnostics: Diagnostics | None = None) -> Board:
