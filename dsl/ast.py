@@ -400,7 +400,7 @@ class Result(Decl):
 
 class Modifier(Node):
     label: str | None = None
-    op: Literal["+", "-", "*", "/", "=", "min", "max"]
+    op: Literal["+", "-", "*", "/", "=", "min", "max", "at_most", "at_least"]
     value: Expr
     rounding: Literal["up", "down", "nearest"] | None = None
     when: Expr | None = None

@@ -71,7 +71,7 @@ KEYWORDS = frozenset("""
     function movement action param subset where do procedure on sequence turns player_turns phase
     allow limit scenario setup invariant deck card let set if else for in choose by optional
     require apply step stop log then or and not is true false none roll keep highest lowest
-    provisional rulebook player_aid derived partial not_encoded not_applicable
+    provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
 """.split())
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

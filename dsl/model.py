@@ -161,8 +161,10 @@ def _merge_props(old: list[ast.Prop], new: list[ast.Prop]) -> None:
 def merge(old: ast.Decl, new: ast.Decl) -> None:
     """Apply an `override` declaration onto the original, in place.
 
-    Properties merge by key; table rows by row key; lists of modifiers are replaced when the
-    override gives any; header label/provenance/citations are replaced when given."""
+    Properties merge by key; table rows by row key; a quantity's modifiers by label (a modifier
+    with the label of an existing one replaces it, any other is added), so an optional rule or a
+    scenario can add or change one modifier; header label/provenance/citations are replaced when
+    given."""
     h, n = old.header, new.header
     if n.label:
         h.label = n.label
@@ -200,8 +202,12 @@ def merge(old: ast.Decl, new: ast.Decl) -> None:
         if new.base is not None:
             old.base = new.base
             old.base_citations = new.base_citations
-        if new.modifiers:
-            old.modifiers = new.modifiers
+        labels = {m.label: i for i, m in enumerate(old.modifiers) if m.label}
+        for m in new.modifiers:
+            if m.label and m.label in labels:
+                old.modifiers[labels[m.label]] = m
+            else:
+                old.modifiers.append(m)
         if new.order:
             old.order = new.order
     elif isinstance(old, (ast.Function,)):

@@ -91,6 +91,10 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
             lines = text.splitlines() or [""]
             line, column = len(lines), len(lines[-1]) + 1
             end = column + 1
+            opened = _unclosed_brace(text)
+            if opened is not None:
+                return Diagnostic(Severity.ERROR, "E-syntax", message, Span(path, line, column, line, end),
+                                  f"missing '}}' for the block opened at line {opened}")
         else:
             message = f"unexpected {token.type.lower() if token.type in _TERMINAL_WORDS else repr(str(token))}"
             end = column + max(1, len(str(token)))
@@ -111,6 +115,30 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
         message = str(exc).splitlines()[0]
         end = column + 1
     return Diagnostic(Severity.ERROR, "E-syntax", message, Span(path, line, column, line, end), hint)
+
+
+def _unclosed_brace(text: str) -> int | None:
+    """The line of the innermost '{' never closed (outside strings and comments), if any."""
+    stack: list[int] = []
+    line, i, n = 1, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+        elif ch == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif ch == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "{":
+            stack.append(line)
+        elif ch == "}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
 
 
 # ---------------------------------------------------------------- tree -> AST
