@@ -164,7 +164,7 @@ class _BadInput(Exception):
 
 
 def _unquote(tok: Token) -> str:
-    """The text of a string literal. Escapes: \\" \\\\ \\n \\t \\r \\0 and \\uXXXX."""
+    """The text of a string literal. Escapes: \\" \\\\ \\n \\t \\r \\0 and \\u followed by four hex digits."""
     body = str(tok)[1:-1]
     if "\\" not in body:
         return body
@@ -184,7 +184,7 @@ def _unquote(tok: Token) -> str:
             i += 6
         else:
             raise _BadInput("E-syntax", f"unknown escape '\\{nxt}' in a string", tok,
-                            'use \\" \\\\ \\n \\t or \\uXXXX (four hex digits)')
+                            'use \\" \\\\ \\n \\t, or \\u and four hex digits such as \\u0444')
     return "".join(out)
 
 

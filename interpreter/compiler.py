@@ -554,16 +554,7 @@ class Compiler:
         label = s.label or "step"
         citations = tuple(s.citations)
 
-        def step(fr):
-            ctx = fr.ctx
-            if ctx.tracing:
-                ctx.trace_open(label, citations)
-                try:
-                    return body(fr)
-                finally:
-                    ctx.trace_close()
-            return body(fr)
-        return step
+        return lambda fr: fr.ctx.traced(label, citations, body, fr)
 
     def _s_Stop(self, s, scope, dyn):
         return lambda fr: STOP
@@ -583,7 +574,9 @@ class Compiler:
 
 
 # ==================================================================== quantities
-_STAGE_OF = {"=": "replace", "+": "add", "-": "add", "*": "multiply", "/": "multiply", "min": "cap", "max": "cap"}
+_STAGE_OF = {"=": "replace", "+": "add", "-": "add", "*": "multiply", "/": "multiply", "min": "cap", "max": "cap",
+             "at_most": "cap", "at_least": "cap"}
+_CAP_ALIASES = {"at_most": "min", "at_least": "max"}  # `at_most 40` reads better than `min 40`
 DEFAULT_ORDER = ("replace", "add", "multiply", "cap")
 
 
@@ -603,7 +596,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
         for m in q.modifiers:
             if _STAGE_OF[m.op] == stage:
                 mods.append((
-                    m.label or m.op, m.op, compiler.expr(m.value, scope),
+                    m.label or m.op, _CAP_ALIASES.get(m.op, m.op), compiler.expr(m.value, scope),
                     compiler.expr(m.when, scope) if m.when is not None else None,
                     m.rounding, m.group, tuple(m.citations), m.span,
                 ))
@@ -842,15 +835,7 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
-        fr = Frame(ctx, dict(zip(names, args)))
-        if ctx.tracing:
-            ctx.trace_open(label, citations)
-            try:
-                body(fr)
-            finally:
-                ctx.trace_close()
-        else:
-            body(fr)
+        ctx.traced(label, citations, body, Frame(ctx, dict(zip(names, args))))
         return None
     return run
 

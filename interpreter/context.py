@@ -84,6 +84,16 @@ class Context:
         if len(self._trace_stack) > 1:
             self._trace_stack.pop()
 
+    def traced(self, label: str, citations, body, fr):
+        """Run `body(fr)`; when tracing, inside its own derivation node (a step, a procedure...)."""
+        if not self.tracing:
+            return body(fr)
+        self.trace_open(label, citations)
+        try:
+            return body(fr)
+        finally:
+            self.trace_close()
+
     def note(self, text: str) -> None:
         if self.tracing:
             self.trace_add(Derivation(text))

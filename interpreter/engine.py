@@ -383,14 +383,7 @@ class Engine:
             if when is not None and not when(fr):
                 continue
             ctx.tick(decl.span)
-            if ctx.tracing:
-                ctx.trace_open(decl.header.label or f"on {event}", decl.header.citations)
-                try:
-                    body(fr)
-                finally:
-                    ctx.trace_close()
-            else:
-                body(fr)
+            ctx.traced(decl.header.label or f"on {event}", decl.header.citations, body, fr)
 
     def _compile_invariants(self):
         from warcodex.interpreter.invariants import compile_invariant
