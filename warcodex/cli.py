@@ -85,7 +85,41 @@ def build_engine(game_arg: str, overlays=()):
     return Engine(game)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Commands that live with their feature (exporters, fuzzing) and are imported only when used, so
+# heavy dependencies (WeasyPrint...) never slow down `check` or `play`: name -> "module:attribute".
+LAZY_COMMANDS = {
+    "aids": "warcodex.exporters.aids.command:aids",
+    "vassal": "warcodex.exporters.vassal.command:vassal",
+    "fuzz": "warcodex.interpreter.fuzzing:fuzz",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx) -> list[str]:
+        import importlib.util
+
+        present = []
+        for name, target in LAZY_COMMANDS.items():
+            try:
+                if importlib.util.find_spec(target.split(":")[0]) is not None:
+                    present.append(name)
+            except ModuleNotFoundError:
+                pass
+        return sorted(super().list_commands(ctx) + present)
+
+    def get_command(self, ctx, name: str):
+        if name in LAZY_COMMANDS and name not in self.commands:
+            import importlib
+
+            module, attr = LAZY_COMMANDS[name].split(":")
+            try:
+                return getattr(importlib.import_module(module), attr)
+            except ModuleNotFoundError:
+                return None
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="warcodex")
 def cli() -> None:
     """Warcodex: wargame rules as data. Check, play, explain and export games."""
