@@ -71,6 +71,10 @@ class Context:
         self._trace_stack = []
         return out
 
+    def trace_sink(self) -> list[Derivation] | None:
+        """The list new derivations go to, or None when not tracing."""
+        return self._trace_stack[-1] if self.tracing and self._trace_stack else None
+
     def trace_add(self, d: Derivation) -> None:
         if self.tracing and self._trace_stack:
             self._trace_stack[-1].append(d)

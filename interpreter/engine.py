@@ -313,7 +313,7 @@ class Engine:
 
     def index(self, ctx, obj, args: list, span):
         if isinstance(obj, Entity) and obj.kind == "table":
-            return self.tables[obj.name].lookup(args, span, ctx._trace_stack[-1] if ctx.tracing and ctx._trace_stack else None)
+            return self.tables[obj.name].lookup(args, span, ctx.trace_sink())
         if isinstance(obj, tuple) and len(args) == 1 and isinstance(args[0], int):
             i = args[0]
             return obj[i] if -len(obj) <= i < len(obj) else None

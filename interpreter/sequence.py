@@ -112,7 +112,7 @@ class Runner:
         self.ctx.log.append(entry)
         return entry
 
-    def _auto(self, label: str, fn, citations=()) -> None:
+    def _auto(self, label: str, fn) -> None:
         """Run automatic rules (do blocks, triggers) and log what they did, if anything."""
         ctx = self.ctx
         if self.trace:
@@ -209,7 +209,7 @@ class Runner:
             pos.op += 1
         elif op.kind == "do":
             self._enter(op.phase.name, op.side)
-            self._auto(op.phase.header.label or op.phase.name, lambda: op.run(Frame(ctx)), op.phase.header.citations)
+            self._auto(op.phase.header.label or op.phase.name, lambda: op.run(Frame(ctx)))
             pos.op += 1
 
     def _allow_step(self, op: Op) -> bool:
