@@ -93,6 +93,17 @@ _SPEC = [
     Builtin("draw", ("s: side", "deck: name", "n: int?"), "none", "Draw cards from a deck into a side's hand.", effect=True),
     Builtin("discard", ("s: side", "card: name"), "none", "Move a card from a side's hand to its deck's discard pile.", effect=True),
     Builtin("shuffle", ("deck: name",), "none", "Shuffle a deck's discard pile back into its draw pile.", effect=True),
+    # ---- appended: generic board geometry, cell numbers and region traces
+    Builtin("common_neighbors", ("a: location", "b: location"), "list", "The locations adjacent to both `a` and `b`, in the board order of `a`'s neighbours (ZOC bonds: one for a hex bond, two for a hexside bond)."),
+    Builtin("number", ("x: any",), "num", "The number held by a one-number table cell (`number(tec[mech, forest])`); a cell written `1/2` is the fraction one half; a number is returned as is; none for an empty cell."),
+    Builtin("trace_region", ("mode: mode", "starts: list", "s: side"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources."),
+    Builtin("hex_col", ("h: location",), "int", "The printed column of a hex (`hex_col(\"2743\")` is 27); none on an area map."),
+    Builtin("hex_row", ("h: location",), "int", "The printed row of a hex (`hex_row(\"2743\")` is 43): rules such as \"on or north of hexrow xx43\"; none on an area map."),
+    Builtin("sheet", ("h: location",), "str", "The name of the map sheet a location lies on (\"A\", \"C1\"...), or none when the map has no sheets."),
+    Builtin("move_via", ("u: unit", "h: location", "mode: mode"), "none", "Move a unit hex by hex along its cheapest legal path under a mode, entering every location of the path, the first one included (fires `enter` for each).", effect=True),
+    # ---- appended (data side): the order of player turns
+    Builtin("set_turn_order", ("sides: list",), "none", "Change the order of the player turns from the next game turn on (e.g. a Winter Offensive that puts one side first).", effect=True),
+    Builtin("place_in_box", ("type: name", "s: side", "box: str", "label: str?"), "unit", "Create a new unit of a type directly in a named off-map holding box (a reinforcement pool), without entering the map.", effect=True),
 ]
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in _SPEC}

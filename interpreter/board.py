@@ -8,7 +8,11 @@ Everything the interpreter asks for is precomputed at construction into dicts of
 frozensets, keyed by the location id string, so `neighbors`, `terrain`, `edge`... are single dict
 lookups. A Board is immutable after construction (do not mutate what it returns).
 
-Hex boards: location ids are hex ids of the grid's numbering ("0507"); order is column by column.
+Hex boards: location ids are hex ids of the grid's numbering ("0507"); order is column by column,
+then the board's *boxes*: named off-map locations (entry areas, holding boxes) with declared
+adjacency to hexes and to each other. A box has no coordinates; its distance to a location is the
+fewest steps through the boxes and hexes it touches (1 + the hex distance from the nearest hex it
+touches), so "within 5 hexes" rules work on it too.
 Area maps: location ids are the declared area ids, in declaration order.
 """
 
@@ -101,6 +105,7 @@ class Board:
         wrap_east_west: bool = False,
         wrap_pairs: Iterable[tuple[str, str]] = (),
         auto_features: Mapping[str, Iterable[str]] | None = None,
+        boxes: Sequence[str] = (),
     ) -> None:
         """Low-level constructor: prefer `hex_board` / `area_map`. `adjacency` must already be
         symmetric and in the wanted neighbour order; programmer errors raise ValueError (the map
@@ -149,6 +154,16 @@ class Board:
                 q1, r1, s1 = grid.to_cube(grid.first_col + grid.cols, grid.first_row)
                 self._wrap_shift = (q1 - q0, r1 - r0, s1 - s0)
         self._by_coords: dict[tuple[int, int], str] = {v: k for k, v in self._coords.items()}
+        self.boxes: tuple[str, ...] = tuple(boxes)
+        for b in self.boxes:
+            if b not in known:
+                raise ValueError(f"box {b!r} is not a location")
+            if b in self._coords:
+                raise ValueError(f"box {b!r} has hex coordinates")
+        self._box_set: frozenset[str] = frozenset(self.boxes)
+        self._anchors: dict[str, tuple[tuple[str, int], ...]] = {}  # box -> ((hex, steps), ...)
+        self._box_hops: dict[str, dict[str, int]] = {}  # box -> {box: hops through boxes only}
+        self._box_dist: dict[tuple[str, str], int | None] = {}
 
         # --- terrain
         terrain = terrain or {}
@@ -265,9 +280,12 @@ class Board:
         attrs: Mapping[str, Mapping[str, AttrValue]] | None = None,
         edges: Mapping[tuple[str, str], Iterable[str]] | None = None,
         edge_attrs: Mapping[tuple[str, str], Mapping[str, AttrValue]] | None = None,
+        boxes: Mapping[str, Sequence[str]] | None = None,
     ) -> "Board":
         """A hex board over `grid` (which must have cols/rows). With sheets, the board is the union
-        of the sheets' rectangles (each hex on exactly one sheet); without, the whole grid."""
+        of the sheets' rectangles (each hex on exactly one sheet); without, the whole grid.
+        `boxes` adds off-map locations: box id -> the hexes and boxes it is adjacent to (made
+        symmetric; listed after the hexes, in the given order)."""
         if grid.cols is None or grid.rows is None:
             raise ValueError("a hex board needs a grid with cols and rows")
         if wrap_east_west and grid.orientation == "flat" and grid.cols % 2:
@@ -286,6 +304,22 @@ class Board:
         cells = [h for h in grid.all_hexes() if not sheets or h in sheet_of]
         on_board = {h: grid.hex_id(*h) for h in cells}
         adjacency, wrap_pairs = hex_adjacency(grid, on_board, wrap_east_west)
+        boxes = dict(boxes or {})
+        hex_ids = set(on_board.values())
+        for b, ns in boxes.items():
+            if b in hex_ids:
+                raise ValueError(f"box {b!r} has the id of a hex")
+            adjacency[b] = list(adjacency.get(b, []))
+        for b, ns in boxes.items():
+            for n in ns:
+                if n not in adjacency:
+                    raise ValueError(f"box {b!r}: neighbour {n!r} is not a location")
+                if n == b:
+                    raise ValueError(f"box {b!r} is adjacent to itself")
+                if n not in adjacency[b]:
+                    adjacency[b].append(n)
+                if b not in adjacency[n]:
+                    adjacency[n].append(b)
 
         # Map-edge features from the board's bounding box (documented limitation: a non-rectangular
         # union of sheets gets no edge features along its inner corners).
@@ -310,12 +344,13 @@ class Board:
                     auto[loc] = fs
         return cls(
             name=name, kind="hex", grid=grid, provenance=provenance,
-            locations=list(on_board.values()), adjacency=adjacency,
+            locations=list(on_board.values()) + list(boxes), adjacency=adjacency,
             coords={loc: h for h, loc in on_board.items()},
             default_terrain=default_terrain, terrain=terrain, features=features, attrs=attrs,
             edges=edges, edge_attrs=edge_attrs, sheets=sheets,
             sheet_of={on_board[h]: s for h, s in sheet_of.items()},
             wrap_east_west=wrap_east_west, wrap_pairs=wrap_pairs, auto_features=auto,
+            boxes=list(boxes),
         )
 
     @classmethod
@@ -403,6 +438,8 @@ class Board:
         """Hex distance on hex boards (geometric, honouring east-west wrap); BFS hop count on
         area maps (None if b cannot be reached from a)."""
         if self.kind == "hex":
+            if a in self._box_set or b in self._box_set:
+                return self._distance_with_boxes(a, b)
             qa, ra, sa = self._cube[a]
             qb, rb, sb = self._cube[b]
             d = max(abs(qa - qb), abs(ra - rb), abs(sa - sb))
@@ -420,6 +457,68 @@ class Board:
             self._bfs[a] = hops
         return hops.get(b)
 
+    def is_box(self, loc: str) -> bool:
+        """True for an off-map box of a hex board (an entry area, a holding box)."""
+        return loc in self._box_set
+
+    def _hex_distance(self, a: str, b: str) -> int:
+        return self.distance(a, b)  # both hexes: the geometric branch
+
+    def _box_graph(self, box: str) -> dict[str, int]:
+        """Hops from `box` to every box reachable through boxes only."""
+        hops = self._box_hops.get(box)
+        if hops is None:
+            hops = {box: 0}
+            queue = deque([box])
+            while queue:
+                x = queue.popleft()
+                for n in self._neighbors[x]:
+                    if n in self._box_set and n not in hops:
+                        hops[n] = hops[x] + 1
+                        queue.append(n)
+            self._box_hops[box] = hops
+        return hops
+
+    def anchors(self, box: str) -> tuple[tuple[str, int], ...]:
+        """The hexes a box reaches: (hex, steps) for each hex adjacent to the box or to a box it
+        reaches through other boxes, with the fewest steps."""
+        got = self._anchors.get(box)
+        if got is None:
+            best: dict[str, int] = {}
+            for b, hops in self._box_graph(box).items():
+                for n in self._neighbors[b]:
+                    if n not in self._box_set:
+                        steps = hops + 1
+                        if steps < best.get(n, steps + 1):
+                            best[n] = steps
+            got = tuple(sorted(best.items(), key=lambda p: (p[1], self.index[p[0]])))
+            self._anchors[box] = got
+        return got
+
+    def _distance_with_boxes(self, a: str, b: str) -> int | None:
+        if a == b:
+            return 0
+        key = (a, b) if self.index[a] <= self.index[b] else (b, a)
+        if key in self._box_dist:
+            return self._box_dist[key]
+        x, y = key
+        if x in self._box_set and y not in self._box_set:
+            x, y = y, x  # x is the hex, y the box
+        candidates: list[int] = []
+        if x in self._box_set:  # two boxes
+            hops = self._box_graph(x).get(y)
+            if hops is not None:
+                candidates.append(hops)
+            ay = self.anchors(y)
+            for hx, sx in self.anchors(x):
+                for hy, sy in ay:
+                    candidates.append(sx + sy + self._hex_distance(hx, hy))
+        else:
+            candidates = [s + self._hex_distance(x, h) for h, s in self.anchors(y)]
+        d = min(candidates) if candidates else None
+        self._box_dist[key] = d
+        return d
+
     def _bfs_from(self, start: str) -> dict[str, int]:
         hops = {start: 0}
         queue = deque([start])
@@ -433,8 +532,13 @@ class Board:
 
     # ================================================================== hex helpers
     def coords(self, loc: str) -> tuple[int, int]:
-        """Printed (column, row) of a hex."""
-        return self._coords[loc]
+        """Printed (column, row) of a hex (a box has none: ValueError)."""
+        try:
+            return self._coords[loc]
+        except KeyError:
+            if loc in self._box_set:
+                raise ValueError(f"{loc} is an off-map box: it has no column and row") from None
+            raise
 
     def at(self, col: int, row: int) -> str | None:
         """The hex id at printed (col, row), or None if that hex is not on the board."""
@@ -443,7 +547,7 @@ class Board:
     def pixel_center(self, loc: str, size: float) -> tuple[float, float]:
         if self.grid is None:
             raise ValueError("area maps have no hex geometry")
-        return self.grid.pixel_center(*self._coords[loc], size)
+        return self.grid.pixel_center(*self.coords(loc), size)
 
     # ================================================================== misc
     def declared_names(self) -> DeclaredNames:

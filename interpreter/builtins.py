@@ -333,4 +333,151 @@ def b_shuffle(ctx, span, deck):
     ctx.engine.shuffle_deck(ctx, deck, span)
 
 
+# ---------------------------------------------------------------- appended: geometry, cells, regions
+def b_common_neighbors(ctx, span, a, b):
+    board = ctx.engine.board
+    others = board.neighbors(_loc(ctx, b, span))
+    return tuple(n for n in board.neighbors(_loc(ctx, a, span)) if n in others)
+
+
+def b_number(ctx, span, x):
+    if isinstance(x, CellValue):
+        if not x.codes:
+            return None
+        single = x.single()
+        if isinstance(single, (int, Fraction)) and not isinstance(single, bool):
+            return single
+        numbers = [c.number for c in x.codes]
+        if len(numbers) == 2 and all(isinstance(n, int) for n in numbers) and numbers[1] > 0:
+            value = Fraction(numbers[0], numbers[1])  # a printed fraction: `1/2` is one half
+            return value.numerator if value.denominator == 1 else value
+        raise RuleError(f"the table cell {x} does not hold a single number", span)
+    if x is None or (isinstance(x, (int, Fraction)) and not isinstance(x, bool)):
+        return x
+    raise RuleError(f"expected a number or a table cell holding one, got {show(x)}", span)
+
+
+def b_trace_region(ctx, span, mode, starts, s):
+    """Multi-source search under a trace mode: the same rules as `traceable`, seeded with every
+    start at cost 0 (each path's `origin` is the start it came from)."""
+    import heapq
+
+    from warcodex.interpreter.compiler import Frame
+
+    m = _mode(ctx, mode, span)
+    side = _side(ctx, s, span)
+    board = ctx.engine.board
+    seeds = [_loc(ctx, h, span) for h in _seq(starts, span)]
+    if not seeds:
+        return ()
+    fr = Frame(ctx, {"u": None, "s": side, "origin": seeds[0], "from": seeds[0], "to": seeds[0]})
+    was_tracing = ctx.tracing
+    ctx.tracing = False
+    try:
+        allowance = m.allowance(fr)
+        best: dict[str, tuple] = {}
+        heap = []
+        for i, h in enumerate(seeds):
+            if h not in best:
+                best[h] = (0, h, False)
+                heap.append((0, i, h))
+        heapq.heapify(heap)
+        counter = len(heap)
+        at_location: dict[str, tuple[bool, bool]] = {}
+        vars = fr.vars
+        while heap:
+            spent, _, loc = heapq.heappop(heap)
+            entry = best[loc]
+            if spent > entry[0] or (entry[2] and entry[1] != loc):
+                continue
+            vars["origin"] = entry[1]
+            vars["from"] = loc
+            for nxt in board.neighbors(loc):
+                ctx.tick(span)
+                here = at_location.get(nxt)
+                if here is None:
+                    vars["to"] = nxt
+                    here = at_location[nxt] = (any(p(fr) for p in m.prohibited_at), any(st(fr) for st in m.stops_at))
+                if here[0]:
+                    continue
+                vars["to"] = nxt
+                if m.prohibited and any(p(fr) for p in m.prohibited):
+                    continue
+                step = 1 if m.cost is None else m.cost(fr)
+                if step is None:
+                    continue
+                total = spent + step
+                if allowance is not None and total > allowance:
+                    continue
+                must_stop = here[1] or (bool(m.stops) and any(st(fr) for st in m.stops))
+                old = best.get(nxt)
+                if old is None or total < old[0]:
+                    best[nxt] = (total, entry[1], must_stop)
+                    heapq.heappush(heap, (total, counter, nxt))
+                    counter += 1
+        order = board.index
+        return tuple(sorted(best, key=lambda h: order[h]))
+    finally:
+        ctx.tracing = was_tracing
+
+
+def b_hex_col(ctx, span, h):
+    board = ctx.engine.board
+    loc = _loc(ctx, h, span)
+    return board.coords(loc)[0] if board.kind == "hex" and loc in board._coords else None
+
+
+def b_hex_row(ctx, span, h):
+    board = ctx.engine.board
+    loc = _loc(ctx, h, span)
+    return board.coords(loc)[1] if board.kind == "hex" and loc in board._coords else None
+
+
+def b_sheet(ctx, span, h):
+    return ctx.engine.board._sheet_of.get(_loc(ctx, h, span))
+
+
+
+def b_move_via(ctx, span, u, h, mode):
+    """Like move_along, but entering every hex of the path: `MovementMode.path` leaves out the start
+    hex, so the whole path is walked (move_along skips its first step, see the report)."""
+    m = _mode(ctx, mode, span)
+    start = _unit(ctx, u, span).loc
+    path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
+    if path and path[0] == start:
+        path = path[1:]
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join([start] + list(path))} for {cost}", cost, m.entity.citations))
+    for loc in path:
+        if ctx.state.units[u.id].loc is None:
+            break  # eliminated on the way (a trigger)
+        ctx.engine.move_unit(ctx, u, loc, span, trace=False)
+
+# ---------------------------------------------------------------- appended (data side): turn order
+def b_set_turn_order(ctx, span, sides):
+    """The player-turn order from the next game turn on: the sequence expands `player_turns
+    turn_order` afresh at each turn (interpreter/sequence.py), so the current turn is unchanged."""
+    order = tuple(_side(ctx, s, span).name for s in _seq(sides, span))
+    if not order or len(set(order)) != len(order):
+        raise RuleError("set_turn_order needs each side once", span)
+    if ctx.tracing:
+        ctx.trace_add(Derivation("player-turn order from the next turn: " + ", ".join(order)))
+    ctx.state.turn_order = order
+    ctx.state.touch()
+
+
+def b_place_in_box(ctx, span, type_, s, box, label=None):
+    """A new unit straight into a holding box: no location, no `enter` event."""
+    from warcodex.interpreter.values import Entity as _Entity
+
+    if not (isinstance(type_, _Entity) and type_.kind == "unit"):
+        raise RuleError(f"{show(type_)} is not a unit type", span)
+    side = _side(ctx, s, span)
+    steps = int(type_.props.get("steps", 1))
+    unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label, box=str(box))
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"{unit.label} ({side.name}) is put in the box {box}"))
+    return UnitRef(unit.id)
+
+
 IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

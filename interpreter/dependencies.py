@@ -25,6 +25,8 @@ BOARD_STATIC = frozenset({
     "locations", "locations_with", "adjacent", "distance", "terrain", "edge", "loc", "sides", "enemies",
     "allies", "is_enemy", "odds", "difference", "allowed", "round_up", "round_down", "abs", "range",
     "count", "sum", "min", "max", "any", "all", "list", "first", "contains",
+    # appended: pure functions of the board and their arguments
+    "common_neighbors", "number", "hex_col", "hex_row", "sheet",
 })
 UNIT_POSITION_FIELDS = frozenset({"loc", "id"})  # identity and place: not static, but positional
 UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps"})

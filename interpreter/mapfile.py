@@ -16,6 +16,7 @@ Example (hex map)::
       location 0507 "Stalingrad" { vp: 3 objective }     # name, attributes, bare features
       location 0101-0110 { entry_area: "west" }          # one block for many hexes
       wrap east-west                                     # optional, hex maps: needs even cols
+      box EA_W "Entry Area W" { entry_area: "W" } adjacent_to: 0101-0110   # an off-map location
     }
 
 Example (area map)::
@@ -42,6 +43,14 @@ Statements:
   location LOCS ["Name"] [{ key: value ... flag ... }]           attributes and features
   land|sea|area ID ["Name"] [{...}]                             declare an area (region land/sea)
   adjacent ID: ID ...                                           area adjacency
+  box ID ["Name"] [{...}] [adjacent_to: LOCS]                   (hex maps) an off-map location
+
+Boxes (hex maps only) are named locations off the hex grid: entry areas, holding boxes, transit
+boxes. Their id must not read as a hex id (write `EA_A`, not `0101`). `adjacent_to:` joins a box
+to hexes (ids, runs, rectangles) and to other boxes; adjacency is symmetric, so a hex along a box
+has the box among its neighbours. Once declared, a box id can be used wherever a location id can:
+`terrain entry_area: EA_A`, `location EA_A {...}`, `edge rail: 7002/EA_C`, `path rail: 6902 7002
+EA_C`. Boxes have no printed row or column: column/row ranges and seams never include them.
 
 All problems are reported as located diagnostics (`DiagnosticError`), several per pass.
 """
@@ -76,10 +85,10 @@ from warcodex.interpreter.hexgrid import HexGrid, parse_id_format
 GRAMMAR_PATH = Path(__file__).with_name("mapfile.lark")
 
 STATEMENT_KEYWORDS = ("grid", "wrap", "sheet", "default", "terrain", "feature", "edge", "path",
-                      "location", "land", "sea", "area", "adjacent")
+                      "location", "land", "sea", "area", "adjacent", "box")
 _ALL_KEYWORDS = STATEMENT_KEYWORDS + (
     "map", "rulebook", "player_aid", "provisional", "hex", "areas", "flat", "pointy", "odd",
-    "even", "cols", "rows", "ids", "east-west", "true", "false")
+    "even", "cols", "rows", "ids", "east-west", "true", "false", "adjacent_to")
 
 # Words for the regex terminals in "expected ..." messages (string terminals are quoted as is).
 _TERMINAL_WORDS = {
@@ -245,6 +254,7 @@ class _MapLoader:
         self.edges: dict[tuple[str, str], set[str]] = {}
         self.edge_attrs: dict[tuple[str, str], dict[str, AttrValue]] = {}
         self.wrap_pairs: list[tuple[str, str]] = []
+        self.boxes: dict[str, list[str]] = {}  # hex maps: box id -> its neighbours, in order
 
     # ------------------------------------------------------------------ helpers
     def span(self, node: Token | Tree) -> Span:
@@ -320,6 +330,7 @@ class _MapLoader:
             for st in by_kind.get("sheet", []):
                 self._sheet(st)
             self._hex_locations(wraps[0] if wraps else None)
+            self._boxes(by_kind.get("box", []))
             for st in by_kind.get("area", []):
                 self.error("E-map-area", "areas can only be declared on an area map (`grid areas`)", st)
             for st in by_kind.get("adjacent", []):
@@ -330,6 +341,8 @@ class _MapLoader:
         else:
             for st in by_kind.get("sheet", []):
                 self.error("E-map-sheet", "sheets are for hex maps (give areas a `sheet` attribute instead)", st)
+            for st in by_kind.get("box", []):
+                self.error("E-map-box", "boxes are for hex maps; on an area map declare an area instead", st)
             for st in by_kind.get("area", []):
                 self._area(st)
             self._adjacency(by_kind.get("adjacent", []), by_kind.get("wrap", []))
@@ -356,7 +369,7 @@ class _MapLoader:
                     name, self.grid, provenance=provenance, sheets=self.sheets,
                     wrap_east_west=self.wrap, default_terrain=default_terrain, terrain=terrain,
                     features=self.features, attrs=self.attrs, edges=self.edges,
-                    edge_attrs=self.edge_attrs)
+                    edge_attrs=self.edge_attrs, boxes=self.boxes)
             pairs = [(a, b) for a, ns in self.adj.items() for b in ns if a < b]
             return Board.area_map(
                 name, self.locations, pairs, provenance=provenance, wrap_east_west=self.wrap,
@@ -437,6 +450,45 @@ class _MapLoader:
         adjacency, _ = hex_adjacency(g, self.by_coords, self.wrap)
         self.adj = {loc: set(ns) for loc, ns in adjacency.items()}
 
+    def _boxes(self, statements: list[Tree]) -> None:
+        """Declare every box first (so boxes may name each other), then their names, attributes
+        and adjacency."""
+        declared: list[tuple[Tree, str]] = []
+        for st in statements:
+            tok = st.children[0]
+            box = str(tok)
+            reads_as_hex = True
+            try:
+                self.grid.parse_id(box)
+            except ValueError:
+                reads_as_hex = False
+            if reads_as_hex:
+                self.error("E-map-box", f"box id '{box}' reads as a hex id", tok,
+                           "give a box an id with a letter in it, e.g. EA_A")
+                continue
+            if box in self.boxes:
+                self.error("E-map-duplicate", f"box '{box}' is declared twice", tok)
+                continue
+            self.boxes[box] = []
+            self.locations.append(box)
+            self.known.add(box)
+            self.adj[box] = set()
+            declared.append((st, box))
+        for st, box in declared:
+            parts = st.children[1:]
+            lists = [c for c in parts if isinstance(c, Tree) and c.data == "box_adjacent"]
+            rest = [c for c in parts if not (isinstance(c, Tree) and c.data == "box_adjacent")]
+            self._name_and_block(rest, [box], st.children[0])
+            for item in lists:
+                for loc, tok in self._locs(item.children):
+                    if loc == box:
+                        self.error("E-map-adjacent", f"box '{box}' cannot be adjacent to itself", tok)
+                        continue
+                    if loc not in self.boxes[box]:
+                        self.boxes[box].append(loc)
+                    self.adj[box].add(loc)
+                    self.adj[loc].add(box)
+
     def _area(self, st: Tree) -> None:
         region = str(st.children[0].children[0])
         tok = st.children[1]
@@ -478,6 +530,12 @@ class _MapLoader:
 
     def _loc(self, tok: Token) -> str | None:
         """A single location id, validated; None (after reporting) if unknown."""
+        if self.kind == "hex" and str(tok) in self.boxes:
+            return str(tok)
+        if self.kind == "hex" and any(ch.isalpha() for ch in str(tok)):
+            self.error("E-map-unknown-location", f"no hex or box '{tok}' on this map", tok,
+                       did_you_mean(str(tok), self.boxes) or f"declare it with `box {tok}`, or write a hex id")
+            return None
         if self.kind == "hex":
             h = self._hex(tok)
             return None if h is None else self._hex_loc(tok, *h)
@@ -500,6 +558,10 @@ class _MapLoader:
             a_tok, b_tok = item.children
             if self.kind != "hex":
                 self.error("E-map-range", "ranges of ids are only for hex maps", item)
+                continue
+            if str(a_tok) in self.boxes or str(b_tok) in self.boxes:
+                self.error("E-map-range", "a box has no row or column, so it cannot start or end a range", item,
+                           "list boxes one by one")
                 continue
             a, b = self._hex(a_tok), self._hex(b_tok)
             if a is None or b is None:
@@ -637,7 +699,7 @@ class _MapLoader:
                 return []
             # self.adj includes wrap-around neighbours, so a seam continues across the wrap.
             for n in sorted(self.adj[loc]):
-                if self.coords[n][0 if is_cols else 1] == b:
+                if n in self.coords and self.coords[n][0 if is_cols else 1] == b:
                     pairs.append((loc, n))
         return pairs
 

@@ -234,3 +234,16 @@ def test_generated_board_is_deterministic_and_complete() -> None:
     interior = a.at(20, 20)
     assert len(a.neighbors(interior)) == 6
     assert a.declared_names().edge_features >= {"minor_river", "major_river", "road", "bridge"}
+
+
+def test_hex_board_boxes_are_extra_locations_with_symmetric_adjacency() -> None:
+    grid = HexGrid("flat", "odd", 1, 1, 4, 4)
+    board = Board.hex_board("boxes", grid, boxes={"EA_A": ["0101", "0201"], "EA_B": ["EA_A"]})
+    assert len(board) == 16 + 2 and board.locations[-2:] == ("EA_A", "EA_B")
+    assert board.neighbors("0101")[-1] == "EA_A" and board.neighbors("EA_A") == ("0101", "0201", "EA_B")
+    assert board.distance("EA_B", "0401") == 2 + 2  # EA_B -> EA_A -> 0201 -> 0301 -> 0401
+    assert board.is_box("EA_B") and board.boxes == ("EA_A", "EA_B")
+    with pytest.raises(ValueError, match="id of a hex"):
+        Board.hex_board("bad", grid, boxes={"0101": []})
+    with pytest.raises(ValueError, match="not a location"):
+        Board.hex_board("bad", grid, boxes={"EA_A": ["0909"]})

@@ -257,3 +257,65 @@ def test_missing_file_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticError) as info:
         load_map(tmp_path / "nope.wcmap")
     assert info.value.diagnostics[0].code == "E-map-read"
+
+
+# ----------------------------------------------------------------------------- off-map boxes
+def test_boxes_are_named_off_map_locations_with_declared_adjacency() -> None:
+    board = parse_map_text(hexmap(
+        "default terrain clear\n"
+        'box EA_W "Entry Area W" { entry_area: "W" side: "axis" } adjacent_to: 0101-0103\n'
+        'box EA_X "Entry Area X" adjacent_to: 0104-0106 EA_W\n'
+        "box TRANSIT\n"
+        "terrain entry_area: EA_W EA_X\n"
+        "path rail: 0303 0203 0103 EA_W\n"
+        "edge road: 0104/EA_X\n"
+        "location TRANSIT { capacity: 2 }\n"
+    ))
+    assert board.locations[-3:] == ("EA_W", "EA_X", "TRANSIT")
+    assert board.boxes == ("EA_W", "EA_X", "TRANSIT")
+    assert board.is_box("EA_W") and not board.is_box("0101")
+    assert board.neighbors("EA_W") == ("0101", "0102", "0103", "EA_X")
+    assert "EA_W" in board.neighbors("0102") and board.is_adjacent("EA_X", "EA_W")
+    assert board.neighbors("TRANSIT") == ()
+    assert board.terrain("EA_W") == "entry_area" and board.terrain("TRANSIT") == "clear"
+    assert board.attrs("EA_W")["name"] == "Entry Area W" and board.attr("EA_W", "side") == "axis"
+    assert board.attr("TRANSIT", "capacity") == 2
+    assert "rail" in board.edge("0103", "EA_W") and board.has_feature("EA_W", "rail")
+    assert "road" in board.edge("EA_X", "0104")
+    assert board.sheet("EA_W") is None
+    assert "edge_west" not in board.features("EA_W")  # map-edge features are for hexes
+    with pytest.raises(ValueError, match="off-map box"):
+        board.coords("EA_W")
+
+
+def test_distances_through_boxes() -> None:
+    board = parse_map_text(hexmap(
+        "box EA_W adjacent_to: 0101-0103\n"
+        "box EA_X adjacent_to: 0801-0806\n"
+        "box REAR adjacent_to: EA_W\n"
+        "box ALONE\n"
+    ))
+    assert board.distance("EA_W", "0102") == 1
+    assert board.distance("0402", "EA_W") == 1 + board.distance("0402", "0102")  # via the nearest hex it touches
+    assert board.distance("REAR", "0101") == 2  # through EA_W
+    assert board.distance("REAR", "EA_W") == 1
+    assert board.distance("EA_W", "EA_X") == 2 + 7  # 01xx .. 08xx, plus entering and leaving
+    assert board.distance("ALONE", "0101") is None and board.distance("ALONE", "EA_W") is None
+    assert board.distance("ALONE", "ALONE") == 0
+    assert board.anchors("REAR") == (("0101", 2), ("0102", 2), ("0103", 2))
+
+
+def test_box_errors_are_located() -> None:
+    got = errors_of(hexmap(
+        "box 0101\n"  # reads as a hex id
+        "box EA_A adjacent_to: 0909 EA_A\n"  # off the map; itself
+        "box EA_A\n"  # twice
+        "box EA_B adjacent_to: EA_C\n"  # unknown box (read as a hex id)
+        "terrain forest: EA_A-EA_B\n"  # boxes have no rows or columns
+    ))
+    assert got == [(3, 5, "E-map-box"), (4, 23, "E-map-unknown-location"), (4, 28, "E-map-adjacent"),
+                   (5, 5, "E-map-duplicate"), (6, 23, "E-map-unknown-location"), (7, 17, "E-map-range")]
+    d = diagnostics_of(hexmap("box EA_A\nbox EA_B adjacent_to: EA_C\n"))
+    assert d[0].message == "no hex or box 'EA_C' on this map" and d[0].hint.startswith("did you mean 'EA_")
+    area = 'map "W" provisional "t" {\n  grid areas\n  land a\n  box EA_A\n}\n'
+    assert errors_of(area) == [(4, 3, "E-map-box")]
