@@ -1,0 +1,43 @@
+"""Player aids generated from the running rules: tables with their beyond-the-table rules, result
+legends and the rules that feed them, a terrain effects chart, unit and production charts, the
+sequence of play, the turn track and reinforcements, and odds charts, as HTML, PDF and SVG.
+
+    aid = build_aid(game, scenario=None, lang="en", paper="a4")   # model.py: plain data
+    html = render_html(aid)                                         # render.py: jinja2 templates
+    write_aids(game, out_dir, ...)                                  # all files, written atomically
+
+The command is `warcodex aids GAME -o DIR` (command.py). WeasyPrint is imported only to write PDF.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from warcodex.exporters.aids.model import Aid, build_aid
+from warcodex.exporters.aids.render import chart_files, render_html
+
+__all__ = ["Aid", "build_aid", "render_html", "chart_files", "write_aids"]
+
+
+def write_aids(game, out_dir: str | Path, scenario: str | None = None, lang: str = "en", paper: str = "a4",
+               pdf: bool = True, engine=None) -> dict:
+    """Build the aid of a checked game and write DIR/aids.html, DIR/aids.pdf and the charts'
+    SVG files, each atomically. Returns {"files": [...], "pages": N or None, "aid": Aid}."""
+    from warcodex.interpreter.saves import write_atomic
+
+    target = Path(out_dir)
+    aid = build_aid(game, scenario=scenario, lang=lang, paper=paper, engine=engine)
+    html = render_html(aid)
+    files = []
+    for name, svg in chart_files(aid).items():
+        write_atomic(target / name, svg + "\n")
+        files.append(target / name)
+    write_atomic(target / "aids.html", html)
+    files.append(target / "aids.html")
+    pages = None
+    if pdf:
+        from warcodex.exporters.aids.pdf import write_pdf
+
+        pages = write_pdf(html, target / "aids.pdf", base_url=str(target.resolve()))
+        files.append(target / "aids.pdf")
+    return {"files": files, "pages": pages, "aid": aid}

@@ -1,0 +1,190 @@
+"""SVG charts for player aids: odds charts (the chance of each result of a table, per column and
+die-roll modifier) and hit charts (per unit, the chance to hit on one die).
+
+Every bar is a `<g class="bar">` whose `<rect class="seg">` segments carry the exact probability
+(`data-p="1/6"`, a fraction) and the result (`data-result`), so tools and tests can read the
+numbers back; the segments of a bar add up to exactly 1.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from html import escape
+
+from warcodex.exporters.aids.model import OFF_TABLE, Category, HitChart, OddsChart, pct
+
+# A diverging scale (low rows -> high rows), readable when printed in grey: lightness varies too.
+# The pale middle of the usual red-blue scale is left out so that every result stays visible.
+_SCALE = ["#8e0c25", "#c8372d", "#e8825f", "#f6c09f", "#a8d0e6", "#63a2cf", "#2f6eaf", "#0f3b73"]
+_EMPTY = "#f2f2f2"
+_OFF = "#9e9e9e"
+FONT = "DejaVu Sans, Arial, sans-serif"
+
+
+def _hex(c: str) -> tuple[int, int, int]:
+    return int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16)
+
+
+def _mix(a: str, b: str, t: float) -> str:
+    ra, ga, ba = _hex(a)
+    rb, gb, bb = _hex(b)
+    return "#%02x%02x%02x" % (round(ra + (rb - ra) * t), round(ga + (gb - ga) * t), round(ba + (bb - ba) * t))
+
+
+def palette(categories: list[Category]) -> list[str]:
+    """One colour per category: the empty cell light grey, off-table mid grey, the others spread
+    along the diverging scale in category order."""
+    real = [i for i, c in enumerate(categories) if c.text not in ("-", OFF_TABLE)]
+    colours = [""] * len(categories)
+    for i, c in enumerate(categories):
+        if c.text == "-":
+            colours[i] = _EMPTY
+        elif c.text == OFF_TABLE:
+            colours[i] = _OFF
+    n = len(real)
+    for k, i in enumerate(real):
+        if n <= len(_SCALE):
+            # spread over the scale, exact scale colours (no blends) so neighbours stay distinct
+            colours[i] = _SCALE[round(k * (len(_SCALE) - 1) / (n - 1))] if n > 1 else _SCALE[5]
+            continue
+        x = k / (n - 1) * (len(_SCALE) - 1)
+        lo = int(x)
+        hi = min(lo + 1, len(_SCALE) - 1)
+        colours[i] = _mix(_SCALE[lo], _SCALE[hi], x - lo)
+    return colours
+
+
+def text_colour(background: str) -> str:
+    r, g, b = _hex(background)
+    return "#000000" if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else "#ffffff"
+
+
+def tint(colour: str, amount: float = 0.55) -> str:
+    """A lighter version of a colour, for table cells behind black text."""
+    return _mix(colour, "#ffffff", amount)
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def odds_chart_svg(chart: OddsChart) -> str:
+    colours = palette(chart.categories)
+    n_panels = len(chart.panels)
+    per_row = min(4, max(1, n_panels))
+    n_bars = max(len(chart.drms), 1)
+    bar_w = 24 if n_bars > 1 else 40
+    gap = 6
+    plot_w = n_bars * bar_w + (n_bars - 1) * gap
+    panel_w = max(plot_w + 30, 120)
+    plot_h = 150
+    panel_h = plot_h + 54
+    axis_w = 34
+    width = axis_w + per_row * panel_w + 10
+    rows = (n_panels + per_row - 1) // per_row
+    used = [i for i in range(len(chart.categories)) if any(k == i for p in chart.panels for b in p.bars for k, _ in b.segments)]
+    long_labels = any(len(_legend_text(chart.categories[k])) > 30 for k in used)
+    legend_cols = 2 if long_labels else 3
+    legend_h = 18 * ((len(used) + legend_cols - 1) // legend_cols) + 10
+    height = rows * panel_h + legend_h + 8
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="odds-chart" viewBox="0 0 {width} {height}" '
+           f'width="{width}" height="{height}" data-table="{escape(chart.table)}" font-family="{FONT}" font-size="11">',
+           f'<title>{escape(chart.title)}: {escape(chart.intro)}</title>']
+    for idx, panel in enumerate(chart.panels):
+        r, c = divmod(idx, per_row)
+        x0 = axis_w + c * panel_w
+        y0 = r * panel_h + 18
+        base_y = y0 + plot_h
+        title_cls = "auto" if panel.automatic else "column"
+        out.append(f'<text x="{x0 + panel_w / 2:.1f}" y="{y0 - 5}" text-anchor="middle" font-weight="bold" '
+                   f'fill="{"#7a1020" if panel.automatic else "#000000"}" class="{title_cls}">{escape(panel.column)}</text>')
+        for frac_y, label in ((0, "0%"), (0.5, "50%"), (1, "100%")):
+            y = base_y - frac_y * plot_h
+            out.append(f'<line x1="{x0 + 4}" y1="{y:.1f}" x2="{x0 + panel_w - 6}" y2="{y:.1f}" stroke="#bbbbbb" stroke-width="0.5"/>')
+            if c == 0:
+                out.append(f'<text x="{x0 - 2}" y="{y + 4:.1f}" text-anchor="end" font-size="9" fill="#555555">{label}</text>')
+        bars = panel.bars
+        bw = bar_w if len(bars) > 1 or not panel.automatic else 40
+        total_w = len(bars) * bw + (len(bars) - 1) * gap
+        bx = x0 + (panel_w - total_w) / 2
+        for bar in bars:
+            out.append(f'<g class="bar" data-table="{escape(chart.table)}" data-column="{escape(panel.column)}" '
+                       f'data-drm="{bar.drm}" data-automatic="{str(panel.automatic).lower()}">')
+            y = base_y
+            for k, p in bar.segments:
+                if p == 0:
+                    continue
+                h = float(p) * plot_h
+                y -= h
+                cat = chart.categories[k]
+                out.append(f'<rect class="seg" x="{bx:.1f}" y="{y:.2f}" width="{bw}" height="{h:.2f}" fill="{colours[k]}" '
+                           f'stroke="#ffffff" stroke-width="0.6" data-result="{escape(cat.text)}" data-p="{_frac(p)}">'
+                           f'<title>{escape(cat.text)}: {pct(p)}</title></rect>')
+                if h >= 13:
+                    out.append(f'<text x="{bx + bw / 2:.1f}" y="{y + h / 2 + 3.5:.1f}" text-anchor="middle" font-size="8.5" '
+                               f'fill="{text_colour(colours[k])}">{pct(p).rstrip("%")}</text>')
+            out.append("</g>")
+            if bar.label:
+                out.append(f'<text x="{bx + bw / 2:.1f}" y="{base_y + 13}" text-anchor="middle" font-size="9.5">{escape(bar.label)}</text>')
+            bx += bw + gap
+        if len(bars) > 1 and c == 0:
+            out.append(f'<text x="{x0 - 2}" y="{base_y + 13}" text-anchor="end" font-size="8.5" fill="#555555">DRM</text>')
+    ly = rows * panel_h + 14
+    col_w = (width - 20) / legend_cols
+    for j, k in enumerate(used):
+        r, c = divmod(j, legend_cols)
+        x = 10 + c * col_w
+        y = ly + r * 18
+        label = _legend_text(chart.categories[k])
+        out.append(f'<rect x="{x:.1f}" y="{y - 9}" width="11" height="11" fill="{colours[k]}" stroke="#666666" stroke-width="0.5"/>')
+        out.append(f'<text x="{x + 15:.1f}" y="{y}" font-size="10">{escape(_clip(label, int((col_w - 20) / 6.2)))}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def hits_chart_svg(chart: HitChart) -> str:
+    """Per unit type, one horizontal bar per rolled value (attack, defense): hit and miss."""
+    label_w = 170
+    bar_w = 220
+    row_h = 15
+    n_props = max(len(chart.props), 1)
+    rows = [r for r in chart.rows if r.bars]
+    block = n_props * row_h + 8
+    width = label_w + 60 + bar_w + 60
+    height = len(rows) * block + 40
+    colours = ["#2166ac", "#e8e8e8"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="hits-chart" viewBox="0 0 {width} {height}" width="{width}" '
+           f'height="{height}" data-table="hits" font-family="{FONT}" font-size="11">']
+    y = 10
+    for row in rows:
+        out.append(f'<text x="{label_w - 6}" y="{y + block / 2}" text-anchor="end" font-weight="bold">{escape(_clip(row.unit, 26))}</text>')
+        for i, bar in enumerate(row.bars):
+            by = y + i * row_h
+            out.append(f'<text x="{label_w + 54}" y="{by + 10}" text-anchor="end" font-size="9.5">{escape(bar.label)}</text>')
+            out.append(f'<g class="bar" data-table="hits" data-column="{escape(row.unit)}" data-drm="{escape(bar.label)}">')
+            x = label_w + 60
+            for k, p in bar.segments:
+                w = float(p) * bar_w
+                cat = chart.categories[k]
+                out.append(f'<rect class="seg" x="{x:.2f}" y="{by}" width="{w:.2f}" height="{row_h - 3}" fill="{colours[k]}" '
+                           f'data-result="{escape(cat.text)}" data-p="{_frac(p)}"><title>{escape(cat.text)}: {pct(p)}</title></rect>')
+                x += w
+            out.append("</g>")
+            hit = bar.segments[0][1]
+            out.append(f'<text x="{label_w + 66 + bar_w}" y="{by + 10}" font-size="9.5">{pct(hit)}</text>')
+        y += block
+    out.append(f'<rect x="{label_w + 60}" y="{height - 20}" width="11" height="11" fill="{colours[0]}"/>'
+               f'<text x="{label_w + 75}" y="{height - 11}" font-size="10">{escape(chart.categories[0].label)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _legend_text(cat: Category) -> str:
+    """`DR2: Defender retreats 2`; a cell of several codes is shown by its codes alone."""
+    if cat.label == cat.text or "/" in cat.text:
+        return cat.text
+    return f"{cat.text}: {cat.label}"
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

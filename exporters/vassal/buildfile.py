@@ -1,0 +1,256 @@
+"""buildFile.xml, built with lxml from a `ModulePlan` (never by string concatenation).
+
+Every element goes through `Catalog.check` (tag, attributes, value types, parent), so a typo in a
+tag or an attribute fails here, at export time, instead of being ignored by VASSAL at load time.
+Piece definitions are element text (never CDATA, never attributes: note §4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from warcodex.exporters.vassal.catalog import BOARD, GRID, MAP, VASSAL_VERSION, WIDGET, B, Catalog, M
+
+MAP_HELPERS = ("ForwardToKeyBuffer", "Scroller", "ForwardToChatter", "MenuDisplayer", "MapCenterer",
+               "StackExpander", "PieceMover", "KeyBufferer")
+
+
+@dataclass
+class Slot:
+    """A PieceSlot: one piece, in a palette or an at-start stack."""
+
+    entry_name: str
+    gpid: int
+    width: int
+    height: int
+    text: str  # the piece definition (encoder.piece_definition)
+
+
+@dataclass
+class SetupStackPlan:
+    name: str
+    location: str  # grid location name: a hex id or a Region name
+    slots: list[Slot]
+
+
+@dataclass
+class MapPlan:
+    name: str
+    board: str
+    image: str
+    width: int
+    height: int
+    hex_grid: tuple[dict[str, str], dict[str, str]] | None = None  # HexGrid, HexGridNumbering attributes
+    regions: dict[str, tuple[int, int]] | None = None  # RegionGrid: name -> origin
+    stacks: list[SetupStackPlan] = field(default_factory=list)
+    launch: bool = False  # a toolbar button opens it (secondary maps)
+    button: str = ""
+
+
+@dataclass
+class PanelPlan:
+    name: str
+    slots: list[Slot]
+    columns: int = 6
+
+
+@dataclass
+class TabPlan:
+    name: str
+    panels: list[PanelPlan]
+
+
+@dataclass
+class GlobalPropertyPlan:
+    name: str
+    initial: str
+    description: str = ""
+    numeric: bool = False
+    min: int | None = None
+    max: int | None = None
+
+
+@dataclass
+class DicePlan:
+    name: str
+    n_dice: int
+    n_sides: int
+    tooltip: str
+
+
+@dataclass
+class ChartPlan:
+    name: str
+    file: str  # an image name (Chart) or an archive path (HtmlChart)
+    html: bool = False
+
+
+@dataclass
+class ModulePlan:
+    name: str
+    version: str
+    description: str
+    sides: list[str]
+    prototypes: list[tuple[str, str, str]]  # name, description, piece definition
+    maps: list[MapPlan]
+    palette: list[TabPlan]
+    global_properties: list[GlobalPropertyPlan]
+    dice: list[DicePlan]
+    first_turn: int
+    steps: list[str]  # the turn tracker's phase list (may be empty)
+    charts: list[ChartPlan]
+    help_files: list[tuple[str, str]]  # title, archive path
+
+    def all_slots(self) -> list[Slot]:
+        out = [s for m in self.maps for st in m.stacks for s in st.slots]
+        out += [s for tab in self.palette for p in tab.panels for s in p.slots]
+        return out
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.catalog = Catalog()
+
+    def el(self, parent: etree._Element | None, tag: str, content: str | None = None, /,
+           **attrs: object) -> etree._Element:
+        """An element checked against the catalog; `content` is its text (piece definitions)."""
+        values = {k: _text(v) for k, v in attrs.items()}
+        self.catalog.check(tag, values, parent.tag if parent is not None else None)
+        e = etree.Element(tag, values) if parent is None else etree.SubElement(parent, tag, values)
+        if content is not None:
+            e.text = content
+        return e
+
+
+def _text(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def build(plan: ModulePlan) -> bytes:
+    b = _Builder()
+    slots = plan.all_slots()
+    gpids = [s.gpid for s in slots]
+    if len(set(gpids)) != len(gpids):
+        raise ValueError("duplicate PieceSlot gpids")
+    root = b.el(None, B + "GameModule", name=plan.name, version=plan.version, description=plan.description,
+                VassalVersion=VASSAL_VERSION, ModuleOther1="", ModuleOther2="",
+                nextPieceSlotId=max(gpids, default=0) + 1)
+    b.el(root, M + "BasicCommandEncoder")
+    doc = b.el(root, M + "Documentation")
+    for title, path in plan.help_files:
+        b.el(doc, M + "documentation.HelpFile", title=title, fileName=path, fileType="archive")
+    roster = b.el(root, M + "PlayerRoster", buttonText="Retire", buttonToolTip="Switch sides, become observer",
+                  buttonKeyStroke="")
+    for side in plan.sides:
+        entry = etree.SubElement(roster, "entry")  # PlayerRoster reads <entry> children itself
+        entry.text = side
+    b.el(root, M + "GlobalOptions", autoReport="Always", centerOnMove="Use Preferences Setting",
+         nonOwnerUnmaskable="Use Preferences Setting", playerIdFormat="$PlayerName$")
+    b.el(root, M + "Chatter")
+    b.el(root, M + "KeyNamer")
+    props = b.el(root, M + "properties.GlobalProperties")
+    for gp in plan.global_properties:
+        attrs: dict[str, object] = dict(name=gp.name, initialValue=gp.initial, description=gp.description,
+                                        isNumeric=gp.numeric, wrap=False)
+        if gp.numeric:
+            if gp.min is not None:
+                attrs["min"] = gp.min
+            if gp.max is not None:
+                attrs["max"] = gp.max
+        b.el(props, M + "properties.GlobalProperty", **attrs)
+    protos = b.el(root, M + "PrototypesContainer")
+    for name, description, text in plan.prototypes:
+        b.el(protos, M + "PrototypeDefinition", text, name=name, description=description)
+    for m in plan.maps:
+        _map(b, root, m)
+    _palette(b, root, plan.palette)
+    for d in plan.dice:
+        b.el(root, M + "DiceButton", name=d.name, text=d.name, tooltip=d.tooltip, icon="/images/die.gif", hotkey="",
+             nDice=d.n_dice, nSides=d.n_sides, plus=0, addToTotal=0, reportTotal=False, prompt=False,
+             sortDice=False, reportFormat="** $name$ = $result$ *** <$PlayerName$>")
+    _turn_tracker(b, root, plan)
+    if plan.charts:
+        win = b.el(root, M + "ChartWindow", name="Charts", description="Player aids", text="Charts",
+                   tooltip="Charts and tables", icon="/images/chart.gif", hotkey="")
+        tabs = b.el(win, WIDGET + "TabWidget", entryName="Charts", description="")
+        for c in plan.charts:
+            if c.html:
+                b.el(tabs, WIDGET + "HtmlChart", chartName=c.name, description="", fileName=c.file)
+            else:
+                b.el(tabs, WIDGET + "Chart", chartName=c.name, description="", fileName=c.file)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=False, pretty_print=True)
+
+
+def _map(b: _Builder, root, m: MapPlan) -> None:
+    attrs: dict[str, object] = dict(mapName=m.name, description="", markMoved="Never", edgeWidth=0, edgeHeight=0,
+                                    backgroundcolor="255,255,255", allowMultiple=False, color="0,0,0", thickness=3,
+                                    launch=m.launch, buttonName=m.button, icon="/images/map.gif", hotkey="")
+    mp = b.el(root, M + "Map", **attrs)
+    picker = b.el(mp, MAP + "BoardPicker", slotWidth=350, slotHeight=125, slotScale=0.2, title="Choose Boards",
+                  addRowText="Add row", addColumnText="Add column", boardPrompt="Select board")
+    board = b.el(picker, BOARD, name=m.board, image=m.image, reversible=False)
+    if m.hex_grid is not None:
+        grid_attrs, numbering_attrs = m.hex_grid
+        grid = b.el(board, GRID + "HexGrid", **grid_attrs)
+        b.el(grid, GRID + "mapgrid.HexGridNumbering", **numbering_attrs)
+    elif m.regions is not None:
+        rg = b.el(board, GRID + "RegionGrid", snapto=True, visible=False, fontsize=9)
+        for name, (x, y) in m.regions.items():
+            b.el(rg, GRID + "Region", name=name, originx=x, originy=y)
+    b.el(mp, MAP + "StackMetrics", disabled=False, exSepX=12, exSepY=0, unexSepX=3, unexSepY=3,
+         color="255,255,255", top="38,0", bottom="40,0", up="39,0", down="37,0")
+    for helper in MAP_HELPERS:  # note §1.4: not created for a map loaded from XML
+        b.el(mp, MAP + helper)
+    b.el(mp, MAP + "Zoomer", zoomLevels="0.4,0.6,0.8,1.0,1.25,1.6,2.0", zoomStart=4)
+    for st in m.stacks:
+        s = b.el(mp, MAP + "SetupStack", name=st.name, owningBoard=m.board, useGridLocation=True,
+                 location=st.location, x=0, y=0)
+        for slot in st.slots:
+            _slot(b, s, slot)
+
+
+def _slot(b: _Builder, parent, slot: Slot) -> None:
+    b.el(parent, WIDGET + "PieceSlot", slot.text, entryName=slot.entry_name, gpid=slot.gpid, width=slot.width,
+         height=slot.height)
+
+
+def _palette(b: _Builder, root, tabs: list[TabPlan]) -> None:
+    if not tabs:
+        return
+    win = b.el(root, M + "PieceWindow", name="Counters", description="Counter palette", hidden=False,
+               text="Counters", tooltip="Counters by side and type", icon="/images/counter.gif",
+               hotkey="", scale=1.0, defaultWidth=0)
+    top = b.el(win, WIDGET + "TabWidget", entryName="Counters", description="")
+    for tab in tabs:
+        if len(tab.panels) == 1:
+            p = tab.panels[0]
+            panel = b.el(top, WIDGET + "PanelWidget", entryName=tab.name, description="", fixed=False,
+                         nColumns=p.columns, vert=False, scale=1.0)
+            for slot in p.slots:
+                _slot(b, panel, slot)
+            continue
+        lst = b.el(top, WIDGET + "ListWidget", entryName=tab.name, description="", scale=1.0, width=0, height=0,
+                   divider=150)
+        for p in tab.panels:
+            panel = b.el(lst, WIDGET + "PanelWidget", entryName=p.name, description="", fixed=False,
+                         nColumns=p.columns, vert=False, scale=1.0)
+            for slot in p.slots:
+                _slot(b, panel, slot)
+
+
+def _turn_tracker(b: _Builder, root, plan: ModulePlan) -> None:
+    from warcodex.exporters.vassal.encoder import string_array
+
+    tracker = b.el(root, M + "turn.TurnTracker", name="Turn", description="Sequence of play",
+                   buttonText="Turn", hotkey="", nexthotkey="", prevhotkey="",
+                   turnFormat="$level1$ - $level2$" if plan.steps else "$level1$",
+                   reportFormat="* <$PlayerId$> Turn Updated from $oldTurn$ to $newTurn$", tooltip="Turn tracker")
+    level = b.el(tracker, M + "turn.CounterTurnLevel", name="Turn", property="Turn", turnFormat="Turn $value$",
+                 start=plan.first_turn, incr=1, loop=False, loopLimit=-1)
+    if plan.steps:
+        b.el(level, M + "turn.ListTurnLevel", name="Phase", property="Phase", turnFormat="$value$",
+             list=string_array(plan.steps), configList=False, configFirst=False)

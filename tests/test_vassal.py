@@ -1,0 +1,519 @@
+"""The VASSAL 3.7 module exporter (exporters/vassal): zip layout, buildFile.xml against the
+catalog of VASSAL classes, piece definitions through VASSAL's decoder, grid numbering, set-up."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from warcodex.dsl.checker import check_path
+from warcodex.exporters.vassal import counters
+from warcodex.exporters.vassal.catalog import (
+    B, CLASSES, EMBELLISHMENT_VERSION_FIELD, GRID, MAP, NOT_IN_37, TRAITS, VASSAL_VERSION, WIDGET, Catalog, M,
+    check_value)
+from warcodex.exporters.vassal.encoder import (
+    TAB, Decoder, SequenceEncoder, Trait, basic_piece, clean_text, decode, decode_piece, encode, key_list, nest,
+    parse_string_array, piece_definition, string_array, trait, trait_fields)
+from warcodex.exporters.vassal.module import build_module
+from warcodex.interpreter.hexgrid import VassalHexNumbering
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "games" / "tiny"
+BATTLE = ROOT / "tests" / "data" / "games" / "battle"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return build_module(TINY)
+
+
+@pytest.fixture(scope="module")
+def battle():
+    return build_module(BATTLE)
+
+
+def _zip(module) -> zipfile.ZipFile:
+    return zipfile.ZipFile(io.BytesIO(module.zip_bytes()))
+
+
+def _tree(module) -> etree._Element:
+    return etree.fromstring(_zip(module).read("buildFile.xml"))
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == PNG_SIGNATURE
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _piece_texts(root) -> list[tuple[str, str]]:
+    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", M + "PrototypeDefinition")]
+
+
+# =============================================================================== encoder
+def test_sequence_encoder_escapes_like_vassal():
+    assert encode(["A", "B,C"], ",") == "A,B\\,C"  # the example in SequenceEncoder's javadoc
+    assert decode("A,B\\,C", ",") == ["A", "B,C"]
+    assert encode(["\\x", "'q'", "", None, True, 1.0], ";") == "'\\x';''q'';;;true;1.0"
+    assert decode("'\\x';''q'';;;true;1.0", ";") == ["\\x", "'q'", "", "", "true", "1.0"]
+    assert decode("a;", ";") == ["a", ""]  # a trailing delimiter is one more, empty token
+    assert decode("", ";") == [""] and decode(None, ";") == []
+    d = Decoder("1", ";")
+    assert d.next_token() == "1" and d.next_token("x") == "x"
+    with pytest.raises(IndexError):
+        d.next_token()
+
+
+def test_worked_example_of_the_note_byte_for_byte():
+    """notes/vassal-format.md §8.7: the prototype and the PieceSlot of a two-step counter."""
+    proto = piece_definition([
+        trait("mark;", ["Side"], "Blue"),
+        trait("report;", [key_list(["70,130"]), "$oldPieceName$ flipped", "", "", "Report", False], "-1"),
+        trait("delete;", ["Delete", "68,130", ""]),
+        basic_piece("", "", ""),
+    ])
+    assert proto == ("+/null/mark;Side\treport;70\\,130;$oldPieceName$ flipped;;;Report;false\\\tdelete;Delete;"
+                     "68,130;\\\\\tpiece;;;;/Blue\t-1\\\t\\\\\tnull;0;0;;0")
+    slot = piece_definition([
+        trait("emb2;", ["", 130, "", "Flip", 130, "", "", 130, "", "", "", "1", False, 0, 0,
+                        "inf_front.png,inf_back.png", ",+ (reduced)", True, "Step", "", "", False, "", 1, 1, True,
+                        "", "70,130", "", "Step", 1.0, "", True], "1"),
+        Trait("prototype;Unit", ""),
+        basic_piece("", "1st Infantry", 1),
+    ])
+    assert slot == ("+/null/emb2;;130;;Flip;130;;;130;;;;1;false;0;0;inf_front.png,inf_back.png;,+ (reduced);true;"
+                    "Step;;;false;;1;1;true;;70,130;;Step;1.0;;true\tprototype;Unit\\\tpiece;;;;1st Infantry/1\t\\\t"
+                    "null;0;0;1;0")
+
+
+def test_nesting_puts_k_backslashes_before_the_kth_tab():
+    assert nest(["A", "B", "C", "D"]) == "A\tB\\\tC\\\\\tD"
+
+
+_text = st.text(alphabet=st.sampled_from(list("ab;,/\\'\t |$\u00e9")), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_text, min_size=1, max_size=6), st.sampled_from([";", ",", "/", "\t"]))
+def test_sequence_encoder_round_trip(tokens, delimiter):
+    # VASSAL cannot encode a token that ends in a backslash (it escapes the next delimiter);
+    # clean_text removes that case from everything we write.
+    tokens = [t.rstrip("\\") for t in tokens]
+    assert decode(encode(tokens, delimiter), delimiter) == tokens
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(_text, max_size=5), _text), min_size=0, max_size=4), _text, _text)
+def test_piece_definition_round_trip(levels, image, name):
+    traits = [trait("mark;", [clean_text(f) for f in fields], clean_text(state)) for fields, state in levels]
+    traits.append(basic_piece(clean_text(image), name, 7))
+    text = piece_definition(traits)
+    decoded = decode_piece(text)
+    assert decoded.piece_id == "null"
+    assert list(decoded.traits) == traits
+    assert [trait_fields(t) for t in decoded.traits[:-1]] == [[clean_text(f) for f in fields] or [""]
+                                                               for fields, _ in levels]
+
+
+def test_decode_piece_rejects_what_vassal_would_misread():
+    with pytest.raises(ValueError):
+        decode_piece("+/null/mark;x/")  # no BasicPiece
+    with pytest.raises(ValueError):
+        decode_piece("+/null/mark;x\tpiece;;;;/only-one-part")  # a state part missing
+    with pytest.raises(ValueError):
+        decode_piece("+/null/piece;;;a/b;n/null;0;0;1;0")  # an unescaped '/'
+
+
+# =============================================================================== zip and metadata
+def test_zip_layout(tiny):
+    z = _zip(tiny)
+    names = z.namelist()
+    assert names[:2] == ["moduledata", "buildFile.xml"]
+    assert "extensiondata" not in names and "savedGame" not in names  # would not be a module (note §1)
+    assert all(n.startswith(("images/", "help/", "aids/")) for n in names[2:])
+    assert all(i.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) for i in z.infolist())
+    assert z.testzip() is None
+    for n in names:
+        if n.startswith("images/"):
+            assert n.endswith(".png") and _png_size(z.read(n))[0] > 0
+
+
+def test_moduledata_from_the_game_metadata(tiny):
+    md = etree.fromstring(_zip(tiny).read("moduledata"))
+    assert md.tag == "data" and md.get("version") == "1"
+    values = {e.tag: e.text or "" for e in md}
+    assert values["VassalVersion"] == VASSAL_VERSION == "3.7.0"
+    assert values["name"] == "Tiny Front"
+    assert values["version"] == tiny.data.version
+    assert "Meeting Engagement" in values["description"] and "Tiny Front example rules" in values["description"]
+    assert values["dateSaved"].isdigit()
+    root = _tree(tiny)
+    assert root.get("VassalVersion") == "3.7.0" and root.get("name") == "Tiny Front"
+
+
+# =============================================================================== buildFile.xml
+@pytest.mark.parametrize("which", ["tiny", "battle"])
+def test_buildfile_parses_and_every_tag_and_attribute_is_in_the_catalog(which, request):
+    module = request.getfixturevalue(which)
+    raw = _zip(module).read("buildFile.xml")
+    assert b"<![CDATA[" not in raw and b"<!DOCTYPE" not in raw  # note §4
+    root = etree.fromstring(raw)
+    assert root.tag == B + "GameModule"
+    catalog = Catalog()
+    seen = set()
+    for e in root.iter():
+        parent = e.getparent()
+        if e.tag == "entry":
+            assert parent.tag == M + "PlayerRoster" and e.text
+            continue
+        assert e.tag in CLASSES and e.tag not in NOT_IN_37, e.tag
+        catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
+        seen.add(e.tag)
+        if CLASSES[e.tag].content == "piece":
+            assert e.text and e.text.startswith("+/") and e.text == e.text.strip()
+    # the components a playable module needs (note §1.4, §5)
+    for tag in (M + "BasicCommandEncoder", M + "Map", MAP + "BoardPicker", MAP + "boardPicker.Board",
+                MAP + "PieceMover", MAP + "KeyBufferer", MAP + "MenuDisplayer", MAP + "StackExpander",
+                M + "PieceWindow", M + "DiceButton", M + "turn.TurnTracker", M + "PrototypesContainer",
+                M + "documentation.HelpFile", M + "properties.GlobalProperty"):
+        assert tag in seen, tag
+
+
+def test_catalog_rejects_what_vassal_would_ignore_or_choke_on():
+    c = Catalog()
+    with pytest.raises(ValueError, match="no attribute"):
+        c.check(M + "Map", {"mapname": "x"})  # attribute names are case-sensitive
+    with pytest.raises(ValueError, match="not a Java int"):
+        c.check(MAP + "SetupStack", {"x": ""})  # an empty int aborts loading (note §9.2)
+    with pytest.raises(ValueError, match="child"):
+        c.check(WIDGET + "PieceSlot", {}, parent=M + "Map")
+    with pytest.raises(ValueError, match="not a VASSAL 3.7 class"):
+        c.check(M + "folder.PrototypeSubFolder", {})
+    assert check_value("H|V", "") is not None and check_value("color", "255,0,10") is None
+    for cls in CLASSES.values():
+        assert cls.source.startswith("VASSAL/") and ".java" in cls.source
+    for t in TRAITS.values():
+        assert t.source.startswith("VASSAL/counters/")
+
+
+@pytest.mark.parametrize("which", ["tiny", "battle"])
+def test_every_referenced_image_and_file_is_in_the_zip(which, request):
+    module = request.getfixturevalue(which)
+    z = _zip(module)
+    names = set(z.namelist())
+    root = etree.fromstring(z.read("buildFile.xml"))
+    referenced = set()
+    for e in root.iter():
+        cls = CLASSES.get(e.tag)
+        if cls is None:
+            continue
+        for attr, value in e.attrib.items():
+            kind = cls.attrs.get(attr)
+            if kind == "image" and not value.startswith("/"):
+                referenced.add("images/" + value)
+            elif kind == "file":
+                referenced.add(value)
+                if e.tag == WIDGET + "HtmlChart":  # HtmlChart loads <img src="x.png"> from images/
+                    import lxml.html
+
+                    page = lxml.html.document_fromstring(z.read(value))
+                    referenced.update("images/" + src for src in page.xpath("//img/@src") if "/" not in src)
+    for _, text in _piece_texts(root):
+        for t in decode_piece(text).traits:
+            if t.prefix == "piece;" and trait_fields(t)[2]:
+                referenced.add("images/" + trait_fields(t)[2])
+            if t.prefix == "emb2;":
+                referenced.update("images/" + i for i in parse_string_array(trait_fields(t)[15]) if i)
+    missing = referenced - names
+    assert not missing, missing
+    unused = {n for n in names if n.startswith("images/")} - referenced
+    assert not unused, unused
+
+
+def test_board_image_size_matches_the_grid(tiny):
+    z = _zip(tiny)
+    root = etree.fromstring(z.read("buildFile.xml"))
+    board = next(root.iter(MAP + "boardPicker.Board"))
+    w, h = _png_size(z.read("images/" + board.get("image")))
+    grid = tiny.data.board.grid
+    gw, gh = grid.pixel_size(44.0)
+    assert w == round(gw + 0.5) and h > gh  # the grid's frame, plus the legend strip below it
+
+
+# =============================================================================== pieces
+@pytest.mark.parametrize("which", ["tiny", "battle"])
+def test_piece_definitions_decode_to_known_traits(which, request):
+    module = request.getfixturevalue(which)
+    root = _tree(module)
+    prototypes = {e.get("name") for e in root.iter(M + "PrototypeDefinition")}
+    texts = _piece_texts(root)
+    assert texts
+    for tag, text in texts:
+        piece = decode_piece(text)
+        # re-encoding the decoded traits gives back the very same text (a lossless round trip)
+        assert piece_definition(list(piece.traits), piece.piece_id) == text
+        for t in piece.traits:
+            cls = TRAITS.get(t.prefix)
+            assert cls is not None, t.prefix
+            fields = trait_fields(t)
+            if t.prefix == "mark;":
+                names = parse_string_array(t.type[len("mark;"):])
+                assert len(names) == len(parse_string_array(t.state))
+            else:
+                assert len(fields) >= cls.min_fields, (t.prefix, fields)
+            if t.prefix == "emb2;":
+                assert len(fields) == 33 and fields[EMBELLISHMENT_VERSION_FIELD - 1] == "1"
+                images = parse_string_array(fields[15])
+                assert len(images) == len(parse_string_array(fields[16])) >= 2
+                assert 1 <= int(t.state) <= len(images)
+            if t.prefix == "prototype;":
+                assert fields[0] in prototypes, fields[0]
+        basic = piece.traits[-1]
+        assert basic.prefix == "piece;" and len(trait_fields(basic)) == 4
+        state = decode(basic.state, ";")
+        assert state[0] == "null" and len(state) == 5
+        if tag == M + "PrototypeDefinition":
+            assert basic.type == "piece;;;;"  # discarded by UsePrototype
+
+
+@pytest.mark.parametrize("which", ["tiny", "battle"])
+def test_gpids_unique_and_below_next_piece_slot_id(which, request):
+    root = _tree(request.getfixturevalue(which))
+    gpids = [int(e.get("gpid")) for e in root.iter(WIDGET + "PieceSlot")]
+    assert len(gpids) == len(set(gpids)) and min(gpids) >= 1
+    assert int(root.get("nextPieceSlotId")) > max(gpids)
+    for e in root.iter(WIDGET + "PieceSlot"):  # the BasicPiece state carries the slot's gpid
+        assert decode(decode_piece(e.text).traits[-1].state, ";")[3] == e.get("gpid")
+
+
+def test_step_layer_has_the_per_step_values(tiny):
+    root = _tree(tiny)
+    slot = next(e for e in root.iter(WIDGET + "PieceSlot") if e.get("entryName") == "11th Panzer")
+    layer = decode_piece(slot.text).traits[0]
+    fields = trait_fields(layer)
+    assert fields[18] == "Steps" and fields[27] == "70,130"  # layer name, "lose step" keystroke
+    assert parse_string_array(fields[16]) == ["", "+ (1 of 2 steps: 4-3-6)"]
+    assert layer.state == "1"  # full strength at set-up
+
+
+def test_nato_symbols_from_unit_classes():
+    assert counters.nato_kind(["infantry_class"], "rifle") == "infantry"
+    assert counters.nato_kind(["mechanized", "armor"], "panzer") == "armor"
+    assert counters.nato_kind(["mechanized", "infantry_type"], "pz_grenadier") == "mechanized"
+    assert counters.nato_kind([], "tank") == "armor"
+    assert counters.nato_kind(["cavalry"], "cossacks") == "cavalry"
+    assert counters.nato_kind([], "battleship") == "naval"
+    assert counters.nato_kind([], "zzz") == "unknown"
+
+
+# =============================================================================== grid and set-up
+def _grid_of(root, board_name: str):
+    board = next(b for b in root.iter(MAP + "boardPicker.Board") if b.get("name") == board_name)
+    hexgrid = board.find(GRID + "HexGrid")
+    regions = board.find(GRID + "RegionGrid")
+    return board, hexgrid, regions
+
+
+def test_hex_numbering_round_trips_for_every_hex_of_the_map(tiny):
+    """our id -> our pixel centre -> VASSAL's name for that point (VassalHexNumbering, built from
+    the attributes as written in buildFile.xml) == our id; and VASSAL's centre for the id lies in
+    the same hex."""
+    root = _tree(tiny)
+    board_model = tiny.data.board
+    board, hexgrid, _ = _grid_of(root, board_model.name)
+    numbering = hexgrid.find(GRID + "mapgrid.HexGridNumbering")
+    vassal = VassalHexNumbering(dict(hexgrid.attrib), dict(numbering.attrib))
+    size = 44.0
+    hexes = [loc for loc in board_model.locations if not board_model.is_box(loc)]
+    assert len(hexes) == 120
+    for loc in hexes:
+        x, y = board_model.pixel_center(loc, size)
+        assert vassal.location_name(round(x), round(y)) == loc
+        vx, vy = vassal.get_location(loc)
+        assert abs(vx - x) <= 1.5 and abs(vy - y) <= 1.5
+        assert vassal.location_name(vx, vy) == loc
+
+
+@pytest.mark.parametrize("which", ["tiny", "battle"])
+def test_every_at_start_location_is_a_grid_location_of_an_existing_board(which, request):
+    module = request.getfixturevalue(which)
+    z = _zip(module)
+    root = etree.fromstring(z.read("buildFile.xml"))
+    stacks = 0
+    for mp in root.iter(M + "Map"):
+        boards = {b.get("name"): b for b in mp.iter(MAP + "boardPicker.Board")}
+        for s in mp.iter(MAP + "SetupStack"):
+            stacks += 1
+            assert s.get("useGridLocation") == "true"
+            board, hexgrid, regions = _grid_of(mp, s.get("owningBoard"))
+            assert s.get("owningBoard") in boards  # else VASSAL never places the stack (note §1)
+            w, h = _png_size(z.read("images/" + board.get("image")))
+            if hexgrid is not None:
+                v = VassalHexNumbering(dict(hexgrid.attrib), dict(hexgrid.find(GRID + "mapgrid.HexGridNumbering").attrib))
+                x, y = v.get_location(s.get("location"))
+                assert v.location_name(x, y) == s.get("location") and 0 <= x < w and 0 <= y < h
+                assert s.get("location") in module.data.board
+            else:
+                names = {r.get("name"): (int(r.get("originx")), int(r.get("originy")))
+                         for r in regions.iter(GRID + "Region")}
+                x, y = names[s.get("location")]
+                assert 0 <= x < w and 0 <= y < h
+            assert len(s) >= 1
+    if which == "tiny":
+        assert stacks == 8 + 1  # 8 set-up hexes, and the turn 3 reinforcements box
+
+
+def test_at_start_stacks_are_the_scenario_setup(tiny):
+    root = _tree(tiny)
+    main = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Tiny Front")
+    placed = {s.get("location"): [p.get("entryName") for p in s] for s in main.iter(MAP + "SetupStack")}
+    state = tiny.data.engine.new_game("meeting")
+    expected = {loc: [state.units[i].label for i in ids] for loc, ids in state.at.items() if ids}
+    assert placed == expected
+    assert placed["0305"] == ["11th Panzer"]
+
+
+def test_reinforcements_wait_in_a_holding_box_by_turn(tiny):
+    root = _tree(tiny)
+    holding = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Holding boxes")
+    assert holding.get("launch") == "true"
+    regions = {r.get("name") for r in holding.iter(GRID + "Region")}
+    assert {"Turn 3", "Eliminated"} <= regions
+    turn3 = next(s for s in holding.iter(MAP + "SetupStack") if s.get("location") == "Turn 3")
+    assert [p.get("entryName") for p in turn3] == ["24th Panzer", "13th Tank Corps"]
+    about = _zip(tiny).read("help/about.html").decode("ascii")
+    assert "24th Panzer" in about and "0101" in about and "1201" in about  # where the rules bring them in
+
+
+def test_area_map_regions(battle):
+    root = _tree(battle)
+    main = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Battle fragment")
+    regions = {r.get("name"): (int(r.get("originx")), int(r.get("originy"))) for r in main.iter(GRID + "Region")}
+    assert set(regions) == {"Germany", "Poland", "Russia", "Siberia", "Alaska", "Baltic Sea Zone"}
+    assert len(set(regions.values())) == len(regions)  # RegionGrid keys regions by origin point
+    boxes = list(battle.data and __import__("warcodex.exporters.vassal.board_svg", fromlist=["x"])
+                 .area_layout(battle.data.board).boxes.values())
+    for i, (x1, y1, w1, h1) in enumerate(boxes):
+        for x2, y2, w2, h2 in boxes[i + 1:]:
+            assert x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1
+
+
+def test_units_set_up_on_an_area_map(tmp_path):
+    """An area map (A&A-like): units placed in areas stack at the area's Region."""
+    game = tmp_path / "battle"
+    game.mkdir()
+    (game / "map.wcmap").write_text((BATTLE / "map.wcmap").read_text(encoding="utf-8"), encoding="utf-8")
+    text = (BATTLE / "game.wcx").read_text(encoding="utf-8")
+    assert "setup { }" in text
+    text = text.replace("setup { }", 'setup { place(infantry, germany, "germany") place(tank, germany, "germany") '
+                                      'place(battleship, ussr, "baltic") place(infantry, ussr, "russia") }')
+    (game / "game.wcx").write_text(text, encoding="utf-8")
+    module = build_module(game)
+    root = etree.fromstring(module.files["buildFile.xml"])
+    main = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Battle fragment")
+    regions = {r.get("name") for r in main.iter(GRID + "Region")}
+    stacks = {s.get("location"): [p.get("entryName") for p in s] for s in main.iter(MAP + "SetupStack")}
+    assert stacks == {"Germany": ["Infantry", "Tank"], "Baltic Sea Zone": ["Battleship"], "Russia": ["Infantry"]}
+    assert set(stacks) <= regions
+    battleship = next(p for p in main.iter(WIDGET + "PieceSlot") if p.get("entryName") == "Battleship")
+    assert decode_piece(battleship.text).traits[0].prefix == "emb2;"  # two hits: a two-step layer
+
+
+# =============================================================================== toolbar parts
+def test_turn_tracker_dice_properties_charts_help(tiny):
+    root = _tree(tiny)
+    level = next(root.iter(M + "turn.CounterTurnLevel"))
+    assert level.get("property") == "Turn" and level.get("start") == "1"
+    phases = parse_string_array(next(root.iter(M + "turn.ListTurnLevel")).get("list"))
+    assert phases[0] == "Weather Phase (if turn >= 2)" and phases[1] == "Axis: Movement Phase"
+    assert phases[-1] == "Soviet: Recovery Phase" and len(phases) == 7
+    dice = [(d.get("name"), d.get("nDice"), d.get("nSides")) for d in root.iter(M + "DiceButton")]
+    assert dice == [("d6", "1", "6")]
+    props = {p.get("name"): p.get("initialValue") for p in root.iter(M + "properties.GlobalProperty")}
+    assert props["Turn"] == "1" and props["weather"] == "fair" and props["vp_axis"] == "0"
+    charts = [c.get("chartName") for c in root.iter(WIDGET + "Chart", WIDGET + "HtmlChart")]
+    assert "Combat Results Table" in charts or any("aid" in c.lower() for c in charts)
+    help_files = {h.get("title"): h.get("fileName") for h in root.iter(M + "documentation.HelpFile")}
+    import lxml.html
+
+    raw = _zip(tiny).read(help_files["Rules coverage"])
+    assert raw.isascii()  # non-ASCII as character references: no charset guessing in Swing
+    coverage = lxml.html.document_fromstring(raw).text_content()
+    from warcodex.dsl.coverage import coverage as rules_coverage, summary
+
+    encoded = summary(rules_coverage(tiny.data.game))["encoded"]
+    assert f"{encoded} encoded" in coverage and "§7.3" in coverage
+    markers = {e.get("entryName") for e in root.iter(WIDGET + "PieceSlot")}
+    assert {"Game Turn", "Disrupted", "Weather", "Axis VP", "Soviet VP"} <= markers
+
+
+# =============================================================================== command line
+def test_cli_writes_the_module_atomically(tmp_path):
+    from warcodex.cli import cli
+
+    out = tmp_path / "tiny.vmod"
+    result = CliRunner().invoke(cli, ["vassal", str(TINY), "--scenario", "meeting", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output and zipfile.is_zipfile(out)
+    assert [p.name for p in tmp_path.iterdir()] == ["tiny.vmod"]  # no temp file left behind
+    bad = CliRunner().invoke(cli, ["vassal", str(TINY), "--scenario", "nope", "-o", str(out)])
+    assert bad.exit_code == 2 and "no scenario" in bad.output
+
+
+# =============================================================================== other games
+def _clean_games() -> list[Path]:
+    out = []
+    for folder in sorted((ROOT / "games").iterdir()):
+        if folder.name == "tiny" or not folder.is_dir() or not list(folder.glob("*.wcx")):
+            continue
+        try:
+            game, diags = check_path(folder)
+        except Exception:  # noqa: BLE001 - a game still being written
+            continue
+        if game is not None and not diags.errors and game.scenarios and game.prop("map") is not None:
+            out.append(folder)
+    return out
+
+
+@pytest.mark.parametrize("folder", _clean_games() or [pytest.param(None, marks=pytest.mark.skip("no other game checks clean"))],
+                         ids=lambda f: f.name if f else "none")
+def test_other_games_export(folder, monkeypatch):
+    """Every game that checks clean exports; the structure is checked in full, the rasterising is
+    skipped (a 5,000-hex board takes cairosvg half a minute; tiny's images are checked above)."""
+    from warcodex.exporters.vassal import module as module_py
+
+    game, diags = check_path(folder)  # games are written concurrently: it may have changed since collection
+    if game is None or diags.errors:
+        pytest.skip(f"{folder.name} does not check clean right now")
+    blank = module_py.to_png(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>')
+    monkeypatch.setattr(module_py, "to_png", lambda svg, scale=1.0: blank)
+    module = build_module(game, options=module_py.ExportOptions(include_aids=False))
+    root = etree.fromstring(module.files["buildFile.xml"])
+    catalog = Catalog()
+    for e in root.iter():
+        if e.tag != "entry":
+            parent = e.getparent()
+            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
+    names = set(module.files)
+    for tag, text in _piece_texts(root):
+        piece = decode_piece(text)
+        assert piece_definition(list(piece.traits), piece.piece_id) == text
+        for t in piece.traits:
+            assert t.prefix in TRAITS
+            if t.prefix == "piece;" and trait_fields(t)[2]:
+                assert "images/" + trait_fields(t)[2] in names
+    for mp in root.iter(M + "Map"):
+        for s in mp.iter(MAP + "SetupStack"):
+            _, hexgrid, regions = _grid_of(mp, s.get("owningBoard"))
+            if hexgrid is not None:
+                v = VassalHexNumbering(dict(hexgrid.attrib), dict(hexgrid.find(GRID + "mapgrid.HexGridNumbering").attrib))
+                assert v.location_name(*v.get_location(s.get("location"))) == s.get("location")
+            else:
+                assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
