@@ -311,7 +311,7 @@ class Board:
                 raise ValueError(f"box {b!r} has the id of a hex")
             adjacency[b] = list(adjacency.get(b, []))
         for b, ns in boxes.items():
-            for n in ns:
+            for n in sorted(ns):  # sets from the map file: a fixed order, whatever the hash seed
                 if n not in adjacency:
                     raise ValueError(f"box {b!r}: neighbour {n!r} is not a location")
                 if n == b:
@@ -384,6 +384,11 @@ class Board:
                 adj[a].append(b)
             if a not in adj[b]:
                 adj[b].append(a)
+        # neighbours in map order: the pairs may come from sets, whose order depends on the hash
+        # seed, and choices offered to players (and so logs) must not
+        order = {a: i for i, a in enumerate(areas)}
+        for ns in adj.values():
+            ns.sort(key=order.__getitem__)
         sheet_of = {a: str(v["sheet"]) for a, v in (attrs or {}).items() if "sheet" in v}
         return cls(
             name=name, kind="area", provenance=provenance, locations=list(areas), adjacency=adj,

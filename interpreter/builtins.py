@@ -439,19 +439,9 @@ def b_sheet(ctx, span, h):
 
 
 def b_move_via(ctx, span, u, h, mode):
-    """Like move_along, but entering every hex of the path: `MovementMode.path` leaves out the start
-    hex, so the whole path is walked (move_along skips its first step, see the report)."""
-    m = _mode(ctx, mode, span)
-    start = _unit(ctx, u, span).loc
-    path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
-    if path and path[0] == start:
-        path = path[1:]
-    if ctx.tracing:
-        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join([start] + list(path))} for {cost}", cost, m.entity.citations))
-    for loc in path:
-        if ctx.state.units[u.id].loc is None:
-            break  # eliminated on the way (a trigger)
-        ctx.engine.move_unit(ctx, u, loc, span, trace=False)
+    """The same as move_along (kept as a name: games written while move_along skipped its first
+    step use it)."""
+    b_move_along(ctx, span, u, h, mode)
 
 # ---------------------------------------------------------------- appended (data side): turn order
 def b_set_turn_order(ctx, span, sides):

@@ -750,9 +750,19 @@ def cache_plan(compiler: Compiler, decl):
 
     def key(ctx, args):
         state = ctx.state
-        norm = tuple((u.type, u.side) if type(a) is UnitRef and (u := state.units.get(a.id)) else a for a in args)
-        return (name, norm, tuple(read_global(state, n) for n in reads))
+        return (name, _unit_types(state, args), tuple(read_global(state, n) for n in reads))
     return "static", key
+
+
+def _unit_types(state, value):
+    """A cache key part where every unit, also inside lists, stands for its type and side: unit
+    ids restart in each game, so an id in a whole-game key would leak values between games."""
+    if type(value) is UnitRef:
+        u = state.units.get(value.id)
+        return ("unit", u.type, u.side) if u is not None else value
+    if type(value) is tuple:
+        return tuple(_unit_types(state, v) for v in value)
+    return value
 
 
 def cached_call(level: str, key, evaluate, static_cache: dict):

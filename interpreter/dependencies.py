@@ -60,6 +60,9 @@ class DependencyAnalysis:
         self.state_vars = {n for n, d in names.items() if isinstance(d, ast.VarDecl) and d.scope in ("side_var", "location_var")}
         self.global_vars = {n for n, d in names.items() if isinstance(d, ast.VarDecl) and d.scope == "var"}
         self.options = {n for n, d in names.items() if isinstance(d, ast.Entity) and d.kind == "option"}
+        # properties that change with a unit's steps (`at steps 1 { attack: 4 }`) depend on its
+        # state, not only on its type
+        self.per_step = {p.key for d in names.values() if isinstance(d, ast.Unit) for sv in d.step_values for p in sv.props}
 
     def of(self, decl) -> Deps:
         name = decl.name
@@ -101,7 +104,8 @@ class DependencyAnalysis:
                 deps.reads.add(n)
             return
         if isinstance(node, ast.Attr):
-            if node.name in UNIT_DYNAMIC_FIELDS or node.name in self.unit_vars or node.name in self.state_vars:
+            if (node.name in UNIT_DYNAMIC_FIELDS or node.name in self.unit_vars or node.name in self.state_vars
+                    or node.name in self.per_step):
                 deps.at_least("dynamic")
                 return
             if node.name in UNIT_POSITION_FIELDS:

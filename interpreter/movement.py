@@ -155,16 +155,19 @@ class MovementMode:
         return result
 
     def path(self, ctx, unit: UnitRef, dest: str, span) -> tuple[list[str], object]:
+        """The cheapest path from the unit's location to `dest`, both included, and its cost."""
         reach = self.reachable(ctx, unit)
         if dest not in reach:
             raise RuleError(f"{ctx.engine.unit_name(ctx, unit)} cannot reach {dest} by {self.name} movement", span)
+        start = ctx.state.units[unit.id].loc
         path = [dest]
         cost = reach[dest][0]
         prev = reach[dest][1]
-        while prev is not None and prev in reach:
+        while prev is not None and prev in reach:  # `reach` leaves out the start hex
             path.append(prev)
             prev = reach[prev][1]
-        path.reverse()
+        path.append(start)
+        path.reverse()  # start, first step, ..., dest
         if isinstance(cost, Fraction) and cost.denominator == 1:
             cost = cost.numerator
         return path, cost
