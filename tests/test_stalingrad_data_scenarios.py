@@ -1,0 +1,115 @@
+"""The four Stalingrad '42 scenarios on the provisional campaign board (§S1-S4): turns, turn order,
+maps in play, Entry Areas, set-ups (provisional), starting VP and a short self-play of each."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+from test_stalingrad_support import game
+
+from warcodex.interpreter.agents import FirstAgent
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.play import Game
+from warcodex.interpreter.values import UnitRef
+
+SCENARIOS = {"fall_blau": (1, 8, ("axis", "soviet"), {"A"}),
+             "caucasus": (10, 27, ("axis", "soviet"), {"C1", "C2"}),
+             "uranus": (28, 36, ("soviet", "axis"), {"A", "B"}),
+             "campaign": (1, 36, ("axis", "soviet"), {"A", "B", "C1", "C2"})}
+
+
+@lru_cache(maxsize=None)
+def base_engine() -> Engine:
+    return Engine(game())
+
+
+@lru_cache(maxsize=None)
+def engine(name: str) -> Engine:
+    return base_engine().for_scenario(name)
+
+
+def set_up(name: str):
+    e = engine(name)
+    state = e.new_game(name, seed=1)
+    return e, state, Context(e, state, {"axis": FirstAgent(), "soviet": FirstAgent()})
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_turns_order_and_maps(name):
+    first, last, order, sheets = SCENARIOS[name]
+    e, state, ctx = set_up(name)
+    assert (e.first_turn(state), e.last_turn(state), state.turn_order) == (first, last, order)
+    board = e.board
+    for h in ("0101", "4301", "3050", "5050"):
+        playable = board.sheet(h) in sheets
+        assert e.functions["unplayable"](ctx, (h,), None) is (not playable), (name, h)
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_set_ups_place_units_on_playable_hexes_without_enemies_sharing(name):
+    e, state, ctx = set_up(name)
+    units = [u for u in state.units.values() if u.loc is not None]
+    assert len([u for u in units if u.side == "axis"]) >= 20 and len([u for u in units if u.side == "soviet"]) >= 20
+    by_hex: dict[str, set] = {}
+    for u in units:
+        assert not e.functions["unplayable"](ctx, (u.loc,), None), (u.label, u.loc)
+        by_hex.setdefault(u.loc, set()).add(u.side)
+    assert all(len(sides) == 1 for sides in by_hex.values())
+
+
+def test_fall_blau_entry_areas_and_frozen_units():
+    e, state, ctx = set_up("fall_blau")
+    side = lambda box: e.functions["entry_area_side"](ctx, (box,), None)
+    assert side("EA_M").name == "soviet" and side("EA_R").name == "soviet" and side("EA_X").name == "axis"
+    assert side("EA_C") is None and side("EA_G") is None  # maps B and C are not in play
+    # the 6th Reserve Army: four units in 3806, frozen until Turn 2 (§S1.2)
+    sixth = [u for u in state.units.values() if u.loc == "3806"]
+    assert len(sixth) == 4 and all(u.var("frozen_army") == 6 for u in sixth)
+    # the North Caucasus units south of xx36 are frozen once the game starts (§20.6)
+    e.fire(ctx, "game_start")
+    nc = [u for u in state.units.values() if u.side == "soviet" and u.loc and not e.board.is_box(u.loc) and e.board.coords(u.loc)[1] > 36]
+    assert nc and all(u.var("nc_frozen") for u in state.units.values() if u.id in {x.id for x in nc})
+    # Plan Blücher units in Crimea, railheads on the start line
+    assert len([u for u in state.units.values() if u.loc == "EA_W"]) == 5
+    assert sum(1 for h in e.board.locations if "railhead" in state.loc_markers.get(h, ())) == 4
+
+
+def test_uranus_starts_at_15_vp_in_overcast_with_contested_cities():
+    e, state, ctx = set_up("uranus")
+    assert state.vars["vp"] == 15
+    assert state.vars["weather"].name == "overcast"
+    assert state.options["contested_cities"] is True
+    axis = e.entities["axis"]
+    held = [h for h in e.board.locations if "objective" in e.board.features(h)
+            and e.functions["controlled_by"](ctx, (h, axis), None) and e.board.sheet(h) in ("A", "B")]
+    assert sum(e.board.attr(h, "vp") for h in held) == 15
+    assert e.functions["automatic_victory_used"](ctx, (), None) is False
+
+
+def test_caucasus_north_edge_is_an_axis_entry_area_on_its_turns():
+    e, state, ctx = set_up("caucasus")
+    side = lambda box: e.functions["entry_area_side"](ctx, (box,), None)
+    assert side("EA_CN").name == "axis" and side("EA_CN_WIDE") is None
+    state.position.turn = 11
+    state.touch()
+    assert side("EA_CN") is None and side("EA_CN_WIDE").name == "axis"
+    assert len([u for u in state.units.values() if u.loc == "EA_CN"]) == 2  # the Turn 10 reinforcements
+
+
+def test_campaign_set_up_and_the_transcaucasus_box():
+    e, state, ctx = set_up("campaign")
+    assert len([u for u in state.units.values() if u.box == "transcaucasus"]) == 8
+    assert {u.var("frozen_army") for u in state.units.values()} >= {5, 6, 7, 8}
+    garrisons = [u for u in state.units.values() if u.loc and "garrison" in e.entities[u.type].tags]
+    assert len(garrisons) == 10  # §20.4: ten Soviet garrison units
+
+
+@pytest.mark.parametrize("name", ["fall_blau", "uranus"])
+def test_a_short_self_play_runs(name):
+    e = engine(name)
+    state = e.new_game(name, seed=3)
+    g = Game(e, state, {"axis": FirstAgent(), "soviet": FirstAgent()}, trace=False)
+    g.run(max_actions=25)
+    assert state.position.turn >= e.first_turn(state)
