@@ -204,13 +204,15 @@ def load_save(engine, path: str | Path):
     return state, agents, data.log
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write a file so that readers see the old or the new content, never a half-written one."""
+def write_atomic(path: Path, content: str | bytes) -> None:
+    """Write a file so that readers see the old or the new content, never a half-written one
+    (text is written as UTF-8)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(content.encode("utf-8") if isinstance(content, str) else content)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

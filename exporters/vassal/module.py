@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -73,18 +72,10 @@ class Module:
 
     def write(self, path: str | Path) -> Path:
         """Write the .vmod atomically (a temp file in the same folder, then os.replace)."""
+        from warcodex.interpreter.saves import write_atomic
+
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = self.zip_bytes()
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_atomic(path, self.zip_bytes())
         return path
 
 
