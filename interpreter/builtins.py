@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef, show
+from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
 
 
 def _loc(ctx, h, span) -> str:
@@ -360,65 +360,18 @@ def b_number(ctx, span, x):
 def b_trace_region(ctx, span, mode, starts, s):
     """Multi-source search under a trace mode: the same rules as `traceable`, seeded with every
     start at cost 0 (each path's `origin` is the start it came from)."""
-    import heapq
-
-    from warcodex.interpreter.compiler import Frame
-
-    m = _mode(ctx, mode, span)
-    side = _side(ctx, s, span)
-    board = ctx.engine.board
     seeds = [_loc(ctx, h, span) for h in _seq(starts, span)]
     if not seeds:
-        return ()
-    fr = Frame(ctx, {"u": None, "s": side, "origin": seeds[0], "from": seeds[0], "to": seeds[0]})
-    was_tracing = ctx.tracing
-    ctx.tracing = False
-    try:
-        allowance = m.allowance(fr)
-        best: dict[str, tuple] = {}
-        heap = []
-        for i, h in enumerate(seeds):
-            if h not in best:
-                best[h] = (0, h, False)
-                heap.append((0, i, h))
-        heapq.heapify(heap)
-        counter = len(heap)
-        at_location: dict[str, tuple[bool, bool]] = {}
-        vars = fr.vars
-        while heap:
-            spent, _, loc = heapq.heappop(heap)
-            entry = best[loc]
-            if spent > entry[0] or (entry[2] and entry[1] != loc):
-                continue
-            vars["origin"] = entry[1]
-            vars["from"] = loc
-            for nxt in board.neighbors(loc):
-                ctx.tick(span)
-                here = at_location.get(nxt)
-                if here is None:
-                    vars["to"] = nxt
-                    here = at_location[nxt] = (any(p(fr) for p in m.prohibited_at), any(st(fr) for st in m.stops_at))
-                if here[0]:
-                    continue
-                vars["to"] = nxt
-                if m.prohibited and any(p(fr) for p in m.prohibited):
-                    continue
-                step = 1 if m.cost is None else m.cost(fr)
-                if step is None:
-                    continue
-                total = spent + step
-                if allowance is not None and total > allowance:
-                    continue
-                must_stop = here[1] or (bool(m.stops) and any(st(fr) for st in m.stops))
-                old = best.get(nxt)
-                if old is None or total < old[0]:
-                    best[nxt] = (total, entry[1], must_stop)
-                    heapq.heappush(heap, (total, counter, nxt))
-                    counter += 1
-        order = board.index
-        return tuple(sorted(best, key=lambda h: order[h]))
-    finally:
-        ctx.tracing = was_tracing
+        return Region(())
+    return _mode(ctx, mode, span).region(ctx, seeds, _side(ctx, s, span), span)
+
+
+def b_trace_back(ctx, span, mode, targets, s):
+    """Every location from which a trace reaches one of `targets`: one backward search."""
+    goals = [_loc(ctx, h, span) for h in _seq(targets, span)]
+    if not goals:
+        return Region(())
+    return _mode(ctx, mode, span).region_back(ctx, goals, _side(ctx, s, span), span)
 
 
 def b_hex_col(ctx, span, h):

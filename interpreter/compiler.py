@@ -748,10 +748,25 @@ def cache_plan(compiler: Compiler, decl):
             return (name, args, tuple(read_global(state, n) for n in reads))
         return "positions", pkey
 
+    if not reads:
+        def key(ctx, args):
+            return (name, _unit_types_args(ctx.state, args))
+        return "static", key
+
     def key(ctx, args):
         state = ctx.state
-        return (name, _unit_types(state, args), tuple(read_global(state, n) for n in reads))
+        return (name, _unit_types_args(state, args), tuple(read_global(state, n) for n in reads))
     return "static", key
+
+
+def _unit_types_args(state, args: tuple):
+    """`_unit_types` of an argument tuple; the common case (locations, sides, numbers) is the
+    arguments themselves, found without building a new tuple."""
+    for a in args:
+        t = type(a)
+        if t is UnitRef or t is tuple:
+            return tuple(_unit_types(state, v) for v in args)
+    return args
 
 
 def _unit_types(state, value):

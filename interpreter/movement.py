@@ -21,7 +21,7 @@ from fractions import Fraction
 from warcodex.dsl import ast
 from warcodex.interpreter.actions import free_names
 from warcodex.interpreter.compiler import Compiler, Frame, read_global
-from warcodex.interpreter.values import Entity, RuleError, UnitRef
+from warcodex.interpreter.values import Entity, Region, RuleError, UnitRef
 
 BINDINGS = frozenset({"u", "s", "origin", "from", "to"})
 _UNKNOWN = object()
@@ -38,12 +38,22 @@ class MovementMode:
         self.stops = []
         self.always_one_hex = False
         # conditions that do not mention `from` are evaluated once per location in a search,
-        # not once per edge; a cost that reads only the board, the unit's type and global
-        # variables becomes a table of edge costs kept for the whole game
+        # not once per edge. Costs and prohibitions that read only the board, the unit's type
+        # and global variables (weather...) are kept for the whole game: one table of edge
+        # costs (None where a static prohibition forbids the step) and one of blocked locations,
+        # under a key of exactly what they read
         self.prohibited_at: list = []
         self.stops_at: list = []
+        self.static_prohibited: list = []     # per edge, board-static
+        self.static_prohibited_at: list = []  # per location, board-static
         self.cost_reads: tuple | None = None
+        self.location_reads: tuple = ()
         analysis = compiler.engine.deps
+        # a backward trace (`trace_back`) does not know where a path starts: refused if read
+        self.reads_origin = any(prop.value is not None and "origin" in free_names(prop.value) for prop in decl.props)
+        cost_deps = None
+        edge_static_reads: set[str] = set()
+        location_static_reads: set[str] = set()
         for prop in decl.props:
             fn = compiler.expr(prop.value, BINDINGS) if prop.value is not None else (lambda fr: True)
             per_location = prop.value is None or "from" not in free_names(prop.value)
@@ -51,10 +61,18 @@ class MovementMode:
                 self.allowance = fn
             elif prop.key == "cost":
                 self.cost = fn
-                deps = analysis.expression(prop.value, BINDINGS)
-                self.cost_reads = None if deps.dynamic else tuple(sorted(deps.reads))
+                cost_deps = analysis.expression(prop.value, BINDINGS)
             elif prop.key == "prohibited":
-                (self.prohibited_at if per_location else self.prohibited).append(fn)
+                deps = analysis.expression(prop.value, BINDINGS) if prop.value is not None else None
+                static = deps is not None and deps.level == "static"
+                if per_location:
+                    (self.static_prohibited_at if static else self.prohibited_at).append(fn)
+                    if static:
+                        location_static_reads |= deps.reads
+                else:
+                    (self.static_prohibited if static else self.prohibited).append(fn)
+                    if static:
+                        edge_static_reads |= deps.reads
             elif prop.key == "stop":
                 (self.stops_at if per_location else self.stops).append(fn)
             elif prop.key == "always_one_hex":
@@ -63,18 +81,33 @@ class MovementMode:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
         if self.allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
+        if cost_deps is not None and cost_deps.dynamic:
+            # no edge table: the board-static prohibitions are judged with the others
+            self.prohibited = self.static_prohibited + self.prohibited
+            self.static_prohibited = []
+        else:
+            self.cost_reads = tuple(sorted(edge_static_reads | (cost_deps.reads if cost_deps is not None else set())))
+        self.location_reads = tuple(sorted(location_static_reads))
 
-    def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
-        if self.cost_reads is None:
-            return None
+    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side) -> dict | None:
         state = ctx.state
         u = state.units.get(unit.id) if unit is not None else None
-        values = tuple(read_global(state, n) for n in self.cost_reads)
-        key = ("edge-costs", self.name, (u.type, u.side) if u is not None else side.name, values)
+        values = tuple(read_global(state, n) for n in reads)
+        key = (kind, self.name, (u.type, u.side) if u is not None else side.name, values)
         try:
             return ctx.engine.static_cache.setdefault(key, {})
         except TypeError:  # an unhashable variable value
             return None
+
+    def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
+        if self.cost_reads is None:
+            return None
+        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side)
+
+    def _location_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
+        if not self.static_prohibited_at:
+            return None
+        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side)
 
     def search(self, ctx, start: str, unit: UnitRef | None, side) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}."""
@@ -87,9 +120,9 @@ class MovementMode:
             best: dict[str, tuple] = {start: (0, None, False)}
             heap = [(0, 0, start)]
             counter = 1
-            cost_fn, prohibited, stops = self.cost, self.prohibited, self.stops
-            prohibited_at, stops_at = self.prohibited_at, self.stops_at
+            prohibited, stops = self.prohibited, self.stops
             costs = self._cost_table(ctx, unit, side)
+            blocked = self._location_table(ctx, unit, side)
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
             vars = fr.vars
@@ -103,21 +136,13 @@ class MovementMode:
                     ctx.tick(None)
                     here = at_location.get(nxt)
                     if here is None:
-                        vars["to"] = nxt
-                        here = at_location[nxt] = (any(p(fr) for p in prohibited_at), any(s(fr) for s in stops_at))
+                        here = at_location[nxt] = self._at(fr, nxt, blocked)
                     if here[0]:
                         continue
                     vars["to"] = nxt
                     if prohibited and any(p(fr) for p in prohibited):
                         continue
-                    if cost_fn is None:
-                        step = 1
-                    elif costs is not None:
-                        step = costs.get((loc, nxt), _UNKNOWN)
-                        if step is _UNKNOWN:
-                            step = costs[(loc, nxt)] = cost_fn(fr)
-                    else:
-                        step = cost_fn(fr)
+                    step = self._step(fr, costs, loc, nxt)
                     if step is None:
                         continue
                     total = spent + step
@@ -171,6 +196,155 @@ class MovementMode:
         if isinstance(cost, Fraction) and cost.denominator == 1:
             cost = cost.numerator
         return path, cost
+
+    def region(self, ctx, seeds, side: Entity, span=None) -> Region:
+        """Every location a trace reaches from any of `seeds` (each path's `origin` is the seed it
+        came from): a supply network traced once from all its sources."""
+        fr = Frame(ctx, {"u": None, "s": side, "origin": seeds[0], "from": seeds[0], "to": seeds[0]})
+        was_tracing = ctx.tracing
+        ctx.tracing = False
+        try:
+            allowance = self.allowance(fr)
+            best: dict[str, tuple] = {}
+            heap = []
+            for i, h in enumerate(seeds):
+                if h not in best:
+                    best[h] = (0, h, False)
+                    heap.append((0, i, h))
+            heapq.heapify(heap)
+            counter = len(heap)
+            at_location: dict[str, tuple[bool, bool]] = {}
+            costs = self._cost_table(ctx, None, side)
+            blocked = self._location_table(ctx, None, side)
+            vars = fr.vars
+            neighbors = ctx.engine.board.neighbors
+            while heap:
+                spent, _, loc = heapq.heappop(heap)
+                entry = best[loc]
+                if spent > entry[0] or (entry[2] and entry[1] != loc):
+                    continue
+                vars["origin"] = entry[1]
+                vars["from"] = loc
+                for nxt in neighbors(loc):
+                    ctx.tick(span)
+                    here = at_location.get(nxt)
+                    if here is None:
+                        here = at_location[nxt] = self._at(fr, nxt, blocked)
+                    if here[0]:
+                        continue
+                    vars["to"] = nxt
+                    if self.prohibited and any(p(fr) for p in self.prohibited):
+                        continue
+                    step = self._step(fr, costs, loc, nxt)
+                    if step is None:
+                        continue
+                    total = spent + step
+                    if allowance is not None and total > allowance:
+                        continue
+                    must_stop = here[1] or (bool(self.stops) and any(st(fr) for st in self.stops))
+                    old = best.get(nxt)
+                    if old is None or total < old[0]:
+                        best[nxt] = (total, entry[1], must_stop)
+                        heapq.heappush(heap, (total, counter, nxt))
+                        counter += 1
+            order = ctx.engine.board.index
+            return Region(sorted(best, key=order.__getitem__))
+        finally:
+            ctx.tracing = was_tracing
+
+    def region_back(self, ctx, targets, side: Entity, span=None) -> Region:
+        """Every location from which a trace reaches one of `targets` (the targets included): the
+        same answer as `traceable(mode, h, targets, s)` for every h, found by one search run
+        backwards from the targets (edge `w -> v` is judged exactly as the forward search would
+        judge it, with `from` = w and `to` = v)."""
+        if self.reads_origin:
+            raise RuleError(f"trace_back cannot use movement '{self.name}': it reads `origin`, and a backward trace does not know where a path starts", span)
+        if self.always_one_hex:
+            raise RuleError(f"trace_back cannot use movement '{self.name}': `always_one_hex` depends on where a path starts", span)
+        goals = frozenset(targets)
+        fr = Frame(ctx, {"u": None, "s": side, "origin": None, "from": None, "to": None})
+        was_tracing = ctx.tracing
+        ctx.tracing = False
+        try:
+            allowance = self.allowance(fr)
+            best: dict[str, object] = {}
+            heap = []
+            for i, h in enumerate(targets):
+                if h not in best:
+                    best[h] = 0
+                    heap.append((0, i, h))
+            heapq.heapify(heap)
+            counter = len(heap)
+            at_location: dict[str, tuple[bool, bool]] = {}
+            costs = self._cost_table(ctx, None, side)
+            blocked = self._location_table(ctx, None, side)
+            vars = fr.vars
+            neighbors = ctx.engine.board.neighbors
+            while heap:
+                spent, _, loc = heapq.heappop(heap)
+                if spent > best[loc]:
+                    continue
+                # `loc` is entered by the step towards it: judged once per location
+                here = at_location.get(loc)
+                if here is None:
+                    here = at_location[loc] = self._at(fr, loc, blocked)
+                if here[0] or (here[1] and loc not in goals):
+                    continue  # cannot be entered, or entered only to stop short of a target
+                vars["to"] = loc
+                for prev in neighbors(loc):  # on a hex or area map, adjacency is symmetric
+                    ctx.tick(span)
+                    vars["from"] = prev
+                    if self.prohibited and any(p(fr) for p in self.prohibited):
+                        continue
+                    if loc not in goals and self.stops and any(st(fr) for st in self.stops):
+                        continue
+                    step = self._step(fr, costs, prev, loc)
+                    if step is None:
+                        continue
+                    total = spent + step
+                    if allowance is not None and total > allowance:
+                        continue
+                    old = best.get(prev)
+                    if old is None or total < old:
+                        best[prev] = total
+                        heapq.heappush(heap, (total, counter, prev))
+                        counter += 1
+            order = ctx.engine.board.index
+            return Region(sorted(best, key=order.__getitem__))
+        finally:
+            ctx.tracing = was_tracing
+
+    def _at(self, fr, loc: str, blocked: dict | None) -> tuple[bool, bool]:
+        """(prohibited, must stop) for entering `loc`, from the conditions that ignore `from`;
+        the board-static prohibitions come from the game-long table when there is one."""
+        vars = fr.vars
+        vars["to"] = loc
+        if self.static_prohibited_at:
+            if blocked is None:
+                no = any(p(fr) for p in self.static_prohibited_at)
+            else:
+                no = blocked.get(loc)
+                if no is None:
+                    no = blocked[loc] = any(p(fr) for p in self.static_prohibited_at)
+                    vars["to"] = loc
+            if no:
+                return True, False
+        return any(p(fr) for p in self.prohibited_at), any(st(fr) for st in self.stops_at)
+
+    def _step(self, fr, costs: dict | None, a: str, b: str):
+        """The cost of the step a -> b (`from`/`to` already bound), None when a board-static
+        prohibition forbids it; from the game-long edge table when there is one."""
+        if costs is not None:
+            step = costs.get((a, b), _UNKNOWN)
+            if step is not _UNKNOWN:
+                return step
+        if self.static_prohibited and any(p(fr) for p in self.static_prohibited):
+            step = None
+        else:
+            step = 1 if self.cost is None else self.cost(fr)
+        if costs is not None:
+            costs[(a, b)] = step
+        return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
         goals = set(targets)

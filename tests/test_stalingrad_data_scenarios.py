@@ -113,3 +113,24 @@ def test_a_short_self_play_runs(name):
     g = Game(e, state, {"axis": FirstAgent(), "soviet": FirstAgent()}, trace=False)
     g.run(max_actions=25)
     assert state.position.turn >= e.first_turn(state)
+
+
+@pytest.mark.parametrize("name", ["fall_blau", "caucasus"])
+def test_the_backward_los_region_equals_a_forward_trace_from_each_hex(name):
+    """`trace_back` answers "can this hex trace a LOS?" for every hex at once (§16.3.1); it must
+    give exactly the answer of one forward overland trace per hex, on the real board, for both
+    sides, including hexes next to enemy units (ZOC and bond rules read `from` and `to`)."""
+    e, state, ctx = set_up(name)
+    f = e.functions
+    board = e.board
+    for side in ("axis", "soviet"):
+        s = e.entities[side]
+        net = f["supply_network"](ctx, (s,), None)
+        region = f["los_region"](ctx, (s, net), None)
+        near_units = {n for u in state.units.values() if u.loc is not None and u.loc in board.index
+                      for n in (u.loc, *board.neighbors(u.loc))}
+        sample = sorted(near_units)[::3] + list(board.index)[::97]
+        forward = {h for h in sample if f["traceable_to_network"](ctx, (h, s, net), None)}
+        backward = {h for h in sample if h in region}
+        assert forward == backward, (side, sorted(forward ^ backward)[:10])
+        assert 0 < len(forward) < len(sample)  # a real test: some hexes in, some out
