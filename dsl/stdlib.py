@@ -139,6 +139,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "phase_start": ("phase: name",),
     "phase_end": ("phase: name",),
     "enter": ("u: unit", "h: location"),
+    "placed": ("u: unit", "h: location"),
     "eliminated": ("u: unit",),
     "game_end": (),
 }

@@ -404,7 +404,8 @@ class Engine:
         ref = UnitRef(unit.id)
         if ctx.tracing:
             ctx.trace_add(Derivation(f"place {unit.label} ({side.name}) at {loc}"))
-        self.move_unit(ctx, ref, loc, span, trace=False)
+        ctx.state.put(replace(ctx.state.units[unit.id], loc=loc, box=None))
+        self.fire(ctx, "placed", (ref, loc))  # not `enter`: setting up is not entering a hex
         return ref
 
     def move_unit(self, ctx, u: UnitRef, loc: str, span, trace: bool = True) -> None:

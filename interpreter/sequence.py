@@ -104,6 +104,7 @@ class Runner:
         self.check_invariants = check_invariants
         self.trace = trace
         self.actions_taken = 0
+        self.checked_version = -1  # the state version the invariants were last checked at
         self.on_action = None  # optional callback(entry) after each logged action (progress bars)
 
     def log(self, entry: dict) -> None:
@@ -123,6 +124,11 @@ class Runner:
         finally:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None
+        if self.check_invariants and ctx.state.version != self.checked_version:
+            # `always` means always: also after automatic rules, not only after actions; a step
+            # that changed nothing since the last check is not checked again
+            self.engine.check_invariants(ctx, "auto", label)
+            self.checked_version = ctx.state.version
         if trace or choices:
             entry = {"k": "auto", "what": label, "phase": ctx.state.phase, "side": ctx.state.active}
             if choices:

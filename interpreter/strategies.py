@@ -212,40 +212,11 @@ class DrawingAgent(Agent):
 
 
 # ---------------------------------------------------------------- running drawn games
-def check_always(engine, ctx, label: str) -> None:
-    """Check the `always` invariants now; raise InvariantViolation('after LABEL')."""
-    was = ctx.tracing
-    ctx.tracing = False
-    try:
-        for inv in engine.invariants:
-            if inv.check == "always" and not inv.holds(Frame(ctx)):
-                raise InvariantViolation(inv, f"after {label}")
-    finally:
-        ctx.tracing = was
-
-
-class CheckingRunner(Runner):
-    """The Runner, also checking `always` invariants after every automatic step that the sequence
-    runs (game start after the setup, turn start, `do` blocks, triggers, game end): the engine's
-    Runner checks them only after actions and at phase ends. A step after which nothing changed
-    since the last check is not checked again."""
-
-    checked_version = -1
-
-    def _auto(self, label, fn, *args, **kw):
-        super()._auto(label, fn, *args, **kw)
-        state = self.ctx.state
-        if self.check_invariants and state.version != self.checked_version:
-            check_always(self.engine, self.ctx, label)
-            self.checked_version = state.version
-
-
 def start_game(engine, scenario, seed: int, agents: dict, options=None, check_invariants: bool = True,
                trace: bool = False) -> Game:
-    """A game set up and ready to run, with a CheckingRunner."""
-    game = start(engine, scenario, seed, agents, options=options, trace=trace)
-    game.runner = CheckingRunner(game.engine, game.ctx, agents, check_invariants=check_invariants, trace=trace)
-    return game
+    """A game set up and ready to run; with check_invariants its Runner checks the invariants
+    after every action, every automatic step and every phase end."""
+    return start(engine, scenario, seed, agents, options=options, trace=trace, check_invariants=check_invariants)
 
 
 def start_drawn(draw, engine, scenario, seed: int = 0, options=None, check_invariants: bool = True,
@@ -385,4 +356,4 @@ def broken_invariants(engine, state, after: str | None = None) -> list[str]:
 
 
 __all__ = ["game_states", "legal_actions", "apply_action", "broken_invariants", "load_engine", "ReachedState",
-           "DrawingAgent", "CheckingRunner", "draw_action", "start_drawn", "start_game", "allowed_now"]
+           "DrawingAgent", "draw_action", "start_drawn", "start_game", "allowed_now"]

@@ -46,8 +46,9 @@ def test_a_railhead_may_not_enter_an_enemy_zoc_and_is_pushed_back():
         s.run("place_railhead", h)
         s.engine.set_marker(s.ctx, h, "railhead", False, None)
     s.engine.set_marker(s.ctx, "0506", "railhead", True, None)
-    # a Soviet unit arrives next to the Railhead: it goes back west until clear of the ZOC
-    s.unit("rifle_division", "soviet", "0606")
+    # a Soviet unit moves next to the Railhead: it goes back west until clear of the ZOC
+    u = s.unit("rifle_division", "soviet", "0706")
+    s.engine.move_unit(s.ctx, u, "0606", None)
     assert "railhead" in hex_markers(s, "0406") or "railhead" in hex_markers(s, "0306")
     assert "railhead" not in hex_markers(s, "0506")
     assert s.f("axis_repaired", "0506")  # Soviet units never destroy track (§17.3)
@@ -119,9 +120,10 @@ def test_a_garrison_stays_until_an_enemy_comes_within_five_hexes():
     s = Scene(active="soviet", phase="movement")
     g = s.unit("nkvd_garrison", "soviet", "0101")
     assert not s.f("may_move", g)
-    s.unit("infantry_division", "axis", "0505")  # 6 hexes away
+    a = s.unit("infantry_division", "axis", "0606")
+    s.engine.move_unit(s.ctx, a, "0505", None)  # moves to 6 hexes away
     assert not s.f("may_move", g)
-    s.unit("infantry_division", "axis", "0404")  # within 5
+    s.engine.move_unit(s.ctx, a, "0404", None)  # moves within 5
     assert s.f("may_move", g)
 
 
@@ -131,7 +133,7 @@ def test_the_north_caucasus_front_waits_for_the_don_crossing():
     nc = s.unit("rifle_division", "soviet", "1111")
     set_var(s, nc, "nc_frozen", True)
     assert not s.f("may_move", nc)
-    s.unit("infantry_division", "axis", "0909")  # an Axis combat unit across the lower Don
+    s.enters("infantry_division", "axis", "0909")  # an Axis combat unit crosses the lower Don
     assert s.state.vars["north_caucasus_released"] is True and s.f("may_move", nc)
 
 

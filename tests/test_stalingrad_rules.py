@@ -488,7 +488,7 @@ def test_building_completing_and_losing_a_fortification():
     s.run("complete_fortifications", ent(s, "axis"))
     assert "fortification_built" in s.state.loc_markers["0404"]
     s.engine.move_unit(s.ctx, u, "0303", None)
-    s.unit("test_rifle", "soviet", "0404")  # an enemy enters: removed (§9.7.5)
+    s.enters("test_rifle", "soviet", "0404")  # an enemy enters: removed (§9.7.5)
     assert "fortification_built" not in s.state.loc_markers["0404"]
 
 

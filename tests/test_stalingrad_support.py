@@ -112,6 +112,12 @@ class Scene:
             self.state.put(replace(self.state.units[u.id], steps=steps))
         return u
 
+    def enters(self, type_name: str, side: str, at: str, *markers: str, steps: int | None = None) -> UnitRef:
+        """A unit that moves into `at` (firing `enter`, as movement does); `unit` only sets one up."""
+        u = self.unit(type_name, side, at, *markers, steps=steps)
+        self.engine.move_unit(self.ctx, u, at, None)
+        return u
+
     def set(self, name: str, value) -> None:
         self.state.vars[name] = self.engine.entities.get(value, value) if isinstance(value, str) else value
         self.state.touch()
