@@ -134,3 +134,17 @@ def test_the_backward_los_region_equals_a_forward_trace_from_each_hex(name):
         backward = {h for h in sample if h in region}
         assert forward == backward, (side, sorted(forward ^ backward)[:10])
         assert 0 < len(forward) < len(sample)  # a real test: some hexes in, some out
+
+
+def test_no_kerch_crossing_when_taman_is_off_the_maps_in_play():
+    """Found by `warcodex fuzz` (invariant units_on_playable_hexes): in Fall Blau (map A only) a Blü
+    unit in Entry Area W could cross the Kerch Strait to Taman, a hex of map C2, not in play
+    (§2.2.3, §5.7.2). In the campaign, Taman is in play and the crossing is offered."""
+    e, state, ctx = set_up("fall_blau")
+    state.phase, state.active = "movement", "axis"
+    state.touch()
+    assert [u for u in state.units.values() if u.loc == "EA_W" and u.side == "axis"]  # Blü units wait in W
+    assert e.functions["unplayable"](ctx, ("1549",), None)
+    assert list(e.actions["kerch_crossing"].instances(ctx)) == []
+    e, state, ctx = set_up("campaign")
+    assert not e.functions["unplayable"](ctx, ("1549",), None)
