@@ -681,15 +681,15 @@ def test_d12_a_uk_infantry_rides_a_us_transport_over_three_turns():
     tr = t.place("transport", "united_states", "sz6")
     inf = t.place("infantry", "united_kingdom", "united_kingdom")
     t.do("load", c=inf, tr=tr)  # UK turn: load
-    assert not t.legal("unload", tr=tr, to="western_europe") and not t.legal("unload", tr=tr, to="united_kingdom")
+    assert not t.legal("unload", tr=tr, to="western_europe", cargo=(inf,)) and not t.legal("unload", tr=tr, to="united_kingdom", cargo=(inf,))
     t.begin("united_states", "noncombat")  # US turn: the US moves it; it may not unload UK units
     t.do("ship_move", u=tr, to="sz7")
     assert t.loc(inf) == "sz7"
     assert not t.instances("unload")
     t.control("western_europe", "united_kingdom")
     t.begin("united_kingdom", "noncombat")  # next UK turn: unload
-    assert t.legal("unload", tr=tr, to="western_europe")
-    t.do("unload", tr=tr, to="western_europe")
+    assert t.legal("unload", tr=tr, to="western_europe", cargo=(inf,))
+    t.do("unload", tr=tr, to="western_europe", cargo=(inf,))
     assert t.loc(inf) == "western_europe"
 
 

@@ -41,6 +41,7 @@ action rest "Rest" §2 {
   require done >= 5 "only when tired" §2
   do { set done += 0 }
 }
+function in_working(): bool "Is it the working phase?" §1 = phase == working
 procedure pick(by_sides: list) "Pick a number together" §3 {
   choose x from [1, 2, 3] by by_sides otherwise red §3
   set picked = x
@@ -243,3 +244,15 @@ def test_trace_region_limit_replaces_the_allowance(tmp_path):
     assert tuple(zero) == ("0303",)
     with pytest.raises(RuleError):
         IMPLEMENTATIONS["trace_region"](ctx, None, line, ("0303",), red, "far")
+
+
+def test_a_phase_name_is_the_value_phase_reads(tmp_path):
+    engine = build(tmp_path)
+    state = engine.new_game("s", seed=0, setup=False)
+    ctx = Context(engine, state, {})
+    state.phase = "working"
+    state.touch()
+    assert engine.functions["in_working"](ctx, (), None) is True
+    state.phase = None
+    state.touch()
+    assert engine.functions["in_working"](ctx, (), None) is False
