@@ -218,6 +218,8 @@ class Choose(Stmt):
     source: Expr
     where: Expr | None = None
     by: Expr
+    # `by` a list of sides is a joint choice; `otherwise` decides when they disagree
+    otherwise: Expr | None = None
     min: int | None = None
     max: int | None = None
     optional: bool = False
@@ -462,6 +464,8 @@ class Trigger(Decl):
 class Allow(Node):
     actions: list[str]
     limit: int | None = None
+    # obligations: the side may not end the step (pass) while one of these tests is false
+    until: list[Require] = Field(default_factory=list)
 
 
 class Do(Node):

@@ -468,6 +468,9 @@ class _Checker:
                 for sub in item.items:
                     if isinstance(sub, ast.Do):
                         self.walker().body(sub.body)
+                    elif isinstance(sub, ast.Allow):
+                        for r in sub.until:
+                            self.walker().cond(r.test)
                 self._walk_sequence([i for i in item.items if isinstance(i, ast.Phase)])
             elif isinstance(item, ast.PlayerTurns):
                 self.walker().expr(item.sides)
@@ -661,6 +664,12 @@ class _Checker:
                     what = f"modifier '{m.label}'" if m.label else "a modifier"
                     self.diags.error("E-no-citation", f"{what} of {_kind(decl)} '{decl.name}' cites no rulebook "
                                      "section", m.span, hint="every modifier is a rule: end it with its section, e.g. §7.4")
+        for phase in self.phases():
+            for item in phase.items:
+                for r in getattr(item, "until", ()):
+                    if not r.citations:
+                        self.diags.error("E-no-citation", f"the `until` obligation of phase '{phase.name}' cites no "
+                                         "rulebook section", r.span, hint="an obligation is a rule: end it with its section, e.g. §8.3")
         # Every citation anywhere must be a listed section. Citations are stored without spans, so
         # the location is found by searching the owner's source text.
         reported: set[tuple] = set()
@@ -941,6 +950,8 @@ class _Walker:
             if s.where is not None:
                 self.cond(s.where)
             self.expr(s.by)
+            if s.otherwise is not None:
+                self.expr(s.otherwise)
         elif isinstance(s, ast.Require):
             self.cond(s.test)
         elif isinstance(s, ast.Apply):

@@ -69,7 +69,7 @@ KEYWORDS = frozenset("""
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns phase
-    allow limit scenario setup invariant deck card let set if else for in choose by optional
+    allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
 """.split())
@@ -521,6 +521,8 @@ class _Layout:
             elif isinstance(item, ast.Allow):
                 limit = f" limit {item.limit}" if item.limit is not None else ""
                 out.append(f"{ind}allow {', '.join(item.actions)}{limit}")
+                for r in item.until:
+                    out.append(f"{ind}{INDENT}until{self._require(r)[len('require'):]}")
             elif isinstance(item, ast.Do):
                 out += self._block("do", item.body, ind, inline=True)
             else:
@@ -611,7 +613,8 @@ class _Layout:
 
     def _choose(self, s: ast.Choose, ind: str) -> list[str]:
         head = f"choose {'subset ' if s.subset else ''}{s.var} from {format_expr(s.source)}"
-        tail = f"by {format_expr(s.by)}{_size(s.min, s.max)}{' optional' if s.optional else ''}{_cites(s.citations)}"
+        other = f" otherwise {format_expr(s.otherwise)}" if s.otherwise is not None else ""
+        tail = f"by {format_expr(s.by)}{other}{_size(s.min, s.max)}{' optional' if s.optional else ''}{_cites(s.citations)}"
         where = f" where {format_expr(s.where)}" if s.where is not None else ""
         one = f"{ind}{head}{where} {tail}"
         if _fits(one):

@@ -77,9 +77,9 @@ _KEYWORDS = (
     "clamp", "beyond", "above", "below", "from", "upto", "use", "result", "illegal",
     # actions, procedures, statements
     "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose",
-    "by", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
+    "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
-    "at", "steps", "allow", "limit", "when", "setup", "on",
+    "at", "steps", "allow", "limit", "until", "when", "setup", "on",
 )
 _OPERATOR_WORDS = ("and", "or", "not", "is", "in")
 _CONSTANTS = ("true", "false", "none")

@@ -548,6 +548,9 @@ class _ToAst(Transformer):
     def where(self, meta, expr):
         return ("where", expr)
 
+    def otherwise(self, meta, expr):
+        return ("otherwise", expr)
+
     def size(self, meta, lo, hi=None):
         return ("size", int(lo), int(hi) if hi is not None else None)
 
@@ -560,6 +563,8 @@ class _ToAst(Transformer):
                 p.citations = item.citations
             elif isinstance(item, tuple) and item[0] == "where":
                 p.where = item[1]
+            elif isinstance(item, tuple) and item[0] == "otherwise":
+                c.otherwise = item[1]
             elif isinstance(item, tuple) and item[0] == "size":
                 p.min, p.max = item[1], item[2]
             elif isinstance(item, ast.Expr):
@@ -607,9 +612,14 @@ class _ToAst(Transformer):
 
     # -- sequence
     def allow(self, meta, *items):
-        names = [str(i) for i in items if i.type == "NAME"]
-        limit = next((int(i) for i in items if i.type == "INT"), None)
-        return ast.Allow(actions=names, limit=limit, span=self.sp(meta))
+        tokens = [i for i in items if isinstance(i, Token)]
+        names = [str(i) for i in tokens if i.type == "NAME"]
+        limit = next((int(i) for i in tokens if i.type == "INT"), None)
+        until = [i for i in items if isinstance(i, ast.Require)]
+        return ast.Allow(actions=names, limit=limit, until=until, span=self.sp(meta))
+
+    def allow_until(self, meta, test, *rest):
+        return self.require_stmt(meta, test, *rest)
 
     def phase(self, meta, name, label, m, *items):
         items = list(items)
@@ -683,6 +693,8 @@ class _ToAst(Transformer):
         for item in items:
             if isinstance(item, tuple) and item[0] == "where":
                 c.where = item[1]
+            elif isinstance(item, tuple) and item[0] == "otherwise":
+                c.otherwise = item[1]
             elif isinstance(item, tuple) and item[0] == "size":
                 c.min, c.max = item[1], item[2]
             elif isinstance(item, Token) and item.type == "OPTIONAL":

@@ -96,7 +96,7 @@ _SPEC = [
     # ---- appended: generic board geometry, cell numbers and region traces
     Builtin("common_neighbors", ("a: location", "b: location"), "list", "The locations adjacent to both `a` and `b`, in the board order of `a`'s neighbours (ZOC bonds: one for a hex bond, two for a hexside bond)."),
     Builtin("number", ("x: any",), "num", "The number held by a one-number table cell (`number(tec[mech, forest])`); a cell written `1/2` is the fraction one half; a number is returned as is; none for an empty cell."),
-    Builtin("trace_region", ("mode: mode", "starts: list", "s: side"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources."),
+    Builtin("trace_region", ("mode: mode", "starts: list", "s: side", "limit: num?"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources. With `limit`, paths cost at most `limit` instead of the mode's allowance (the spaces within k moves)."),
     Builtin("trace_back", ("mode: mode", "targets: list", "s: side"), "list", "Every location from which a trace mode reaches one of `targets` (the targets included): `h in trace_back(m, ts, s)` equals `traceable(m, h, ts, s)` for every h, in one backward search (the mode may not read `origin`)."),
     Builtin("hex_col", ("h: location",), "int", "The printed column of a hex (`hex_col(\"2743\")` is 27); none on an area map."),
     Builtin("hex_row", ("h: location",), "int", "The printed row of a hex (`hex_row(\"2743\")` is 43): rules such as \"on or north of hexrow xx43\"; none on an area map."),

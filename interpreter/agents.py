@@ -24,6 +24,10 @@ class LegalActions:
         self.engine = engine
         self.ctx = ctx
         self.names = list(names)
+        # False when the side may not pass: an `until` obligation of the step is not met yet
+        # (`obligation` says which); the agent must then return an action
+        self.may_pass = True
+        self.obligation: str | None = None
 
     def __iter__(self) -> Iterator[ActionChoice]:
         return self.engine.legal_actions(self.ctx, self.names)
@@ -72,7 +76,7 @@ class RandomAgent(Agent):
         self.pass_probability = pass_probability
 
     def choose_action(self, ctx, side, legal):
-        if self.rng.random() < self.pass_probability:
+        if legal.may_pass and self.rng.random() < self.pass_probability:
             return None
         return legal.sample(self.rng)
 
@@ -173,12 +177,17 @@ class HumanAgent(Agent):
             return None
         while True:
             self.print(f"\n{side}, turn {ctx.state.position.turn}, {ctx.state.phase}: {len(actions)} legal action(s)")
+            if not legal.may_pass:
+                self.print(f"  you may not pass yet: {legal.obligation}")
             for i, a in enumerate(actions[: self.PAGE]):
                 self.print(f"  {i:3}  {legal.describe(a)}")
             if len(actions) > self.PAGE:
                 self.print(f"  ... {len(actions) - self.PAGE} more (type a number up to {len(actions) - 1})")
             answer = self.input("number, ?number to explain, p to pass > ").strip()
             if answer in ("p", "pass"):
+                if not legal.may_pass:
+                    self.print(f"  you may not pass yet: {legal.obligation}")
+                    continue
                 return None
             explain = answer.startswith("?")
             try:

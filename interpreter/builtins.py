@@ -357,13 +357,16 @@ def b_number(ctx, span, x):
     raise RuleError(f"expected a number or a table cell holding one, got {show(x)}", span)
 
 
-def b_trace_region(ctx, span, mode, starts, s):
+def b_trace_region(ctx, span, mode, starts, s, limit=None):
     """Multi-source search under a trace mode: the same rules as `traceable`, seeded with every
-    start at cost 0 (each path's `origin` is the start it came from)."""
+    start at cost 0 (each path's `origin` is the start it came from); `limit` replaces the mode's
+    allowance."""
     seeds = [_loc(ctx, h, span) for h in _seq(starts, span)]
     if not seeds:
         return Region(())
-    return _mode(ctx, mode, span).region(ctx, seeds, _side(ctx, s, span), span)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, Fraction))):
+        raise RuleError(f"trace_region: the limit must be a number, got {show(limit)}", span)
+    return _mode(ctx, mode, span).region(ctx, seeds, _side(ctx, s, span), span, limit)
 
 
 def b_trace_back(ctx, span, mode, targets, s):

@@ -505,6 +505,7 @@ class Compiler:
         fscope = frozenset(scope)
         source = self.expr(s.source, fscope, dyn)
         by = self.expr(s.by, fscope, dyn)
+        otherwise = self.expr(s.otherwise, fscope, dyn) if s.otherwise is not None else None
         var = s.var
         where = self.expr(s.where, fscope | {var}, dyn) if s.where is not None else None
         scope.add(var)
@@ -524,7 +525,10 @@ class Compiler:
                         continue
                 options.append(x)
             who = by(fr)
-            if subset:
+            if isinstance(who, (tuple, list)):
+                value = ctx.decide_joint(tuple(who), otherwise(fr) if otherwise is not None else None, var,
+                                         tuple(options), subset, optional, lo or 0, hi, citations, span)
+            elif subset:
                 value = ctx.decide_subset(who, var, tuple(options), lo or 0, hi, citations, span)
             else:
                 value = ctx.decide(who, var, tuple(options), optional, citations, span)

@@ -161,6 +161,57 @@ class Context:
             self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
         return value
 
+    def decide_joint(self, whos: tuple, otherwise, what: str, options: tuple, subset: bool, optional: bool,
+                     lo: int, hi, citations, span) -> Any:
+        """A choice made together by several sides (`choose ... by [a, b] otherwise c`): each
+        player proposes (sides played by the same agent are one player, asked once); when every
+        proposal is the same it is the choice, otherwise the `otherwise` side chooses alone."""
+        sides = []
+        for w in whos:
+            if w is not None and w not in sides:
+                sides.append(w)
+        if not sides:
+            raise RuleError(f"nobody is given to choose {what}", span)
+        if not options:
+            return () if subset else None
+        players = []  # one side per distinct agent, in the order given
+        seen_agents = []
+        for w in sides:
+            agent = self._agent_for(w, span)
+            if not any(agent is a for a in seen_agents):
+                seen_agents.append(agent)
+                players.append(w)
+
+        def ask(who):
+            if subset:
+                return self.decide_subset(who, what, options, lo, hi, citations, span)
+            return self.decide(who, what, options, optional, citations, span)
+
+        if len(players) == 1 or (not subset and len(options) == 1 and not optional):
+            return ask(players[0])
+        proposals = []
+        was = self.tracing
+        self.tracing = False  # the proposals are traced below, as one line
+        try:
+            for who in players:
+                proposals.append(ask(who))
+        finally:
+            self.tracing = was
+        same = all((set(p) == set(proposals[0])) if subset else p == proposals[0] for p in proposals)
+        names = ", ".join(show(w) for w in players)
+        if same:
+            if self.tracing:
+                self.trace_add(Derivation(f"{names} agree on {what}: {self.engine.describe(self, proposals[0])}",
+                                          proposals[0], tuple(citations)))
+            return proposals[0]
+        if otherwise is None:
+            raise RuleError(f"{names} disagree on {what}, and the choice says no `otherwise` side to decide", span)
+        if self.tracing:
+            shown = "; ".join(f"{show(w)} proposes {self.engine.describe(self, p)}" for w, p in zip(players, proposals))
+            self.trace_add(Derivation(f"{names} disagree on {what} ({shown}): {show(otherwise)} decides",
+                                      None, tuple(citations)))
+        return ask(otherwise)
+
     def _record(self, entry: dict) -> None:
         if self.choices is not None:
             self.choices.append(entry)

@@ -140,7 +140,28 @@ class Engine:
             if ent.kind == "option":
                 return lambda fr: fr.ctx.state.options.get(name)
             return lambda fr: ent
+        if name in self._phase_names():
+            # a phase's name is its value as `phase` reads it: `phase == noncombat`
+            return lambda fr: name
         return None
+
+    def _phase_names(self) -> frozenset:
+        names = getattr(self, "_phase_name_set", None)
+        if names is None:
+            found = set()
+
+            def visit(items):
+                for item in items:
+                    if isinstance(item, ast.Phase):
+                        found.add(item.name)
+                        visit([i for i in item.items if isinstance(i, ast.Phase)])
+                    elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
+                        visit(item.items)
+
+            if self.game.sequence is not None:
+                visit(self.game.sequence.items)
+            names = self._phase_name_set = frozenset(found)
+        return names
 
     def var_decl(self, name: str) -> ast.VarDecl | None:
         return self.vars.get(name)

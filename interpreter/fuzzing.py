@@ -109,7 +109,9 @@ class ScriptThenPass(ScriptedAgent):
         return self.position >= len(self.queue)
 
     def choose_action(self, ctx, side, legal):
-        return None if self._done() else super().choose_action(ctx, side, legal)
+        if self._done():
+            return None if legal.may_pass else legal.first()
+        return super().choose_action(ctx, side, legal)
 
     def choose(self, ctx, who, what, options, optional):
         if self._done():

@@ -197,14 +197,15 @@ class MovementMode:
             cost = cost.numerator
         return path, cost
 
-    def region(self, ctx, seeds, side: Entity, span=None) -> Region:
+    def region(self, ctx, seeds, side: Entity, span=None, limit=None) -> Region:
         """Every location a trace reaches from any of `seeds` (each path's `origin` is the seed it
-        came from): a supply network traced once from all its sources."""
+        came from): a supply network traced once from all its sources. `limit`, when given,
+        replaces the mode's allowance."""
         fr = Frame(ctx, {"u": None, "s": side, "origin": seeds[0], "from": seeds[0], "to": seeds[0]})
         was_tracing = ctx.tracing
         ctx.tracing = False
         try:
-            allowance = self.allowance(fr)
+            allowance = self.allowance(fr) if limit is None else limit
             best: dict[str, tuple] = {}
             heap = []
             for i, h in enumerate(seeds):

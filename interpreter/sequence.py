@@ -56,6 +56,8 @@ class TurnSequence:
                         for a in sub.actions:
                             if a not in self.engine.actions:
                                 raise RuleError(f"`allow {a}`: no action named '{a}'", sub.span)
+                        for r in sub.until:
+                            self._compiled[id(r)] = self.engine.compiler.expr(r.test, frozenset())
                 self._compile([s for s in item.items if isinstance(s, ast.Phase)])
             elif isinstance(item, ast.PlayerTurns):
                 self._compiled[id(item)] = self.engine.compiler.expr(item.sides, frozenset())
@@ -92,6 +94,11 @@ class TurnSequence:
                     self._emit(ctx, item.items, s.name, ops)
             elif isinstance(item, ast.TurnLoop):
                 self._emit(ctx, item.items, side, ops)
+
+
+def obligation_text(r: ast.Require) -> str:
+    cite = "".join(f" §{c}" for c in r.citations)
+    return f"{r.message or 'an obligation is not met'}{cite}"
 
 
 class Runner:
@@ -228,6 +235,10 @@ class Runner:
         if state.position.in_allow >= limit:
             if allow.limit is None:
                 raise RuleError(f"more than {ALLOW_SAFETY_LIMIT} actions in phase {op.phase.name}: does an action fail to use itself up?", allow.span)
+            unmet = self.unmet_obligation(allow)
+            if unmet is not None:
+                raise RuleError(f"phase {op.phase.name} reached its limit of {allow.limit} actions, but "
+                                f"{obligation_text(unmet)}", unmet.span)
             return False
         agent = self.agents.get(op.side)
         if agent is None:
@@ -237,11 +248,40 @@ class Runner:
         legal = LegalActions(engine, ctx, allow.actions)
         choice = agent.choose_action(ctx, op.side, legal)
         if choice is None:
-            self.log({"k": "pass", "phase": op.phase.name, "side": op.side})
-            return False
+            unmet = self.unmet_obligation(allow)
+            if unmet is not None:
+                # an `until` obligation is not met: the side may not end the step while it can act
+                reason = obligation_text(unmet)
+                if legal.first() is None:
+                    raise RuleError(f"phase {op.phase.name} cannot end: {reason}, and {op.side} has no legal "
+                                    "action left to meet it", unmet.span)
+                legal.may_pass = False
+                legal.obligation = reason
+                choice = agent.choose_action(ctx, op.side, legal)
+                if choice is None:
+                    raise RuleError(f"{op.side} may not end phase {op.phase.name} yet: {reason}", unmet.span)
+            else:
+                self.log({"k": "pass", "phase": op.phase.name, "side": op.side})
+                return False
         self.apply(choice, op)
         state.position.in_allow += 1
         return True
+
+    def unmet_obligation(self, allow: ast.Allow):
+        """The first `until` obligation of an `allow` step that is false now, or None."""
+        if not allow.until:
+            return None
+        ctx = self.ctx
+        compiled = self.engine.sequence._compiled
+        was = ctx.tracing
+        ctx.tracing = False
+        try:
+            for r in allow.until:
+                if not compiled[id(r)](Frame(ctx)):
+                    return r
+        finally:
+            ctx.tracing = was
+        return None
 
     def apply(self, choice, op: Op) -> dict:
         engine, ctx = self.engine, self.ctx

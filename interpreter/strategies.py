@@ -193,7 +193,7 @@ class DrawingAgent(Agent):
         self.draw = draw
 
     def choose_action(self, ctx, side, legal):
-        return draw_action(self.draw, legal.engine, ctx, legal.names)
+        return draw_action(self.draw, legal.engine, ctx, legal.names, allow_pass=legal.may_pass)
 
     def choose(self, ctx, who, what, options, optional):
         if optional and self.draw(st.integers(0, len(options))) == 0:

@@ -681,15 +681,15 @@ def test_d12_a_uk_infantry_rides_a_us_transport_over_three_turns():
     tr = t.place("transport", "united_states", "sz6")
     inf = t.place("infantry", "united_kingdom", "united_kingdom")
     t.do("load", c=inf, tr=tr)  # UK turn: load
-    assert not t.legal("unload", tr=tr, to="western_europe") and not t.legal("unload", tr=tr, to="united_kingdom")
+    assert not t.legal("unload", tr=tr, to="western_europe", cargo=(inf,)) and not t.legal("unload", tr=tr, to="united_kingdom", cargo=(inf,))
     t.begin("united_states", "noncombat")  # US turn: the US moves it; it may not unload UK units
     t.do("ship_move", u=tr, to="sz7")
     assert t.loc(inf) == "sz7"
     assert not t.instances("unload")
     t.control("western_europe", "united_kingdom")
     t.begin("united_kingdom", "noncombat")  # next UK turn: unload
-    assert t.legal("unload", tr=tr, to="western_europe")
-    t.do("unload", tr=tr, to="western_europe")
+    assert t.legal("unload", tr=tr, to="western_europe", cargo=(inf,))
+    t.do("unload", tr=tr, to="western_europe", cargo=(inf,))
     assert t.loc(inf) == "western_europe"
 
 
@@ -711,20 +711,49 @@ def test_d14_aircraft_alone_cannot_capture():
     assert t.controller("karelia") == "soviet_union" and t.loc(f) == "karelia"
 
 
-def test_d15_disagreeing_defenders_let_the_attacker_choose():
-    # German tank (3) rolls 1; UK infantry (2) 6, US tank (3) 6; then the tank retreats
-    t = Table(rolls=[1, 6, 6], active="germany", options={"attacker_picks_multinational_casualties": True},
-              agents={"germany": Script(losses=["tank"], decisions=["retreat"])})
+def _multinational_defence(rolls, agents):
+    t = Table(rolls=rolls, active="germany", agents=agents)
     tank = t.place("tank", "germany", "western_europe")
     t.set(tank, "came_from", "germany")
     uk = t.place("infantry", "united_kingdom", "western_europe")
     us = t.place("tank", "united_states", "western_europe")
     t.control("western_europe", "united_kingdom")
+    return t, tank, uk, us
+
+
+def test_d15_disagreeing_defenders_let_the_attacker_choose():
+    """§7.5 (L523): the UK and US players choose together; they disagree, so the attacker chooses."""
+    # German tank (3) rolls 1; UK infantry (2) 6, US tank (3) 6; then the tank retreats
+    uk_player, us_player = Script(losses=["tank"]), Script(losses=["infantry"])  # each would lose the other's unit
+    t, tank, uk, us = _multinational_defence([1, 6, 6], {
+        "germany": Script(losses=["tank"], decisions=["retreat"]),
+        "united_kingdom": uk_player, "united_states": us_player})
     t.fight("western_europe")
     assert t.alive(uk) and not t.alive(us)  # the attacker picked the US tank
     assert t.loc(tank) == "germany"
+    assert [w for w, _ in uk_player.asked] == ["v"] and [w for w, _ in us_player.asked] == ["v"]
+
+
+def test_d15_agreeing_defenders_choose_their_casualty():
+    both_infantry = dict(losses=["infantry"])
+    germany = Script(losses=["tank"], decisions=["retreat"])
+    t, tank, uk, us = _multinational_defence([1, 6, 6], {
+        "germany": germany, "united_kingdom": Script(**both_infantry), "united_states": Script(**both_infantry)})
+    t.fight("western_europe")
+    assert not t.alive(uk) and t.alive(us)  # the defenders' joint choice
+    assert "v" not in [w for w, _ in germany.asked]  # the attacker was not asked
+
+
+def test_d15_one_player_running_both_defending_powers_just_chooses():
+    player = Script(losses=["tank"])
+    t, tank, uk, us = _multinational_defence([1, 6, 6], {
+        "germany": Script(decisions=["retreat"]), "united_kingdom": player, "united_states": player})
+    t.fight("western_europe")
+    assert t.alive(uk) and not t.alive(us)
+    assert [w for w, _ in player.asked].count("v") == 1  # asked once: no agreement needed
+    assert t.fn("defending_powers", "western_europe", t.side("germany")) == (t.side("united_kingdom"),)
     t.place("infantry", "united_states", "western_europe")
-    assert t.fn("defender_chooser", "western_europe", t.side("germany")) == t.side("germany")
+    assert t.fn("defending_powers", "western_europe", t.side("germany")) == (t.side("united_kingdom"), t.side("united_states"))
 
 
 def test_d16_a_power_without_its_capital_skips_purchase_mobilization_and_income():

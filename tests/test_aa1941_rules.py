@@ -178,7 +178,7 @@ def test_a_transport_unloads_into_one_territory_per_turn():
     t.aboard(i1, tr)
     t.aboard(i2, tr)
     t.control("karelia", "germany")
-    t.do("unload", tr=tr, to="germany")
+    t.do("unload", tr=tr, to="germany", cargo=(i1, i2))
     assert t.loc(i1) == "germany" and t.loc(i2) == "germany"
     assert t.var(tr, "done") and not t.legal("ship_move", u=tr, to="sz6")
 
