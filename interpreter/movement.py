@@ -109,8 +109,9 @@ class MovementMode:
             return None
         return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side)
 
-    def search(self, ctx, start: str, unit: UnitRef | None, side) -> dict[str, tuple]:
-        """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}."""
+    def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None) -> dict[str, tuple]:
+        """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
+        `goals`, the search stops as soon as one of them is reached (a trace's yes/no question)."""
         board = ctx.engine.board
         fr = Frame(ctx, {"u": unit, "s": side, "origin": start, "from": start, "to": start})
         was_tracing = ctx.tracing
@@ -158,6 +159,8 @@ class MovementMode:
                     old = best.get(nxt)
                     if old is None or total < old[0]:
                         best[nxt] = (total, loc, must_stop)
+                        if goals is not None and nxt in goals:
+                            return best
                         heapq.heappush(heap, (total, counter, nxt))
                         counter += 1
             return best
@@ -348,8 +351,8 @@ class MovementMode:
         return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
-        goals = set(targets)
+        goals = targets if isinstance(targets, Region) else frozenset(targets)
         if start in goals:
             return True
-        best = self.search(ctx, start, None, side)
+        best = self.search(ctx, start, None, side, goals)
         return any(loc in goals for loc in best)
