@@ -43,7 +43,7 @@ override procedure retreat(u: unit, hexes: int, origin: location) "Retreat" §7.
           and count(enemy_units_at(h, u.side)) == 0
           and count(units_at(h)) < 2
         by u.side §7.6
-      if h == none { eliminate(u) } else { move_to(u, h) }
+      if h == none { lose_unit(u) } else { move_to(u, h) }
     }
   }
   if u.loc != none { mark(u, disrupted) }
@@ -145,3 +145,38 @@ def test_a_legal_move_ends_on_its_destination(engine, data):
     move = data.draw(legal_actions(engine, state))
     after = apply_action(engine, state, move, data.draw)
     assert after.units[move.arg("u").id].loc == move.arg("to")
+
+
+# ---------------------------------------------------------------- a broken rule in a second game
+# Axis & Allies 1941: a purchase no longer checks the treasury (§5: "you may not spend more IPCs
+# than you have"). The invariant no_debt (§5, §10) must catch it; the shortest game that breaks
+# it is one purchase the first power to play cannot afford (observed: the Soviet Union buying a
+# fighter, found by the third game, one action after shrinking).
+AA = Path("games/axis-allies-1941")
+BUY_ON_CREDIT = """
+override action buy "Purchase a unit" §5 {
+  param t: from unit_types() §5
+  require count(active.mobilization) < production_capacity(active) "FAQ F2" §13.F2 §9
+  do {
+    set active.ipc -= t.cost
+    set active.mobilization = active.mobilization + [t]
+  }
+}
+"""
+EXAMPLES_AA = 10  # the bound: found within this many games (observed: the third)
+
+
+def test_a_purchase_on_credit_is_found_in_axis_and_allies(tmp_path):
+    folder = tmp_path / "aa"
+    shutil.copytree(AA, folder)
+    (folder / "overlay.wcx").write_text(BUY_ON_CREDIT, encoding="utf-8")
+    broken = load_engine(folder)
+    report = fuzz_game(broken, "world_1941", examples=EXAMPLES_AA, seed=1, max_actions=30, shrink_limit=150)
+    [failure] = report.failures
+    assert failure.key == ("invariant", "no_debt")
+    assert failure.found_at <= EXAMPLES_AA
+    # shrunk to purchases only: one unit that costs more than the treasury (observed: 1 action)
+    actions = [e for e in failure.trace_log if e.get("k") == "action"]
+    assert actions and all(e["action"] == "buy" for e in actions)
+    assert len(actions) <= 2
+    assert failure.reproduced.invariant.name == "no_debt"
