@@ -131,11 +131,6 @@ class Runner:
         finally:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None
-        if self.check_invariants and ctx.state.version != self.checked_version:
-            # `always` means always: also after automatic rules, not only after actions; a step
-            # that changed nothing since the last check is not checked again
-            self.engine.check_invariants(ctx, "auto", label)
-            self.checked_version = ctx.state.version
         if trace or choices:
             entry = {"k": "auto", "what": label, "phase": ctx.state.phase, "side": ctx.state.active}
             if choices:
@@ -143,6 +138,12 @@ class Runner:
             if trace:
                 entry["trace"] = [d.to_json() for d in trace]
             self.log(entry)
+        if self.check_invariants and ctx.state.version != self.checked_version:
+            # `always` means always: also after automatic rules, not only after actions; a step
+            # that changed nothing since the last check is not checked again. Checked after the
+            # step is logged, so a violation's log shows the step that broke it
+            self.engine.check_invariants(ctx, "auto", label)
+            self.checked_version = ctx.state.version
 
     def run(self, until_turn: int | None = None, max_actions: int | None = None) -> None:
         engine, ctx = self.engine, self.ctx

@@ -334,8 +334,15 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
         g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
                   check_invariants=check_invariants)
     progress = _progress(g.runner, g.state, engine)
-    with progress:
-        g.run(until_turn=until_turn, max_actions=max_actions)
+    try:
+        with progress:
+            g.run(until_turn=until_turn, max_actions=max_actions)
+    except Exception:
+        # a rules error or a broken invariant: keep the game up to that point, it is the report
+        if log_path:
+            write_log(Path(log_path), engine, g, opts)
+            err.print(f"wrote the log up to the failure: {log_path} (`warcodex explain {log_path}` shows every step)")
+        raise
     print_report(engine, g)
     if explain_combat:
         from warcodex.interpreter.explain import format_entry
