@@ -941,6 +941,15 @@ class _Walker:
             if s.where is not None:
                 self.cond(s.where)
             self.expr(s.by)
+        elif isinstance(s, ast.Reroll):
+            if s.var not in self.locals:
+                self.diags.error("E-undefined", f"reroll: '{s.var}' is not a local name holding a roll", s.span,
+                                 hint=f"name the roll first: let {s.var} = roll d6")
+            self.expr(s.value)
+            self.expr(s.by)
+            if s.when is not None:
+                self.cond(s.when)
+            self.body(s.body)
         elif isinstance(s, ast.Require):
             self.cond(s.test)
         elif isinstance(s, ast.Apply):

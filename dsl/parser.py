@@ -694,6 +694,22 @@ class _ToAst(Transformer):
                 seen_by = True
         return c
 
+    def reroll_when(self, meta, test):
+        return ("when", test)
+
+    def reroll_stmt(self, meta, var, value, by, *items):
+        r = ast.Reroll(var=str(var), value=value, by=by, span=self.sp(meta))
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "when":
+                r.when = item[1]
+            elif isinstance(item, Token) and item.type == "STRING":
+                r.label = _unquote(item)
+            elif isinstance(item, _Meta):
+                r.citations = item.citations
+            elif isinstance(item, list):
+                r.body = item
+        return r
+
     def apply_stmt(self, meta, value):
         return ast.Apply(value=value, span=self.sp(meta))
 

@@ -146,6 +146,22 @@ class Context:
             self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
         return value
 
+    def decide_reroll(self, who, var: str, seen, label: str, citations, span) -> bool:
+        """Ask `who`, who has seen `var` = `seen`, whether to keep the roll or re-roll it (the
+        options carry the value seen). The decision is logged with the value seen."""
+        shown = self.engine.describe(self, seen)
+        options = (f"keep {var} = {shown}", label)
+        agent = self._agent_for(who, span)
+        index = agent.choose(self, who, f"re-roll {var}", options, False)
+        if index not in (0, 1):
+            raise RuleError(f"{show(who)} chose option {index} of 2 for re-roll {var}", span)
+        self._record({"choice": f"re-roll {var}", "by": show(who), "index": index, "value": options[index],
+                      "seen": self.engine.to_json(seen)})
+        if self.tracing:
+            self.trace_add(Derivation(f"{show(who)} sees {var} = {shown} and chooses: {options[index]}",
+                                      index == 1, tuple(citations)))
+        return index == 1
+
     def decide_subset(self, who, what: str, options: tuple, lo: int, hi, citations, span) -> tuple:
         if not options:
             return ()

@@ -147,3 +147,111 @@ def test_a_reserve_army_rails_only_with_an_empty_box():
     r = s.unit("rifle_division", "soviet", "EA_A")
     to_box(s, r, s.f("ra_box", ra))
     assert not s.f("may_rail", ra)  # §34.3.2
+
+
+# ---------------------------------------------------------------- §28 leaders' re-rolls
+T = "0606"
+N = "0605"
+
+
+def test_chuikov_rerolls_a_soviet_dd_roll_after_seeing_it_and_the_reroll_stands():
+    from test_stalingrad_examples import carry_out
+
+    s = Scene(turn=10, active="axis", dice=[1, 6])
+    s.state.options["leaders"] = True
+    d = s.unit("test_rifle", "soviet", T)
+    ch = s.unit("leader_chuikov", "soviet", "0808")
+    a = s.unit("test_infantry", "axis", N)
+    drm = s.q("dd_drm", d, False, False)
+    s.agent.script = {"use": ["determined defense"], "re-roll die": ["the leader re-rolls"]}
+    carry_out(s, ["DR2", "Adv2"], [a], T)
+    offered = [o for w, o in s.agent.asked if w == "re-roll die"]
+    assert offered == [("keep die = 1", "the leader re-rolls")]  # the roll is seen before the choice
+    assert "used" in s.markers(ch) and s.state.rng.used == 2
+    expected = str(s.engine.tables["dd_table"].lookup(["clear", min(6, max(1, 6 + drm))], None))
+    assert ("DD_S" in expected) == (s.var("dd_outcome") == "success")
+    # Used until the next friendly Initial Phase (§28.1.1)
+    s.state.active = "soviet"
+    s.engine.fire(s.ctx, "phase_start", ("initial",))
+    assert "used" not in s.markers(ch)
+
+
+def test_the_reroll_must_be_accepted_even_when_worse():
+    from test_stalingrad_examples import carry_out
+
+    s = Scene(turn=10, active="axis", dice=[6, 1])
+    s.state.options["leaders"] = True
+    s.unit("test_rifle", "soviet", T)
+    s.unit("leader_chuikov", "soviet", "0808")
+    a = s.unit("test_infantry", "axis", N)
+    s.agent.script = {"use": ["determined defense"], "re-roll die": ["the leader re-rolls"], "delay_hexes": [2]}
+    carry_out(s, ["DR2", "Adv2"], [a], T)
+    assert s.var("dd_outcome") != "success"  # the 1 stands (§28.1.1)
+
+
+def test_no_reroll_offered_without_a_ready_leader_in_range_or_without_the_option():
+    from test_stalingrad_examples import carry_out
+
+    for options, leader_at, used in (({"leaders": True}, "1212", False), ({"leaders": False}, "0808", False),
+                                     ({"leaders": True}, "0808", True)):
+        s = Scene(turn=10, active="axis", dice=[1])
+        s.state.options.update(options)
+        s.unit("test_rifle", "soviet", T)
+        s.unit("leader_chuikov", "soviet", leader_at, *(["used"] if used else []))
+        a = s.unit("test_infantry", "axis", N)
+        s.agent.script = {"use": ["determined defense"]}
+        carry_out(s, ["DR2", "Adv2"], [a], T)
+        assert not any(w == "re-roll die" for w, _ in s.agent.asked)
+
+
+def test_manstein_rerolls_a_crt_die_of_an_axis_attack_and_of_a_soviet_attack():
+    s = Scene(active="axis", dice=[1, 6], decline=True)
+    s.state.options["leaders"] = True
+    d = s.unit("test_rifle", "soviet", T, steps=1)
+    a = s.unit("test_panzer", "axis", N)
+    m = s.unit("leader_manstein", "axis", "0603")
+    s.agent.script = {"re-roll r": ["Manstein re-rolls"]}
+    s.act("attack", target=T, attackers=(a,), air="none", asu=None)  # 5-1, the re-roll 6: DS
+    assert s.loc(d) is None and "used" in s.markers(m)
+    # an enemy attack on an Axis unit in his range: the Axis player is asked (§28.1.4)
+    e = Scene(active="soviet", dice=[3], decline=True)
+    e.state.options["leaders"] = True
+    e.unit("test_infantry", "axis", T)
+    e.unit("leader_manstein", "axis", "0603")
+    r = e.unit("test_rifle", "soviet", N)
+    e.act("attack", target=T, attackers=(r,), air="none", asu=None)
+    assert any(w == "re-roll r" and o[0] == "keep r = 3" for w, o in e.agent.asked)
+
+
+def test_manstein_rerolls_an_axis_dd_roll_not_a_soviet_one():
+    s = Scene(turn=10)
+    s.state.options["leaders"] = True
+    g = s.unit("test_infantry", "axis", T)
+    m = s.unit("leader_manstein", "axis", "0808")
+    r = s.unit("test_rifle", "soviet", "0707")
+    assert s.f("dd_reroll_leader", g) == m
+    assert s.f("dd_reroll_leader", r) is None
+
+
+def test_a_reroll_is_logged_with_the_value_seen_and_explained():
+    s = Scene(active="axis", dice=[1, 6], decline=True)
+    s.state.options["leaders"] = True
+    s.unit("test_rifle", "soviet", T, steps=1)
+    a = s.unit("test_panzer", "axis", N)
+    s.unit("leader_manstein", "axis", "0603")
+    s.agent.script = {"re-roll r": ["Manstein re-rolls"]}
+    s.ctx.choices = []
+    s.ctx.begin_trace()
+    s.act("attack", target=T, attackers=(a,), air="none", asu=None)
+    lines = []
+
+    def walk(ds):
+        for d in ds:
+            lines.append(d.what)
+            walk(d.steps)
+    walk(s.ctx.end_trace())
+    rec = [c for c in s.ctx.choices if c["choice"] == "re-roll r"]
+    assert rec == [{"choice": "re-roll r", "by": "axis", "index": 1, "value": "Manstein re-rolls", "seen": 1}]
+    text = "\n".join(lines)
+    assert "axis sees r = 1 and chooses: Manstein re-rolls" in text
+    assert "r = 6 after the re-roll (it stands)" in text
