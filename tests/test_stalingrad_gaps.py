@@ -255,3 +255,104 @@ def test_a_reroll_is_logged_with_the_value_seen_and_explained():
     text = "\n".join(lines)
     assert "axis sees r = 1 and chooses: Manstein re-rolls" in text
     assert "r = 6 after the re-roll (it stands)" in text
+
+
+# ---------------------------------------------------------------- §29 contested Major Cities
+CITY = f"  terrain major_city: {T}\n"
+
+
+def contested_scene(**kw) -> Scene:
+    s = Scene(CITY, turn=10, **kw)
+    s.state.options["contested_cities"] = True
+    return s
+
+
+def test_a_city_battle_partial_success_makes_the_attacker_share_the_city():
+    from test_stalingrad_examples import carry_out
+
+    s = contested_scene(active="soviet", dice=[1])  # as EX-18: German in a City, roll 1 + 1 -> City Battle 1
+    d = s.unit("test_infantry", "axis", T)
+    a = s.unit("test_rifle", "soviet", N)
+    s.agent.script = {"use": ["determined defense"], "movers": [[a]]}
+    carry_out(s, ["DR2", "Adv3"], [a], T)
+    assert s.var("dd_outcome") == "city" and "city_battle_1" in s.state.loc_markers[T]
+    assert s.loc(a) == T and s.loc(d) == T  # at least one attacker moves in (§29.1.1)
+    assert s.f("contested", T)
+    assert s.state.loc_vars[T]["original_defender"].name == "axis"
+    soviet, axis = s.engine.entities["soviet"], s.engine.entities["axis"]
+    assert s.f("controlled_by", T, axis) and not s.f("controlled_by", T, soviet)  # §29.1.4
+    assert not s.f("exerts_zoc", a) and not s.f("exerts_zoc", d)  # no ZOC (§29.1.1)
+    assert s.q("defense_strength", a, ()) == 2 * s.engine.entities["test_rifle"].props["defense"]
+
+
+def test_without_the_option_nobody_enters_the_city():
+    from test_stalingrad_examples import carry_out
+
+    s = Scene(CITY, turn=10, active="soviet", dice=[1])
+    s.unit("test_infantry", "axis", T)
+    a = s.unit("test_rifle", "soviet", N)
+    s.agent.script = {"use": ["determined defense"]}
+    carry_out(s, ["DR2", "Adv3"], [a], T)
+    assert s.loc(a) == N and not s.f("contested", T)
+
+
+def share(s: Scene):
+    d = s.unit("test_infantry", "axis", T)
+    a = s.unit("test_rifle", "soviet", T)
+    s.state.loc_vars.setdefault(T, {})["original_defender"] = s.engine.entities["axis"]
+    s.mark_hex(T, "city_battle_1")
+    return d, a
+
+
+def test_contested_city_movement_is_tactical_only_in_and_out():
+    s = contested_scene(active="soviet", phase="movement")
+    d, a = share(s)
+    b = s.unit("test_rifle", "soviet", "0604")  # two hexes north
+    assert T not in s.reach(b, "normal") and T not in s.reach(b, "extended")
+    assert T in s.reach(b, "tactical")  # §29.1.2: enter by Tactical Movement only
+    assert s.reach(a, "normal") == {} or set(s.reach(a, "normal")) <= {T}
+    out = set(s.reach(a, "tactical")) - {T}
+    assert out  # leaves by Tactical Movement
+    # not into an EZOC; a friendly unit negates the EZOC in its own hex
+    s.unit("test_infantry", "axis", "0806")  # next to 0705 and 0706
+    soviet = s.engine.entities["soviet"]
+    assert s.f("in_ezoc", "0705", soviet) and s.f("in_ezoc", "0706", soviet)
+    reach = s.reach(a, "tactical")
+    assert reach["0605"] == 1 and reach.get("0705") != 1 and reach.get("0706") != 1  # not straight into the EZOC
+    assert s.f("contested_exit_blocked", T, "0705", soviet)
+    s.unit("test_rifle", "soviet", "0705")
+    assert s.reach(a, "tactical")["0705"] == 1
+    assert not s.f("may_rail", a)
+
+
+def test_units_inside_never_attack_out_but_join_attacks_on_the_city():
+    s = contested_scene(active="soviet")
+    d, a = share(s)
+    b = s.unit("test_rifle", "soviet", N)
+    s.unit("test_infantry", "axis", "0607")  # south of the city, adjacent to the units inside
+    soviet = s.engine.entities["soviet"]
+    assert set(s.f("eligible_attackers", soviet, T)) == {a, b}
+    assert a not in s.f("eligible_attackers", soviet, "0607")  # never out of the hex (§29.1.3)
+    # the defence counts the enemy units only, doubled
+    assert s.q("total_defense", (a, b), T) == s.q("defense_strength", d, (a, b))
+
+
+def test_a_counter_attack_partial_success_lowers_the_city_battle_marker():
+    s = contested_scene(active="axis")
+    d, a = share(s)
+    s.engine.set_marker(s.ctx, T, "city_battle_1", False, None)
+    s.mark_hex(T, "city_battle_2")
+    soviet = s.engine.entities["soviet"]
+    s.run("partial_success", T, soviet)  # the original attackers (Soviet) defend and get a Partial Success
+    assert "city_battle_1" in s.state.loc_markers[T] and "city_battle_2" not in s.state.loc_markers[T]
+    s.run("partial_success", T, soviet)  # down to 0: the original attackers retreat out
+    assert "city_battle_1" not in s.state.loc_markers.get(T, ())
+    assert s.loc(a) != T and s.loc(d) == T and not s.f("contested", T)
+
+
+def test_units_in_a_contested_city_are_not_adjacent_for_the_airfield():
+    s = contested_scene(active="axis")
+    share(s)
+    assert not s.f("airfield_threatened", "0706", s.engine.entities["axis"])  # §29.1.1
+    s.unit("test_rifle", "soviet", "0806")
+    assert s.f("airfield_threatened", "0706", s.engine.entities["axis"])
