@@ -324,6 +324,9 @@ class VarDecl(Decl):
     scope: Literal["var", "side_var", "unit_var", "location_var"]
     type: str
     default: Expr | None = None
+    # hidden information: the value is known only to its owner (the unit's side for a unit_var,
+    # the side for a side_var); its enemies may not observe it
+    hidden: bool = False
 
 
 # tables

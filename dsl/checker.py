@@ -406,6 +406,10 @@ class _Checker:
         elif isinstance(decl, ast.VarDecl):
             if decl.default is not None:
                 w.expr(decl.default)
+            if decl.hidden and decl.scope not in ("unit_var", "side_var"):
+                self.diags.error("E-hidden", f"{decl.scope} '{decl.name}' cannot be hidden: only a unit_var (known to the "
+                                 "unit's side) or a side_var (known to that side) has an owner", decl.span,
+                                 hint="declare it as a unit_var or side_var of the side that knows it")
         elif isinstance(decl, ast.Table):
             for p in decl.props:
                 if p.value is not None:

@@ -69,7 +69,7 @@ KEYWORDS = frozenset("""
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns phase
-    allow limit scenario setup invariant deck card let set if else for in choose by optional reroll
+    allow limit scenario setup invariant deck card let set if else for in choose by optional reroll hidden
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
 """.split())
@@ -383,7 +383,8 @@ class _Layout:
     def _vardecl(self, d: ast.VarDecl, ind: str) -> list[str]:
         default = f" = {format_expr(d.default)}" if d.default is not None else ""
         h = d.header
-        return [f"{ind}{d.scope} {d.name}: {d.type}{default}{_meta(None, h.translations, h.citations, h.provenance)}"]
+        hidden = " hidden" if d.hidden else ""
+        return [f"{ind}{d.scope} {d.name}: {d.type}{default}{hidden}{_meta(None, h.translations, h.citations, h.provenance)}"]
 
     def _table(self, d: ast.Table, ind: str) -> list[str]:
         i2 = ind + INDENT

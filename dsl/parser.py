@@ -366,13 +366,17 @@ class _ToAst(Transformer):
 
     def var_decl(self, meta, scope, name, type_ref, *rest):
         default = None
+        hidden = False
         m = _Meta()
         for r in rest:
             if isinstance(r, _Meta):
                 m = r
+            elif isinstance(r, Token) and r.type == "HIDDEN":
+                hidden = True
             else:
                 default = r
-        return ast.VarDecl(scope=str(scope), type=str(type_ref), default=default, header=self.header(meta, name, None, m), span=self.sp(meta))
+        return ast.VarDecl(scope=str(scope), type=str(type_ref), default=default, hidden=hidden,
+                           header=self.header(meta, name, None, m), span=self.sp(meta))
 
     # -- tables
     def key_int(self, meta, tok):

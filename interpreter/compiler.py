@@ -634,7 +634,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
     nparams = len(names)
-    pure = not uses_dice(q)
+    pure = not uses_dice(q) and not compiler.engine.deps.reads_hidden(q)
     level, key = cache_plan(compiler, q)
 
     def run(ctx, args, span):
@@ -856,7 +856,7 @@ def compile_function(compiler: Compiler, f: ast.Function):
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
     n = len(names)
-    pure = not uses_dice(f.body)
+    pure = not uses_dice(f.body) and not compiler.engine.deps.reads_hidden(f)
     level, key = cache_plan(compiler, f)
     cached = cached_call(level, key, lambda ctx, args: body(Frame(ctx, dict(zip(names, args)))), compiler.engine.static_cache)
 

@@ -25,6 +25,7 @@ class Context:
         self.tracing = False
         self._trace_stack: list[list[Derivation]] = []
         self.choices: list[dict] | None = None  # decisions made inside the current action
+        self.hidden_owners: set = set()  # sides whose hidden variables the current log entry read or set
         self.cache: dict = {}
         self.log: list[dict] = []
         self._memo: dict = {}
@@ -101,6 +102,15 @@ class Context:
     def note(self, text: str) -> None:
         if self.tracing:
             self.trace_add(Derivation(text))
+
+    def saw_hidden(self, side) -> None:
+        """A hidden variable owned by `side` was read or set while recording a log entry."""
+        if self.choices is not None:
+            self.hidden_owners.add(side)
+
+    def observe(self, side: str) -> dict:
+        """The state as `side` may observe it (see Engine.observation)."""
+        return self.engine.observation(self.state, side)
 
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:

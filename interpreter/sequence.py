@@ -118,6 +118,7 @@ class Runner:
         if self.trace:
             ctx.begin_trace()
         ctx.choices = []
+        ctx.hidden_owners = set()
         try:
             fn()
         finally:
@@ -125,6 +126,8 @@ class Runner:
             choices, ctx.choices = ctx.choices, None
         if trace or choices:
             entry = {"k": "auto", "what": label, "phase": ctx.state.phase, "side": ctx.state.active}
+            if ctx.hidden_owners:
+                entry["hidden_from"] = self.engine.hidden_from(ctx.hidden_owners)
             if choices:
                 entry["choices"] = choices
             if trace:
@@ -246,6 +249,7 @@ class Runner:
         if self.trace:
             ctx.begin_trace()
         ctx.choices = []
+        ctx.hidden_owners = set()
         try:
             action.apply(ctx, choice)
         finally:
@@ -253,6 +257,8 @@ class Runner:
             choices, ctx.choices = ctx.choices, None
         entry = {"k": "action", "phase": op.phase.name, "side": op.side, "action": choice.action,
                  "args": {k: engine.to_json(v) for k, v in choice.args}, "text": text}
+        if ctx.hidden_owners:
+            entry["hidden_from"] = engine.hidden_from(ctx.hidden_owners)
         if choices:
             entry["choices"] = choices
         if trace:

@@ -356,3 +356,86 @@ def test_units_in_a_contested_city_are_not_adjacent_for_the_airfield():
     assert not s.f("airfield_threatened", "0706", s.engine.entities["axis"])  # §29.1.1
     s.unit("test_rifle", "soviet", "0806")
     assert s.f("airfield_threatened", "0706", s.engine.entities["axis"])
+
+
+# ---------------------------------------------------------------- §34 Maskirovka: hidden markers
+EA = ('  box EA_A "A" { entry_area: "A" side: "soviet" supply_source } adjacent_to: 0101\n'
+      '  terrain entry_area: EA_A\n')
+
+
+def maskirovka_scene(**kw) -> Scene:
+    s = Scene(EA, turn=21, active="soviet", phase="initial", **kw)
+    s.state.scenario = "campaign"
+    return s
+
+
+def armies(s: Scene) -> list:
+    return sorted((u for u in s.state.units.values() if u.type == "reserve_army"), key=lambda u: u.id)
+
+
+def test_each_reserve_army_gets_a_secret_maskirovka_marker():
+    s = maskirovka_scene(script={"m": ["Maskirovka 4"]})
+    s.run("place_reserve_army", "Reserve Army 1", "EA_A")
+    s.run("place_reserve_army", "Reserve Army 2", "EA_A")
+    ra1, ra2 = armies(s)
+    assert ra1.var("maskirovka") == "Maskirovka 4" and ra2.var("maskirovka") == "Maskirovka 1"
+    # the state is complete; the Axis observes the marker as hidden, the Soviet player sees it
+    axis_view = {u["id"]: u for u in s.ctx.observe("axis")["units"]}
+    soviet_view = {u["id"]: u for u in s.ctx.observe("soviet")["units"]}
+    assert axis_view[ra1.id]["vars"]["maskirovka"] == "hidden"
+    assert soviet_view[ra1.id]["vars"]["maskirovka"] == "Maskirovka 4"
+    # box contents are open to both (the Axis may know what is in each box, §34.1.2)
+    r = s.unit("rifle_division", "soviet", "EA_A")
+    to_box(s, r, "Maskirovka 4")
+    assert {u["id"]: u for u in s.ctx.observe("axis")["units"]}[r.id]["box"] == "Maskirovka 4"
+
+
+def test_a_log_entry_that_touches_a_hidden_marker_is_hidden_from_the_axis():
+    s = maskirovka_scene()
+    s.run("place_reserve_army", "Reserve Army 1", "EA_A")
+    (ra,) = armies(s)
+    u = s.unit("rifle_division", "soviet", "EA_A")
+    s.state.phase = "movement"
+    assert s.legal("enter_reserve_army")  # enumeration reads the markers too (not recorded)
+    s.ctx.choices, s.ctx.hidden_owners = [], set()
+    s.act("enter_reserve_army", u=u, ra=ra_ref(ra))
+    assert s.ctx.hidden_owners == {"soviet"}
+    assert s.engine.hidden_from(s.ctx.hidden_owners) == ["axis"]
+    assert s.box(u) == "Maskirovka 1"
+
+
+def ra_ref(unit):
+    from warcodex.interpreter.values import UnitRef
+
+    return UnitRef(unit.id)
+
+
+def test_armies_starting_together_may_swap_markers_secretly():
+    s = maskirovka_scene()
+    s.run("place_reserve_army", "Reserve Army 1", "EA_A")
+    s.run("place_reserve_army", "Reserve Army 2", "EA_A")
+    ra1, ra2 = armies(s)
+    s.agent.script = {"other": [ra_ref(ra2)]}
+    s.ctx.choices, s.ctx.hidden_owners = [], set()
+    start_movement(s)
+    a, b = armies(s)
+    assert (a.var("maskirovka"), b.var("maskirovka")) == ("Maskirovka 2", "Maskirovka 1")
+    assert s.ctx.hidden_owners == {"soviet"}
+
+
+def test_a_reserve_army_with_replaced_units_may_not_change_entry_area():
+    s = Scene(EA + '  box EA_B "B" { entry_area: "B" side: "soviet" supply_source } adjacent_to: 0201\n'
+              '  terrain entry_area: EA_B\n', turn=21, active="soviet", phase="initial")
+    s.state.scenario = "campaign"
+    s.run("place_reserve_army", "Reserve Army 1", "EA_A")
+    (ra,) = armies(s)
+    r = s.unit("rifle_division", "soviet", "EA_A", steps=1)
+    to_box(s, r, "Maskirovka 1")
+    # a replacement straight into the box (§34.5)
+    s.state.side_vars.setdefault("soviet", {})["repl_infantry"] = 1
+    s.act("replace_in_reserve_army", kind="infantry", ra=ra_ref(ra), u=r)
+    assert s.steps(r) == 2 and "replacement" in s.markers(r) and s.box(r) == "Maskirovka 1"
+    start_movement(s)
+    assert s.q("movement_allowance", ra_ref(ra)) == 1  # one hex at most (§34.3.1)
+    with pytest.raises(RuleError, match="Disrupted or replaced"):
+        s.act("shift_entry_area", u=ra_ref(ra), to="EA_B")  # §34.3.3
