@@ -439,3 +439,12 @@ def test_a_reserve_army_with_replaced_units_may_not_change_entry_area():
     assert s.q("movement_allowance", ra_ref(ra)) == 1  # one hex at most (§34.3.1)
     with pytest.raises(RuleError, match="Disrupted or replaced"):
         s.act("shift_entry_area", u=ra_ref(ra), to="EA_B")  # §34.3.3
+
+
+# ---------------------------------------------------------------- §22.1.3 (PL) the triangle symbol
+def test_units_with_a_triangle_begin_on_their_reduced_side():
+    s = Scene(turn=1, active="axis", phase="initial")
+    t = s.unit("test_triangle_rifle", "soviet", "0303")
+    plain = s.unit("test_rifle", "soviet", "0404")
+    s.engine.fire(s.ctx, "game_start", ())
+    assert s.steps(t) == 1 and s.steps(plain) == s.state.units[plain.id].max_steps
