@@ -119,6 +119,7 @@ class Runner:
             ctx.begin_trace()
         ctx.choices = []
         ctx.hidden_owners = set()
+        ctx.steps = 0  # the step limit bounds one automatic step, not a whole game
         try:
             fn()
         finally:
@@ -219,6 +220,7 @@ class Runner:
         """Ask the active side for one action; return False when the phase's actions are over."""
         engine, ctx = self.engine, self.ctx
         state = ctx.state
+        ctx.steps = 0  # the step limit bounds one decision point (enumeration and action), not a game
         self._enter(op.phase.name, op.side)
         allow: ast.Allow = op.run
         limit = allow.limit if allow.limit is not None else ALLOW_SAFETY_LIMIT
