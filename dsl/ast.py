@@ -226,6 +226,21 @@ class Choose(Stmt):
     citations: list[str] = Field(default_factory=list)
 
 
+class Reroll(Stmt):
+    """A side may re-roll a die roll after seeing it: `reroll r = EXPR by SIDE when COND "label" §x
+    { effects of using the re-roll }`. The local `r` must hold the roll; if `when` holds, the side
+    is asked (seeing the value) whether to keep it or re-roll; on a re-roll the body runs, then `r`
+    becomes EXPR evaluated afresh, and the new value stands (at most one re-roll per statement)."""
+
+    var: str
+    value: Expr
+    by: Expr
+    when: Expr | None = None
+    label: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    body: list[Stmt] = Field(default_factory=list)
+
+
 class Require(Stmt):
     test: Expr
     message: str | None = None
@@ -311,6 +326,9 @@ class VarDecl(Decl):
     scope: Literal["var", "side_var", "unit_var", "location_var"]
     type: str
     default: Expr | None = None
+    # hidden information: the value is known only to its owner (the unit's side for a unit_var,
+    # the side for a side_var); its enemies may not observe it
+    hidden: bool = False
 
 
 # tables

@@ -406,6 +406,10 @@ class _Checker:
         elif isinstance(decl, ast.VarDecl):
             if decl.default is not None:
                 w.expr(decl.default)
+            if decl.hidden and decl.scope not in ("unit_var", "side_var"):
+                self.diags.error("E-hidden", f"{decl.scope} '{decl.name}' cannot be hidden: only a unit_var (known to the "
+                                 "unit's side) or a side_var (known to that side) has an owner", decl.span,
+                                 hint="declare it as a unit_var or side_var of the side that knows it")
         elif isinstance(decl, ast.Table):
             for p in decl.props:
                 if p.value is not None:
@@ -952,6 +956,15 @@ class _Walker:
             self.expr(s.by)
             if s.otherwise is not None:
                 self.expr(s.otherwise)
+        elif isinstance(s, ast.Reroll):
+            if s.var not in self.locals:
+                self.diags.error("E-undefined", f"reroll: '{s.var}' is not a local name holding a roll", s.span,
+                                 hint=f"name the roll first: let {s.var} = roll d6")
+            self.expr(s.value)
+            self.expr(s.by)
+            if s.when is not None:
+                self.cond(s.when)
+            self.body(s.body)
         elif isinstance(s, ast.Require):
             self.cond(s.test)
         elif isinstance(s, ast.Apply):

@@ -69,7 +69,7 @@ KEYWORDS = frozenset("""
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns phase
-    allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional
+    allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
 """.split())
@@ -383,7 +383,8 @@ class _Layout:
     def _vardecl(self, d: ast.VarDecl, ind: str) -> list[str]:
         default = f" = {format_expr(d.default)}" if d.default is not None else ""
         h = d.header
-        return [f"{ind}{d.scope} {d.name}: {d.type}{default}{_meta(None, h.translations, h.citations, h.provenance)}"]
+        hidden = " hidden" if d.hidden else ""
+        return [f"{ind}{d.scope} {d.name}: {d.type}{default}{hidden}{_meta(None, h.translations, h.citations, h.provenance)}"]
 
     def _table(self, d: ast.Table, ind: str) -> list[str]:
         i2 = ind + INDENT
@@ -567,7 +568,7 @@ class _Layout:
         """`{}` or `{ stmt }` when the block can sit on its parent's line."""
         if not body:
             return "{}"
-        if len(body) == 1 and not isinstance(body[0], (ast.If, ast.For, ast.Step)):
+        if len(body) == 1 and not isinstance(body[0], (ast.If, ast.For, ast.Step, ast.Reroll)):
             return f"{{ {self.simple(body[0])} }}"
         return None
 
@@ -587,6 +588,14 @@ class _Layout:
             return self._block(f"step{_meta(s.label, citations=s.citations)}", s.body, ind, inline=False)
         if isinstance(s, ast.Choose):
             return self._choose(s, ind)
+        if isinstance(s, ast.Reroll):
+            head = f"reroll {s.var} = {format_expr(s.value)} by {format_expr(s.by)}"
+            if s.when is not None:
+                head += f" when {format_expr(s.when)}"
+            head += (f" {quote(s.label)}" if s.label is not None else "") + _cites(s.citations)
+            if not s.body:
+                return [f"{ind}{head}"]
+            return self._block(head, s.body, ind, inline=True)
         return [f"{ind}{self.simple(s)}"]
 
     def _if(self, s: ast.If, ind: str) -> list[str]:
@@ -642,7 +651,7 @@ class _Layout:
             return format_expr(s.call)
         if isinstance(s, ast.Choose):
             return " ".join(line.strip() for line in self._choose(s, ""))
-        if isinstance(s, (ast.If, ast.For, ast.Step)):
+        if isinstance(s, (ast.If, ast.For, ast.Step, ast.Reroll)):
             return " ".join(line.strip() for line in self.stmt(s, ""))
         raise TypeError(f"cannot format statement node {type(s).__name__}")
 

@@ -76,7 +76,7 @@ _KEYWORDS = (
     "base", "modifier", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row",
     "clamp", "beyond", "above", "below", "from", "upto", "use", "result", "illegal",
     # actions, procedures, statements
-    "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose",
+    "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose", "reroll", "hidden",
     "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",

@@ -366,13 +366,17 @@ class _ToAst(Transformer):
 
     def var_decl(self, meta, scope, name, type_ref, *rest):
         default = None
+        hidden = False
         m = _Meta()
         for r in rest:
             if isinstance(r, _Meta):
                 m = r
+            elif isinstance(r, Token) and r.type == "HIDDEN":
+                hidden = True
             else:
                 default = r
-        return ast.VarDecl(scope=str(scope), type=str(type_ref), default=default, header=self.header(meta, name, None, m), span=self.sp(meta))
+        return ast.VarDecl(scope=str(scope), type=str(type_ref), default=default, hidden=hidden,
+                           header=self.header(meta, name, None, m), span=self.sp(meta))
 
     # -- tables
     def key_int(self, meta, tok):
@@ -705,6 +709,22 @@ class _ToAst(Transformer):
                 c.by = item
                 seen_by = True
         return c
+
+    def reroll_when(self, meta, test):
+        return ("when", test)
+
+    def reroll_stmt(self, meta, var, value, by, *items):
+        r = ast.Reroll(var=str(var), value=value, by=by, span=self.sp(meta))
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "when":
+                r.when = item[1]
+            elif isinstance(item, Token) and item.type == "STRING":
+                r.label = _unquote(item)
+            elif isinstance(item, _Meta):
+                r.citations = item.citations
+            elif isinstance(item, list):
+                r.body = item
+        return r
 
     def apply_stmt(self, meta, value):
         return ast.Apply(value=value, span=self.sp(meta))

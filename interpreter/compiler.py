@@ -535,6 +535,36 @@ class Compiler:
             fr.vars[var] = value
         return choose
 
+    def _s_Reroll(self, s, scope, dyn):
+        """`reroll r = EXPR by SIDE when COND "label" §x { ... }`: the side sees the value of `r`
+        and keeps it or re-rolls once; on a re-roll the body runs and `r` is EXPR afresh."""
+        fscope = frozenset(scope)
+        var = s.var
+        value = self.expr(s.value, fscope, dyn)
+        by = self.expr(s.by, fscope, dyn)
+        when = self.expr(s.when, fscope, dyn) if s.when is not None else None
+        body = self.block(s.body, scope, dyn) if s.body else None
+        label = s.label or f"re-roll {var}"
+        citations = tuple(s.citations)
+        span = s.span
+
+        def reroll(fr):
+            ctx = fr.ctx
+            ctx.tick(span)
+            if when is not None and not when(fr):
+                return None
+            seen = fr.vars.get(var)
+            who = by(fr)
+            if not ctx.decide_reroll(who, var, seen, label, citations, span):
+                return None
+            if body is not None and body(fr) is STOP:
+                return STOP
+            fr.vars[var] = value(fr)
+            if ctx.tracing:
+                ctx.note(f"{var} = {ctx.engine.describe(ctx, fr.vars[var])} after the re-roll (it stands)")
+            return None
+        return reroll
+
     def _s_Require(self, s, scope, dyn):
         test = self.expr(s.test, frozenset(scope), dyn)
         message = s.message or "requirement not met"
@@ -608,7 +638,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
     nparams = len(names)
-    pure = not uses_dice(q)
+    pure = not uses_dice(q) and not compiler.engine.deps.reads_hidden(q)
     level, key = cache_plan(compiler, q)
 
     def run(ctx, args, span):
@@ -830,7 +860,7 @@ def compile_function(compiler: Compiler, f: ast.Function):
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
     n = len(names)
-    pure = not uses_dice(f.body)
+    pure = not uses_dice(f.body) and not compiler.engine.deps.reads_hidden(f)
     level, key = cache_plan(compiler, f)
     cached = cached_call(level, key, lambda ctx, args: body(Frame(ctx, dict(zip(names, args)))), compiler.engine.static_cache)
 

@@ -25,6 +25,7 @@ class Context:
         self.tracing = False
         self._trace_stack: list[list[Derivation]] = []
         self.choices: list[dict] | None = None  # decisions made inside the current action
+        self.hidden_owners: set = set()  # sides whose hidden variables the current log entry read or set
         self.cache: dict = {}
         self.log: list[dict] = []
         self._memo: dict = {}
@@ -102,6 +103,15 @@ class Context:
         if self.tracing:
             self.trace_add(Derivation(text))
 
+    def saw_hidden(self, side) -> None:
+        """A hidden variable owned by `side` was read or set while recording a log entry."""
+        if self.choices is not None:
+            self.hidden_owners.add(side)
+
+    def observe(self, side: str) -> dict:
+        """The state as `side` may observe it (see Engine.observation)."""
+        return self.engine.observation(self.state, side)
+
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:
         rng = self.state.rng
@@ -145,6 +155,22 @@ class Context:
         if self.tracing:
             self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
         return value
+
+    def decide_reroll(self, who, var: str, seen, label: str, citations, span) -> bool:
+        """Ask `who`, who has seen `var` = `seen`, whether to keep the roll or re-roll it (the
+        options carry the value seen). The decision is logged with the value seen."""
+        shown = self.engine.describe(self, seen)
+        options = (f"keep {var} = {shown}", label)
+        agent = self._agent_for(who, span)
+        index = agent.choose(self, who, f"re-roll {var}", options, False)
+        if index not in (0, 1):
+            raise RuleError(f"{show(who)} chose option {index} of 2 for re-roll {var}", span)
+        self._record({"choice": f"re-roll {var}", "by": show(who), "index": index, "value": options[index],
+                      "seen": self.engine.to_json(seen)})
+        if self.tracing:
+            self.trace_add(Derivation(f"{show(who)} sees {var} = {shown} and chooses: {options[index]}",
+                                      index == 1, tuple(citations)))
+        return index == 1
 
     def decide_subset(self, who, what: str, options: tuple, lo: int, hi, citations, span) -> tuple:
         if not options:

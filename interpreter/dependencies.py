@@ -63,6 +63,33 @@ class DependencyAnalysis:
         # properties that change with a unit's steps (`at steps 1 { attack: 4 }`) depend on its
         # state, not only on its type
         self.per_step = {p.key for d in names.values() if isinstance(d, ast.Unit) for sv in d.step_values for p in sv.props}
+        self.hidden_vars = {n for n, d in names.items() if isinstance(d, ast.VarDecl) and d.hidden}
+        self._hidden: dict[str, bool] = {}
+
+    def reads_hidden(self, decl) -> bool:
+        """True if a function or quantity reads a hidden variable, directly or through the rules it
+        calls: its value must not be memoized, so that every read is seen (the log marks entries
+        that read hidden information)."""
+        if not self.hidden_vars:
+            return False
+        name = decl.name
+        if name not in self._hidden:
+            self._hidden[name] = False  # recursion: settled by the other reads
+            self._hidden[name] = self._has_hidden(decl)
+        return self._hidden[name]
+
+    def _has_hidden(self, node) -> bool:
+        if isinstance(node, ast.Attr) and node.name in self.hidden_vars:
+            return True
+        if isinstance(node, ast.Call):
+            target = self.game.names.get(node.func)
+            if isinstance(target, (ast.Quantity, ast.Function)) and self.reads_hidden(target):
+                return True
+        if isinstance(node, ast.Node):
+            return any(self._has_hidden(getattr(node, f)) for f in type(node).model_fields if f != "span")
+        if isinstance(node, (list, tuple)):
+            return any(self._has_hidden(x) for x in node)
+        return False
 
     def of(self, decl) -> Deps:
         name = decl.name

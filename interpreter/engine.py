@@ -44,6 +44,8 @@ class Engine:
         self.entities: dict[str, Entity] = {}
         self.vars: dict[str, ast.VarDecl] = {}
         self._build_entities()
+        # hidden information: unit_vars and side_vars only their owner may observe
+        self.hidden_vars = frozenset(n for n, d in self.vars.items() if d.hidden)
         self.side_entities = tuple(self.entities[s.name] for s in game.sides)
         self._alliance_of = self._alliances()
         self._cell_cache: dict = {}
@@ -163,6 +165,32 @@ class Engine:
             names = self._phase_name_set = frozenset(found)
         return names
 
+    def observation(self, state, side: str) -> dict:
+        """What `side` may observe of the state: everything, except the hidden variables of the
+        other sides' units and of the other sides (shown as "hidden"). The state itself stays
+        complete; an agent that reads the game should read this view."""
+        from warcodex.interpreter.saves import state_to_data
+
+        data = state_to_data(self, state).model_dump()
+        data.pop("rng", None)
+        for u in data["units"]:
+            if u["side"] != side:
+                for name in self.hidden_vars & set(u["vars"]):
+                    u["vars"][name] = "hidden"
+        for s, values in data["side_vars"].items():
+            if s != side:
+                for name in self.hidden_vars & set(values):
+                    values[name] = "hidden"
+        return data
+
+    def hidden_from(self, owners) -> list[str]:
+        """The sides that may not observe information owned by `owners` (their enemies)."""
+        out = set()
+        for o in owners:
+            if o is not None and o in self.entities:
+                out |= {e.name for e in self.enemies_of(self.entities[o])}
+        return sorted(out)
+
     def var_decl(self, name: str) -> ast.VarDecl | None:
         return self.vars.get(name)
 
@@ -223,6 +251,8 @@ class Engine:
             if name == "steps":
                 return unit.steps
             if name in self.vars and self.vars[name].scope == "unit_var":
+                if name in self.hidden_vars:
+                    ctx.saw_hidden(unit.side)
                 v = unit.var(name, _MISSING)
                 return self._var_default(ctx, name) if v is _MISSING else v
             if name == "type":
@@ -249,6 +279,8 @@ class Engine:
             return self.board.attrs(obj).get(name)
         if isinstance(obj, Entity):
             if obj.kind == "side" and name in self.vars and self.vars[name].scope == "side_var":
+                if name in self.hidden_vars:
+                    ctx.saw_hidden(obj.name)
                 values = ctx.state.side_vars.get(obj.name, {})
                 return values[name] if name in values else self._var_default(ctx, name)
             if name == "name":
@@ -272,6 +304,8 @@ class Engine:
     def set_attribute(self, ctx, obj, name: str, value, span) -> None:
         decl = self.vars.get(name)
         state = ctx.state
+        if decl is not None and decl.hidden:
+            ctx.saw_hidden(state.units[obj.id].side if isinstance(obj, UnitRef) else getattr(obj, "name", None))
         if isinstance(obj, UnitRef):
             if decl is None or decl.scope != "unit_var":
                 raise RuleError(f"cannot set '{name}' of a unit: declare it with `unit_var {name}: TYPE`", span)

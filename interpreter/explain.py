@@ -39,6 +39,8 @@ def format_entry(entry: dict) -> str:
         head += f": {entry.get('what')}"
     elif kind == "end":
         head += f": game over, winner {entry.get('winner') or 'none'} ({entry.get('reason')})"
+    if entry.get("hidden_from"):
+        head += f"  [hidden from {', '.join(entry['hidden_from'])}]"
     return "\n".join([head] + format_trace(entry.get("trace", [])))
 
 

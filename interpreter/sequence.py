@@ -126,6 +126,8 @@ class Runner:
         if self.trace:
             ctx.begin_trace()
         ctx.choices = []
+        ctx.hidden_owners = set()
+        ctx.steps = 0  # the step limit bounds one automatic step, not a whole game
         try:
             fn()
         finally:
@@ -133,6 +135,8 @@ class Runner:
             choices, ctx.choices = ctx.choices, None
         if trace or choices:
             entry = {"k": "auto", "what": label, "phase": ctx.state.phase, "side": ctx.state.active}
+            if ctx.hidden_owners:
+                entry["hidden_from"] = self.engine.hidden_from(ctx.hidden_owners)
             if choices:
                 entry["choices"] = choices
             if trace:
@@ -230,6 +234,7 @@ class Runner:
         """Ask the active side for one action; return False when the phase's actions are over."""
         engine, ctx = self.engine, self.ctx
         state = ctx.state
+        ctx.steps = 0  # the step limit bounds one decision point (enumeration and action), not a game
         self._enter(op.phase.name, op.side)
         allow: ast.Allow = op.run
         limit = allow.limit if allow.limit is not None else ALLOW_SAFETY_LIMIT
@@ -293,6 +298,7 @@ class Runner:
         if self.trace:
             ctx.begin_trace()
         ctx.choices = []
+        ctx.hidden_owners = set()
         try:
             action.apply(ctx, choice)
         finally:
@@ -300,6 +306,8 @@ class Runner:
             choices, ctx.choices = ctx.choices, None
         entry = {"k": "action", "phase": op.phase.name, "side": op.side, "action": choice.action,
                  "args": {k: engine.to_json(v) for k, v in choice.args}, "text": text}
+        if ctx.hidden_owners:
+            entry["hidden_from"] = engine.hidden_from(ctx.hidden_owners)
         if choices:
             entry["choices"] = choices
         if trace:

@@ -55,6 +55,11 @@ CASES = [
     ("movement-names", 'movement ground "G" §1 {\n  stop: distance(origin, from) > 2 and to != none and s != none '
      'and u.steps > 0 and range_left\n}\n', HEADER,
      "E-undefined", "unknown name 'range_left'", 5, 85, None),
+    ("hidden-needs-an-owner", 'var secret: int = 0 hidden §1\n', HEADER,
+     "E-hidden", "var 'secret' cannot be hidden: only a unit_var (known to the unit's side) or a side_var (known to that side) has an owner",
+     4, 1, "declare it as a unit_var or side_var of the side that knows it"),
+    ("reroll-needs-a-local-roll", 'procedure p() "p" §1 {\n  reroll r = roll d6 by none §1\n}\n', HEADER,
+     "E-undefined", "reroll: 'r' is not a local name holding a roll", 5, 3, "name the roll first: let r = roll d6"),
     ("builtin-used-as-value", 'function f(): int "f" §1 = count\n', HEADER,
      "E-undefined", "'count' is a built-in function, not a value", 4, 28, "call it: count(...)"),
     ("result-free-name-at-apply", 'result AE "Att elim" §1 { for u in attackers { eliminate(u) } }\n'

@@ -163,3 +163,23 @@ def test_step_limit_stops_runaway_rules(engine):
     with pytest.raises(RuleError, match="step limit"):
         for u in list(state.units):
             engine.modes["ground"].search(ctx, state.units[u].loc, UnitRef(u), engine.entities["axis"])
+
+
+def test_the_step_limit_bounds_one_decision_point_not_a_whole_game(engine):
+    # measure the largest single decision point, then play with a limit just above it, far below
+    # the steps of the whole game
+    probe = start(engine, "meeting", 1, agents_for(engine, ["random", "random"], 1))
+    peaks = []
+    tick = probe.ctx.tick
+
+    def counting(span):
+        tick(span)
+        peaks.append(probe.ctx.steps)
+    probe.ctx.tick = counting
+    probe.run()
+    total = len(peaks)
+    game = start(engine, "meeting", 1, agents_for(engine, ["random", "random"], 1))
+    game.ctx.step_limit = max(peaks) + 10
+    assert game.ctx.step_limit < total
+    game.run()  # no step-limit error
+    assert log_text(game.log) == log_text(probe.log)
