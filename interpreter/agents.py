@@ -109,6 +109,10 @@ class ReplayMismatch(RuleError):
     pass
 
 
+class LogExhausted(ReplayMismatch):
+    """The log's decisions are used up: a game that was stopped early (`--max-actions`) ends here."""
+
+
 class ScriptedAgent(Agent):
     """Replays the decisions of a log (shared by all sides: decisions are consumed in log order)."""
 
@@ -128,7 +132,7 @@ class ScriptedAgent(Agent):
 
     def _next(self, kind: str) -> dict:
         if self.position >= len(self.queue):
-            raise ReplayMismatch(f"the log has no more decisions, but the game asks for a {kind}")
+            raise LogExhausted(f"the log has no more decisions, but the game asks for a {kind}")
         got, entry = self.queue[self.position]
         if got != kind and not (kind == "action" and got == "pass"):
             raise ReplayMismatch(f"decision {self.position}: the log has a {got}, the game asks for a {kind}")

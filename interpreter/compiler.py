@@ -867,7 +867,10 @@ def compile_function(compiler: Compiler, f: ast.Function):
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{fname} takes {n} arguments, got {len(args)}", span)
-        if cached is not None:
+        if cached is not None and not ctx.tracing:
+            # while explaining, values cached across games (static, positions) are not used: the
+            # explanation would show a body's lookups only the first time in a process, and the
+            # same game would give another log; the memo of this state version is deterministic
             return cached(ctx, args)
         if pure:
             memo = ctx.memo()

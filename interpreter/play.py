@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from warcodex.interpreter.agents import RandomAgent, ScriptedAgent, make_agent
+from warcodex.interpreter.agents import LogExhausted, RandomAgent, ScriptedAgent, make_agent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.sequence import Runner
 
@@ -73,9 +73,22 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
 
 def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, **kw) -> Game:
     """Re-execute a recorded game from its decisions; the caller compares the logs."""
+    # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
+    # own objects, and a scenario that overrides a rule has other ones than the base game
+    engine = engine.for_scenario(scenario)
     agent = ScriptedAgent(engine, log)
     agents = {s.name: agent for s in engine.side_entities}
-    return start(engine, scenario, seed, agents, options=options, **kw).run()
+    game = start(engine, scenario, seed, agents, options=options, **kw)
+    if any(e.get("k") == "end" for e in log):
+        return game.run()
+    # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and
+    # `--max-actions` where it would have asked for the next decision
+    last_turn = max((e.get("turn", 0) for e in log if isinstance(e.get("turn"), int)), default=None)
+    try:
+        game.run(until_turn=last_turn)
+    except LogExhausted:
+        pass
+    return game
 
 
 def log_text(log: list[dict]) -> str:

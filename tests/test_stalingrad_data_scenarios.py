@@ -148,3 +148,35 @@ def test_no_kerch_crossing_when_taman_is_off_the_maps_in_play():
     assert list(e.actions["kerch_crossing"].instances(ctx)) == []
     e, state, ctx = set_up("campaign")
     assert not e.functions["unplayable"](ctx, ("1549",), None)
+
+
+def test_a_fall_blau_game_replays_exactly_from_its_log():
+    """A scenario whose rules override the base game's (Fall Blau's `tactical_only`) is replayed
+    with its own engine: recorded arguments (movement modes...) are decoded as that engine's names.
+    Games stopped early replay too: at the end of the last logged turn (`--until`), or where the
+    next decision would have been asked (`--max-actions`)."""
+    from warcodex.interpreter.play import agents_for, log_text, replay, start
+
+    base = base_engine()
+    g = start(base, "fall_blau", 2, agents_for(base, ["random"], 2), trace=True)
+    g.run(until_turn=1)
+    assert any(e.get("action") == "move" for e in g.log)
+    again = replay(base, "fall_blau", 2, g.log)
+    assert log_text(again.log) == log_text(g.log)
+    g = start(base, "fall_blau", 3, agents_for(base, ["random"], 3), trace=True)
+    g.run(max_actions=12)
+    again = replay(base, "fall_blau", 3, g.log)
+    assert log_text(again.log) == log_text(g.log)
+
+
+def test_returning_units_are_placed_only_on_the_sheets_in_play():
+    """Found by `warcodex fuzz` (invariant units_on_playable_hexes, after use_replacement): in Fall
+    Blau (map A only) an eliminated unit could return to a friendly Major City of another sheet
+    (§21.3.1, §2.2.3)."""
+    e, state, ctx = set_up("fall_blau")
+    f = e.functions
+    for side in ("axis", "soviet"):
+        u = next(UnitRef(x.id) for x in state.units.values() if x.side == side and x.loc is not None)
+        sites = f["return_sites"](ctx, (u,), None)
+        assert sites, side
+        assert [h for h in sites if f["unplayable"](ctx, (h,), None)] == [], side
