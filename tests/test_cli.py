@@ -118,3 +118,17 @@ def test_human_agent_at_the_terminal():
     assert r.returncode == 0, r.stderr[-2000:]
     assert "legal action(s)" in r.stdout
     assert "(on a copy of the game" in r.stdout
+
+
+def test_demo_runs_the_main_job_and_writes_every_output(tmp_path):
+    """The README's quick start: check, coverage, self-play with invariants, an explained combat,
+    then the log (which replays), a save, the coverage report, player aids and a VASSAL module."""
+    r = run("demo", "tiny", "-o", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    for step in ("1. check", "2. coverage", "3. self-play", "4. an explained combat", "5. player aids", "6. VASSAL module"):
+        assert step in r.stdout, step
+    out = tmp_path / "out"
+    for name in ("game.log.jsonl", "final.save.json", "coverage.html", "aids/aids.html", "aids/aids.pdf", "tiny-meeting.vmod"):
+        assert (out / name).stat().st_size > 0, name
+    again = run("replay", str(out / "game.log.jsonl"))
+    assert again.returncode == 0 and "reproduced" in again.stdout

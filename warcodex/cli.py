@@ -460,7 +460,21 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     from warcodex.interpreter.saves import write_atomic
 
     write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef)))
-    out.print(f"[bold]5. outputs[/] in {target}/: game.log.jsonl (replay with `warcodex replay`), final.save.json, coverage.html")
+    made = ["game.log.jsonl (replay with `warcodex replay`)", "final.save.json", "coverage.html"]
+    # the exporters: player aids (HTML, PDF, odds charts) and a VASSAL module of the scenario
+    from warcodex.exporters.aids import write_aids
+    from warcodex.exporters.vassal.module import ExportOptions, build_module
+
+    result = write_aids(gamedef, target / "aids", scenario=g.state.scenario)
+    out.print(f"[bold]5. player aids[/]: {result['pages']} page(s), {len(result['aid'].tables)} table(s), "
+              f"{len(result['aid'].charts)} odds chart(s) in {target / 'aids'}/")
+    module = build_module(gamedef, g.state.scenario, ExportOptions())
+    vmod = target / f"{module.data.name}-{module.data.scenario}.vmod"
+    module.write(vmod)
+    out.print(f"[bold]6. VASSAL module[/]: {vmod} ({len(module.data.board)} locations, "
+              f"{sum(len(u) for u in module.data.at_start.values())} units at start)")
+    made += ["aids/ (aids.html, aids.pdf, SVG odds charts)", vmod.name]
+    out.print(f"[bold]7. outputs[/] in {target}/: " + ", ".join(made))
 
 
 def main() -> None:
