@@ -448,3 +448,93 @@ def test_units_with_a_triangle_begin_on_their_reduced_side():
     plain = s.unit("test_rifle", "soviet", "0404")
     s.engine.fire(s.ctx, "game_start", ())
     assert s.steps(t) == 1 and s.steps(plain) == s.state.units[plain.id].max_steps
+
+
+# ---------------------------------------------------------------- §34.6.2 a Reserve Army's defence
+RA_HEX = "0606"
+RA_ATT = "0605"
+
+
+def ra_defence_scene(n_box: int = 3, turn: int = 5, **kw):
+    """A Reserve Army in RA_HEX holding n_box rifle divisions (Defense 5) in its box
+    'Maskirovka 1', an Axis panzer division next to it; the Axis attacks (turn 5: no DD in the
+    open, §11.2)."""
+    s = Scene(turn=turn, active="axis", phase="combat", decline=True, **kw)
+    ra = s.unit("reserve_army", "soviet", RA_HEX)
+    set_var(s, ra, "maskirovka", "Maskirovka 1")
+    box = []
+    for _ in range(n_box):
+        r = s.unit("rifle_division", "soviet", "0110")
+        to_box(s, r, "Maskirovka 1")
+        box.append(r)
+    a = s.unit("panzer_division", "axis", RA_ATT)
+    return s, ra, box, a
+
+
+def test_an_attacked_reserve_army_brings_two_units_out_and_they_defend():
+    s, ra, (r1, r2, r3), a = ra_defence_scene()
+    axis = s.engine.entities["axis"]
+    assert RA_HEX in s.f("attack_targets", axis)  # an army with units in its box may be attacked
+    # units still in the box are off the map: no defence, no stacking (§34.6.2)
+    assert s.q("total_defense", (a,), RA_HEX) == 0
+    # the Soviet player picks three, the stacking limit (2) lets two out, on top of the army
+    s.agent.script = {"out": [[r1, r2, r3]]}
+    s.run("ra_defence", RA_HEX, axis)
+    assert s.loc(r1) == RA_HEX and s.loc(r2) == RA_HEX and s.box(r3) == "Maskirovka 1"
+    assert s.state.units[ra.id].var("ra_revealed") is True  # revealed, removed later (§34.7)
+    assert s.q("total_defense", (a,), RA_HEX) == 10  # their defence counts
+    assert s.f("stacking_count", RA_HEX, s.engine.entities["soviet"]) == 2
+
+
+def test_the_attack_action_asks_the_soviet_player_before_the_combat():
+    s, ra, (r1, r2, r3), a = ra_defence_scene(dice=[1, 1, 1, 1])
+    s.agent.script = {"out": [[r1, r2]]}
+    s.act("attack", target=RA_HEX, attackers=(a,), air="none", asu=None)
+    assert ("out" in [w for w, _ in s.agent.asked])
+    for r in (r1, r2):
+        assert s.state.units[r.id].var("defended") is True
+    assert s.box(r3) == "Maskirovka 1"
+    # an army with an empty box is a non-combat unit and cannot be attacked (§34.6.2, §19.3)
+    e, ra2, _, a2 = ra_defence_scene(n_box=0)
+    assert RA_HEX not in e.f("attack_targets", e.engine.entities["axis"])
+
+
+def test_units_left_in_the_box_share_the_defenders_disrupted_result():
+    from test_stalingrad_examples import carry_out
+
+    s, ra, (r1, r2), a = ra_defence_scene(n_box=2)
+    s.agent.script = {"out": [[r1]]}
+    s.run("ra_defence", RA_HEX, s.engine.entities["axis"])
+    carry_out(s, ["DR2"], [a], RA_HEX)
+    assert s.loc(r1) not in (None, RA_HEX) and "disrupted" in s.markers(r1)
+    assert s.loc(ra) not in (None, RA_HEX)  # the army retreats with its stack
+    assert s.box(r2) == "Maskirovka 1" and "disrupted" in s.markers(r2)  # same result (§34.6.2)
+
+
+def test_units_left_in_the_box_share_a_full_retreat():
+    from test_stalingrad_examples import carry_out
+
+    s, ra, (r1, r2), a = ra_defence_scene(n_box=2)
+    s.agent.script = {"out": [[r1]]}
+    s.run("ra_defence", RA_HEX, s.engine.entities["axis"])
+    carry_out(s, ["DR4"], [a], RA_HEX)
+    assert "full_retreat" in s.markers(r1) and "full_retreat" in s.markers(r2)
+    # the box units recover with their army, in its hex [inference] (§13.4)
+    s.run("recovery", s.engine.entities["soviet"])
+    assert "disrupted" in s.markers(r2) and "full_retreat" not in s.markers(r2)
+
+
+def test_the_box_is_eliminated_with_the_army_counter():
+    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import ring
+
+    s, ra, (r1, r2), a = ra_defence_scene(n_box=2)
+    for h in ring(RA_HEX):
+        if h != RA_ATT:
+            s.unit("panzer_division", "axis", h)  # every retreat path ends in an enemy hex
+    s.agent.script = {"out": [[r1]]}
+    s.run("ra_defence", RA_HEX, s.engine.entities["axis"])
+    carry_out(s, ["DR2"], [a], RA_HEX)
+    assert s.loc(ra) is None and s.loc(r1) is None  # eliminated by the retreat (§12.2)
+    assert s.box(r2) == "eliminated" and s.loc(r2) is None  # the box goes with the army (§34.6.2)
+    assert s.state.units[r2.id].var("eliminated_turn") == 5  # as any eliminated unit (§21.3.1)
