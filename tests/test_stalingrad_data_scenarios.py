@@ -94,8 +94,11 @@ def test_caucasus_north_edge_is_an_axis_entry_area_on_its_turns():
     assert side("EA_CN").name == "axis" and side("EA_CN_WIDE") is None
     state.position.turn = 11
     state.touch()
-    assert side("EA_CN") is None and side("EA_CN_WIDE").name == "axis"
+    # the wider edge (2140-4740) contains the first one (2740-4240): units that stayed in EA_CN
+    # are still in a friendly Entry Area
+    assert side("EA_CN").name == "axis" and side("EA_CN_WIDE").name == "axis"
     assert len([u for u in state.units.values() if u.loc == "EA_CN"]) == 2  # the Turn 10 reinforcements
+    assert e.functions["friendly_entry_area"](ctx, ("EA_CN", e.entities["axis"]), None)
 
 
 def test_campaign_set_up_and_the_transcaucasus_box():
