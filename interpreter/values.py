@@ -207,12 +207,6 @@ class Region(tuple):
     def __hash__(self) -> int:
         return self._hash
 
-    def __eq__(self, other) -> bool:
-        return self is other or tuple.__eq__(self, other)
-
-    def __ne__(self, other) -> bool:
-        return not self.__eq__(other)
-
     def __contains__(self, item) -> bool:
         try:
             return item in self._members
