@@ -479,8 +479,8 @@ class Engine:
         unit = state.units.get(u.id) if isinstance(u, UnitRef) else None
         if unit is None:
             raise RuleError(f"expected a unit, got {show(u)}", span)
-        if unit.loc is None:
-            return
+        if unit.box == "eliminated" or (unit.loc is None and unit.box is None):
+            return  # already eliminated, or not in play
         if ctx.tracing:
             ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} is eliminated"))
         state.put(replace(unit, loc=None, box="eliminated", steps=0))
