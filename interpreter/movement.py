@@ -209,17 +209,10 @@ class MovementMode:
         ctx.tracing = False
         try:
             allowance = self.allowance(fr) if limit is None else limit
-            best: dict[str, tuple] = {}
-            heap = []
-            for i, h in enumerate(seeds):
-                if h not in best:
-                    best[h] = (0, h, False)
-                    heap.append((0, i, h))
-            heapq.heapify(heap)
+            best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
             counter = len(heap)
             at_location: dict[str, tuple[bool, bool]] = {}
-            costs = self._cost_table(ctx, None, side)
-            blocked = self._location_table(ctx, None, side)
+            costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             vars = fr.vars
             neighbors = ctx.engine.board.neighbors
             while heap:
@@ -271,17 +264,10 @@ class MovementMode:
         ctx.tracing = False
         try:
             allowance = self.allowance(fr)
-            best: dict[str, object] = {}
-            heap = []
-            for i, h in enumerate(targets):
-                if h not in best:
-                    best[h] = 0
-                    heap.append((0, i, h))
-            heapq.heapify(heap)
+            best, heap = _seeded(targets, lambda h: 0)  # cost to reach a target
             counter = len(heap)
             at_location: dict[str, tuple[bool, bool]] = {}
-            costs = self._cost_table(ctx, None, side)
-            blocked = self._location_table(ctx, None, side)
+            costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             vars = fr.vars
             neighbors = ctx.engine.board.neighbors
             while heap:
@@ -356,3 +342,15 @@ class MovementMode:
             return True
         best = self.search(ctx, start, None, side, goals)
         return any(loc in goals for loc in best)
+
+
+def _seeded(starts, label) -> tuple[dict, list]:
+    """The labels and the Dijkstra heap of a multi-source search: every distinct start at cost 0,
+    in the order given (the heap is already ordered: equal costs, rising counters)."""
+    best: dict = {}
+    heap: list = []
+    for i, h in enumerate(starts):
+        if h not in best:
+            best[h] = label(h)
+            heap.append((0, i, h))
+    return best, heap
