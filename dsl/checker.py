@@ -282,6 +282,7 @@ class _Checker:
         # filled while walking bodies, used by later families
         self.place_calls: list[ast.Call] = []
         self.loc_calls: list[ast.Call] = []
+        self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.emitted: dict[str, ast.Expr] = {}
         self._free: dict[str, dict[str, Span | None] | None] = {}  # result name -> free names
 
@@ -299,19 +300,7 @@ class _Checker:
 
     # ------------------------------------------------------------ shared queries
     def phases(self) -> list[ast.Phase]:
-        found: list[ast.Phase] = []
-
-        def visit(items) -> None:
-            for item in items:
-                if isinstance(item, ast.Phase):
-                    found.append(item)
-                    visit([i for i in item.items if isinstance(i, ast.Phase)])
-                elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
-                    visit(item.items)
-
-        if self.game.sequence is not None:
-            visit(self.game.sequence.items)
-        return found
+        return ast.phases_in(self.game.sequence.items) if self.game.sequence is not None else []
 
     def _flag_names(self) -> set[str]:
         """Bare flag properties (`elite`, `no_armor_shift`) written in any props block."""
@@ -401,8 +390,14 @@ class _Checker:
                     if p.value is not None:
                         w.expr(p.value)
         elif isinstance(decl, ast.Deck):
+            for p in decl.props:
+                if p.value is not None:
+                    w.expr(p.value)
             for card in decl.cards:
                 self._walk_decl(card)
+                start = next((p for p in card.props if p.key == "pile"), None)
+                if start is not None:
+                    self._pile_name(decl, start.value)
         elif isinstance(decl, ast.VarDecl):
             if decl.default is not None:
                 w.expr(decl.default)
@@ -475,9 +470,15 @@ class _Checker:
                     elif isinstance(sub, ast.Allow):
                         for r in sub.until:
                             self.walker().cond(r.test)
-                self._walk_sequence([i for i in item.items if isinstance(i, ast.Phase)])
+                self._walk_sequence([i for i in item.items if isinstance(i, (ast.Phase,) + ast.SEQUENCE_BLOCKS)])
             elif isinstance(item, ast.PlayerTurns):
                 self.walker().expr(item.sides)
+                self._walk_sequence(item.items)
+            elif isinstance(item, ast.PlayerTurn):
+                self.walker().expr(item.side)
+                self._walk_sequence(item.items)
+            elif isinstance(item, ast.Repeat):
+                self.walker().cond(item.test)
                 self._walk_sequence(item.items)
             elif isinstance(item, ast.TurnLoop):
                 self._walk_sequence(item.items)
@@ -758,6 +759,17 @@ class _Checker:
         for call in self.loc_calls:
             if call.args:
                 self._location_id(call.args[0])
+        for call in self.pile_calls:
+            deck = self.game.names.get(call.args[0].id) if call.args and isinstance(call.args[0], ast.Name) else None
+            if isinstance(deck, ast.Deck) and len(call.args) >= 2:
+                self._pile_name(deck, call.args[-1])
+
+    def _pile_name(self, deck: ast.Deck, value) -> None:
+        """A pile named by a string literal must be one of the deck's piles."""
+        if isinstance(value, ast.Str) and value.value not in deck.piles():
+            self.diags.error("E-undefined", f"deck '{deck.name}' has no pile \"{value.value}\"", value.span,
+                             hint=did_you_mean(value.value, deck.piles())
+                             or f"its piles are {', '.join(deck.piles())}; declare others with `piles: [...]`")
 
     def _scenario_turns(self, s: ast.Scenario) -> None:
         props = {p.key: p for p in s.props}
@@ -1157,6 +1169,8 @@ class _Walker:
             self.c.place_calls.append(call)
         elif call.func == "loc":
             self.c.loc_calls.append(call)
+        elif call.func in ("pile", "move_card"):
+            self.c.pile_calls.append(call)
 
     def arity(self, call: ast.Call, what: str, lo: int, hi: int | None, given: int) -> None:
         self.diags.error("E-arity", f"{what} takes {_arity_text(lo, hi)}, but {given} "

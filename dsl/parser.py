@@ -633,6 +633,12 @@ class _ToAst(Transformer):
     def player_turns(self, meta, sides, label, m, *items):
         return ast.PlayerTurns(sides=sides, label=label, citations=m.citations, items=list(items), span=self.sp(meta))
 
+    def player_turn(self, meta, side, label, m, *items):
+        return ast.PlayerTurn(side=side, label=label, citations=m.citations, items=list(items), span=self.sp(meta))
+
+    def repeat(self, meta, label, m, test, *items):
+        return ast.Repeat(test=test, label=label, citations=m.citations, items=list(items), span=self.sp(meta))
+
     def turn_loop(self, meta, label, m, *items):
         return ast.TurnLoop(label=label, citations=m.citations, items=list(items), span=self.sp(meta))
 
@@ -663,8 +669,10 @@ class _ToAst(Transformer):
     def card(self, meta, name, label, m, props=None):
         return ast.Card(header=self.header(meta, name, label, m), props=props or [], span=self.sp(meta))
 
-    def deck(self, meta, name, label, m, *cards):
-        return ast.Deck(header=self.header(meta, name, label, m), cards=list(cards), span=self.sp(meta))
+    def deck(self, meta, name, label, m, *items):
+        cards = [i for i in items if isinstance(i, ast.Card)]
+        props = [i for i in items if isinstance(i, ast.Prop)]
+        return ast.Deck(header=self.header(meta, name, label, m), cards=cards, props=props, span=self.sp(meta))
 
     # -- statements
     def block(self, meta, *stmts):

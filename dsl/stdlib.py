@@ -105,7 +105,14 @@ _SPEC = [
     # ---- appended (data side): the order of player turns
     Builtin("set_turn_order", ("sides: list",), "none", "Change the order of the player turns from the next game turn on (e.g. a Winter Offensive that puts one side first).", effect=True),
     Builtin("place_in_box", ("type: name", "s: side", "box: str", "label: str?"), "unit", "Create a new unit of a type directly in a named off-map holding box (a reinforcement pool), without entering the map.", effect=True),
+    # ---- appended: decks as piles (a cup of chits), and random picks
+    Builtin("pile", ("deck: name", "pile: str"), "list", "The cards in one pile of a deck, the top card last: `pile(command_chits, \"cup\")`."),
+    Builtin("move_card", ("deck: name", "card: name", "to: str"), "none", "Put a card on top of a pile of its deck, taking it from the pile or hand it is in (a drawn chit to the Draw Chit box, a chit back into the cup).", effect=True),
+    Builtin("pick_random", ("xs: list",), "any", "One element of the list at random, drawn with the game's dice like a roll (a chit drawn blind from a cup: `pick_random(pile(chits, \"cup\"))`); none for an empty list."),
 ]
+
+# built-ins that use the dice: their values are never memoized (like `roll`)
+RANDOM_BUILTINS = frozenset({"pick_random"})
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in _SPEC}
 

@@ -426,4 +426,24 @@ def b_place_in_box(ctx, span, type_, s, box, label=None):
     return UnitRef(unit.id)
 
 
+# ---------------------------------------------------------------- appended: deck piles, random picks
+def b_pile(ctx, span, deck, pile):
+    return tuple(ctx.engine.entities[c] for c in ctx.engine.pile(ctx, deck, str(pile), span))
+
+
+def b_move_card(ctx, span, deck, card, to):
+    ctx.engine.move_card(ctx, deck, card, str(to), span)
+
+
+def b_pick_random(ctx, span, xs):
+    """A blind draw: the dice pick the element (a fixed roll of 3 picks the third, for tests)."""
+    xs = tuple(_seq(xs, span))
+    if not xs:
+        return None
+    picked = xs[ctx.state.rng.randint(1, len(xs)) - 1]
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"picked at random: {ctx.engine.describe(ctx, picked)} (of {len(xs)})", picked))
+    return picked
+
+
 IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

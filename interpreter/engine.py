@@ -87,7 +87,7 @@ class Engine:
             decl = ent.decl
             # only data declarations carry constant properties; movement modes and actions
             # have rule expressions in theirs, compiled elsewhere
-            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)) else []
+            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card, ast.Deck)) else []
             tags = {ent.name}
             fr = Frame(None, {})
             for p in props:
@@ -150,19 +150,8 @@ class Engine:
     def _phase_names(self) -> frozenset:
         names = getattr(self, "_phase_name_set", None)
         if names is None:
-            found = set()
-
-            def visit(items):
-                for item in items:
-                    if isinstance(item, ast.Phase):
-                        found.add(item.name)
-                        visit([i for i in item.items if isinstance(i, ast.Phase)])
-                    elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
-                        visit(item.items)
-
-            if self.game.sequence is not None:
-                visit(self.game.sequence.items)
-            names = self._phase_name_set = frozenset(found)
+            seq = self.game.sequence
+            names = self._phase_name_set = frozenset(p.name for p in ast.phases_in(seq.items if seq is not None else []))
         return names
 
     def observation(self, state, side: str) -> dict:
@@ -511,10 +500,39 @@ class Engine:
             raise RuleError(f"{show(deck)} is not a deck", span)
         piles = ctx.state.decks.get(name)
         if piles is None:
-            cards = [c.name for c in decl.cards]
+            # each card starts in the pile its `pile:` names, the others shuffled into "draw"
+            piles = {p: [] for p in decl.piles()}
+            for c in decl.cards:
+                start = self.entities[c.name].props.get("pile", "draw")
+                if start != "draw":
+                    piles[start].append(c.name)
+            cards = [c.name for c in decl.cards if self.entities[c.name].props.get("pile", "draw") == "draw"]
             ctx.state.rng.shuffle(cards)
-            piles = ctx.state.decks[name] = {"draw": cards, "discard": []}
+            piles["draw"] = cards
+            ctx.state.decks[name] = piles
         return piles
+
+    def pile(self, ctx, deck, pile: str, span) -> list[str]:
+        piles = self._deck(ctx, deck, span)
+        if pile not in piles:
+            raise RuleError(f"deck {show(deck)} has no pile '{pile}' (it has: {', '.join(piles)})", span)
+        return piles[pile]
+
+    def move_card(self, ctx, deck, card, to: str, span) -> None:
+        """Put a card on top of one of its deck's piles, from the pile or hand it is in."""
+        name = card.name if isinstance(card, Entity) else str(card)
+        target = self.pile(ctx, deck, to, span)
+        piles = self._deck(ctx, deck, span)
+        source = next((p for p in piles.values() if name in p), None)
+        if source is None:
+            source = next((h for h in ctx.state.hands.values() if name in h), None)
+        if source is None:
+            raise RuleError(f"card {name} is in no pile of deck {show(deck)} and in no hand", span)
+        source.remove(name)
+        target.append(name)
+        if ctx.tracing:
+            ctx.trace_add(Derivation(f"{self.entities[name].label if name in self.entities else name} -> {to}"))
+        ctx.state.touch()
 
     def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
         piles = self._deck(ctx, deck, span)
