@@ -492,7 +492,7 @@ class Do(Node):
 
 class Phase(Decl):
     when: Expr | None = None
-    items: list[Union["Allow", "Do", "Phase", "PlayerTurn", "Repeat"]]
+    items: list[Union["Allow", "Do", "Phase", "PlayerTurns", "PlayerTurn", "Repeat"]]
 
 
 class PlayerTurns(Node):

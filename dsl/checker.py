@@ -889,6 +889,9 @@ class _Checker:
             return
         self.diags.extend(warnings.items)
         self.board = board
+        # the features the board adds by itself (edge_north...) are tags rules may test
+        declared = board.declared_names()
+        self.tags |= set(declared.builtin_location_features) | set(declared.builtin_edge_features)
         self._map_names(board, str(path))
 
     def _map_names(self, board, map_file: str) -> None:
@@ -1064,9 +1067,10 @@ class _Walker:
             for a in e.args:
                 self.expr(a)
         elif isinstance(e, ast.BinOp):
-            for operand in (e.left, e.right):
+            for operand, other in ((e.left, e.right), (e.right, e.left)):
                 lit = _literal_type(operand)
-                if lit in ("bool", "str"):
+                # `+` also joins text: a text literal is wrong only with another operator or a number
+                if lit == "bool" or (lit == "str" and (e.op != "+" or _literal_type(other) in ("int", "num", "odds", "bool"))):
                     self.diags.error("E-type", f"`{e.op}` needs numbers, not the {lit} literal "
                                      f"{_literal_text(operand)}", operand.span)
             self.expr(e.left)

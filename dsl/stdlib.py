@@ -108,6 +108,7 @@ _SPEC = [
     # ---- appended: decks as piles (a cup of chits), and random picks
     Builtin("pile", ("deck: name", "pile: str"), "list", "The cards in one pile of a deck, the top card last: `pile(command_chits, \"cup\")`."),
     Builtin("move_card", ("deck: name", "card: name", "to: str"), "none", "Put a card on top of a pile of its deck, taking it from the pile or hand it is in (a drawn chit to the Draw Chit box, a chit back into the cup).", effect=True),
+    Builtin("text", ("x: any",), "str", "The value as text, as the log shows it: a number, a name, a side (`\"turn_\" + text(turn) + \"_reinforcements\"` names a holding box)."),
     Builtin("pick_random", ("xs: list",), "any", "One element of the list at random, drawn with the game's dice like a roll (a chit drawn blind from a cup: `pick_random(pile(chits, \"cup\"))`); none for an empty list."),
 ]
 
@@ -136,6 +137,7 @@ UNIT_FIELDS: dict[str, tuple[str, str]] = {
     "max_steps": ("int", "Steps at full strength."),
     "label": ("str", "The unit's own name (e.g. \"11th Panzer\"), or its type's label."),
     "id": ("int", "A number unique to the unit in this game."),
+    "box": ("str", "The off-map holding box the unit is in (`to_box`), or none when it is on the map."),
 }
 
 # The events the engine fires by itself; `emit` fires any other.

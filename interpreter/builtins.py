@@ -435,6 +435,16 @@ def b_move_card(ctx, span, deck, card, to):
     ctx.engine.move_card(ctx, deck, card, str(to), span)
 
 
+def b_text(ctx, span, x):
+    if isinstance(x, Entity):
+        return x.name
+    if isinstance(x, str):
+        return x
+    if isinstance(x, UnitRef):
+        return ctx.engine.unit_name(ctx, x)
+    return "none" if x is None else str(show(x))
+
+
 def b_pick_random(ctx, span, xs):
     """A blind draw: the dice pick the element (a fixed roll of 3 picks the third, for tests)."""
     xs = tuple(_seq(xs, span))

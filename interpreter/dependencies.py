@@ -26,10 +26,10 @@ BOARD_STATIC = frozenset({
     "allies", "is_enemy", "odds", "difference", "allowed", "round_up", "round_down", "abs", "range",
     "count", "sum", "min", "max", "any", "all", "list", "first", "contains",
     # appended: pure functions of the board and their arguments
-    "common_neighbors", "number", "hex_col", "hex_row", "sheet",
+    "common_neighbors", "number", "hex_col", "hex_row", "sheet", "text",
 })
 UNIT_POSITION_FIELDS = frozenset({"loc", "id"})  # identity and place: not static, but positional
-UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps"})
+UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps", "box"})
 LEVELS = ("static", "positions", "dynamic")
 CONSTANT_DEPS = {"turn": "turn", "active": "active", "phase": "phase", "scenario": "scenario",
                  "first_turn": "scenario", "last_turn": "scenario"}
