@@ -233,3 +233,64 @@ def test_interim_turn_units_may_detrain():
     u = s.unit("infantry_division", "axis", "0505", "train")
     s.run("interim_turn")
     assert "train" not in s.markers(u)
+
+
+# ---------------------------------------------------------------- §8.4.1/8.4.2: shifts below 1-3
+# An Axis-controlled Major City on a Connected Rail Hex (a rail line from Entry Area W) puts 0505
+# in air range (§9.3.5); one 3-5-3 rifle division attacks a 6-7-3 infantry division: 3:7 = 1-3.
+AIR = ('  box EA_W "W" { entry_area: "W" side: "axis" supply_source } adjacent_to: 0101\n'
+       '  terrain entry_area: EA_W\n'
+       '  terrain major_city: 0101\n'
+       '  path rail: EA_W 0101\n'
+       '  location 0101 { west_of_start_line: true }\n')
+
+
+def das_scene(called_off: bool) -> tuple:
+    s = Scene(AIR, active="soviet", phase="combat", turn=5, dice=[1],
+              script={"use_def_air": ["air: 1 column left"]})
+    s.state.options["ru_attack_below_1_3_called_off"] = called_off
+    s.unit("infantry_division", "axis", "0101")  # holds the city
+    defender = s.unit("infantry_division", "axis", "0505")
+    attacker = s.unit("rifle_division", "soviet", "0506")
+    s.set("german_air_box", 1)
+    assert s.f("air_in_range", "0505")
+    assert s.column([attacker], "0505") == "1-3"  # 3:7, a legal attack when declared
+    assert str(s.q("crt_column", (attacker,), "0505", 0, 1, 0)) == "1-4"  # below the table with the air
+    s.act("attack", target="0505", attackers=(attacker,), air="none", asu=None)
+    return s, attacker, defender
+
+
+def test_defensive_air_below_1_3_resolves_at_1_3_by_default():
+    """8.4.2: "Apply the minimum and maximum limit after computing the net effect of column shifts
+    for both the attacker and the defender" (the 8-1 example clamps at 7-1); PL 8.4.1: "the lowest
+    ratio is 1-3". The reading encoded: the combat is resolved on the 1-3 column."""
+    s, attacker, defender = das_scene(called_off=False)
+    assert s.var("german_air_box") == 0  # the air unit was used
+    assert s.state.rng.used == 1  # the die was rolled on the 1-3 column: 1 -> A1 (provisional grid)
+    assert s.steps(attacker) == 1 and s.steps(defender) == 3
+
+
+def test_ru_option_calls_the_attack_off_below_1_3():
+    """RU 8.4.1: "Combat at odds below 1-3 is not allowed." With `ru_attack_below_1_3_called_off`
+    the attack is called off: no die, no result; the units count as having attacked and defended,
+    the air unit is spent."""
+    s, attacker, defender = das_scene(called_off=True)
+    assert s.state.rng.used == 0
+    assert s.steps(attacker) == 2 and s.steps(defender) == 3
+    assert s.state.units[attacker.id].var("attacked") is True
+    assert s.var("german_air_box") == 0
+
+
+# ---------------------------------------------------------------- §18.6.3 Ready Supply Points
+def test_a_ready_supply_point_moves_by_tactical_movement_only_and_never_rails():
+    """18.6.3: "On the full-movement side, an SP ... may use rail and sea movement. On the Ready
+    side, it may use only Tactical Movement (2 hexes)." Immobile SPs count as Ready but may rail
+    (PL 18.6.8, the reading the game keeps: register entry 44)."""
+    s = Scene(RAIL, active="soviet", phase="movement", turn=5)
+    full = s.unit("soviet_supply_point", "soviet", "0206")
+    ready = s.unit("soviet_supply_point", "soviet", "0306", "sp_ready")
+    immobile = s.unit("soviet_immobile_sp", "soviet", "0406")
+    s.engine.fire(s.ctx, "phase_start", ("movement",))
+    assert s.f("may_rail", full) and not s.f("may_rail", ready) and s.f("may_rail", immobile)
+    assert [str(m) for m in s.f("movement_modes", ready)] == ["tactical"]
+    assert "normal" in [str(m) for m in s.f("movement_modes", full)]
