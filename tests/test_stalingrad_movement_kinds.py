@@ -194,8 +194,11 @@ def test_uranus_interim_turn_has_no_rail_and_no_entry_area_moves():
         game_.run()
     except StopAt:
         pass
-    interim = [e for e in game_.log if e.get("turn") == 28 and "Interim" in str(e.get("trace", e))]
+    turn_28 = [e for e in game_.log if e.get("turn") == 28]
+    interim = [i for i, e in enumerate(turn_28) if e.get("phase") == "interim" and e.get("side") == "axis"]
+    soviet_supply = [i for i, e in enumerate(turn_28) if e.get("phase") == "supply" and e.get("side") == "soviet"]
     assert interim, "the Interim turn ran on Turn 28"
+    assert soviet_supply and min(interim) > max(soviet_supply)  # after the Soviet player turn ended
     asked = [what for what, _ in agent.asked]
     assert "how" in asked  # Full Retreat is offered (a single movement mode is not asked)
     for what, options in agent.asked:
