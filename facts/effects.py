@@ -3,12 +3,11 @@ that may depend on it (quantity bases and modifiers, movement prohibitions and s
 the partial evaluator with only the row known.
 
 A terrain is exclusive (a location has one), so a test of another terrain is false for it. Hexside
-features, map features and markers combine, so each row is read four ways: the feature alone,
-no feature at all, the feature among unknown others, and the others without it. The feature
-*brings* a rule's effect when the rule can apply with it alone and cannot with nothing there (a
-minor river's +1 MP); it *cancels* it when, among any others, the rule cannot apply with it and
-could without it (a bridge over that river). Anything else has no bearing on that rule: a bridge
-is never shown as prohibiting or stopping movement.
+features, map features and markers combine, so a row knows only its own names and flags (the
+others are unknown). A row *cancels* a rule when the rule cannot apply with it (a bridge over a
+river: `and not edge(a, b) is bridge`); it *brings* the rule's effect only where its own name
+counts for the rule (a minor river's +1 MP), never where it only appears under a `not` (a bridge
+or ferry in `not bridged(a, b)`): a bridge is never shown as prohibiting or stopping movement.
 
 Cell statuses: `value` (a base read for the row), `true` (the rule applies), `unknown` (it may,
 under a condition not about the row), `false_own` (the row's own name or flag stops it), `false`
@@ -123,22 +122,18 @@ def _exclusive_cell(engine, kind, row, rule) -> tuple[EffectCell, set[str]]:
 
 
 def _combining_cell(engine, kind, row, rule) -> tuple[EffectCell, set[str]]:
+    pe = Partial(engine, kind, row)
     if rule.kind == "base":
-        pe = Partial(engine, kind, row)
         v = pe.ev(rule.value)
         if pe.own and v is not UNKNOWN and v is not None:
             return EffectCell("value", v), pe.used
         return EffectCell("irrelevant"), pe.used
-    alone = Partial(engine, kind, row, others="absent")
-    a = truth(alone.ev(rule.when))
-    if not alone.own:  # the rule never tests this row's names or flags
-        return EffectCell("irrelevant"), alone.used
-    b = truth(Partial(engine, kind, row, others="absent", own="absent").ev(rule.when))
-    if a is not False and b is False:
-        v = alone.ev(rule.value) if rule.value is not None else UNKNOWN
-        return EffectCell("true" if a is True else "unknown", v), alone.used
-    c = truth(Partial(engine, kind, row).ev(rule.when))
-    d = truth(Partial(engine, kind, row, own="absent").ev(rule.when))
-    if c is False and d is not False:
-        return EffectCell("false_own"), alone.used
-    return EffectCell("irrelevant"), alone.used
+    w = truth(pe.ev(rule.when))
+    v = pe.ev(rule.value) if rule.value is not None else UNKNOWN
+    if not pe.own:
+        return EffectCell("irrelevant"), pe.used
+    if w is False:
+        return EffectCell("false_own"), pe.used
+    if not pe.own_positive:  # the row's names only ever stop this rule: it cannot bring its effect
+        return EffectCell("irrelevant"), pe.used
+    return EffectCell("true" if w is True else "unknown", v), pe.used

@@ -125,7 +125,9 @@ class Partial:
     """Evaluates one expression at a time knowing only what the constructor says.
 
     After an evaluation, `touched` says whether the row's domain was consulted, `own` whether one
-    of the row's own tags was tested and found, `used` the row's properties and tags read."""
+    of the row's own tags was tested and found, `own_positive` whether it was found where it counts
+    for the test (not under a `not`: a bridge in `not bridged(a, b)` only ever stops a rule), `used`
+    the row's properties and tags read."""
 
     MAX_DEPTH = 12
 
@@ -145,6 +147,8 @@ class Partial:
         self.env = dict(env or {})
         self.touched = False
         self.own = False
+        self.own_positive = False  # one of the row's own tags was found where it makes the test true
+        self._negated = False
         self.used: set[str] = set()
         self._domain = domain_tags(engine).get(kind, frozenset()) if kind else frozenset()
 
@@ -199,7 +203,11 @@ class Partial:
             left, right = ev(e.left), ev(e.right)
             return k_and(left, right) if isinstance(e, ast.And) else k_or(left, right)
         if isinstance(e, ast.Not):
-            return k_not(ev(e.operand))
+            self._negated = not self._negated
+            try:
+                return k_not(ev(e.operand))
+            finally:
+                self._negated = not self._negated
         if isinstance(e, ast.BinOp):
             a, c = ev(e.left), ev(e.right)
             if not is_number(a) or not is_number(c):
@@ -307,6 +315,8 @@ class Partial:
             if has:
                 self.own = True
                 self.used.add(tag)
+                if self._negated == e.negated:
+                    self.own_positive = True
             if self.kind == "terrain" or has or tag in self.row.tags:
                 result = has
             else:
