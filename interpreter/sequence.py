@@ -50,6 +50,12 @@ class _Slot:
         self.index = index
 
 
+def declared_phases(sequence: ast.Sequence | None) -> list[ast.Phase]:
+    """Every phase of a `sequence` declaration (sub-phases and the phases of player turns, repeats
+    and turn loops included), in the order written."""
+    return ast.phases_in(sequence.items) if sequence is not None else []
+
+
 class TurnSequence:
     def __init__(self, engine) -> None:
         self.engine = engine
