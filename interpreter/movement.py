@@ -47,6 +47,9 @@ class MovementMode:
         self.static_prohibited: list = []     # per edge, board-static
         self.static_prohibited_at: list = []  # per location, board-static
         self.cost_reads: tuple | None = None
+        self.cost_extra = None  # the terms of a split cost evaluated at each step (_split_cost)
+        self.cost_uses_unit = False
+        self.cost_span = None
         self.location_reads: tuple = ()
         analysis = compiler.engine.deps
         # a backward trace (`trace_back`) does not know where a path starts: refused if read
@@ -54,6 +57,10 @@ class MovementMode:
         cost_deps = None
         edge_static_reads: set[str] = set()
         location_static_reads: set[str] = set()
+        # the game-long tables are kept per unit type only when their expressions name the unit
+        # (`u`): a terrain cost that reads only the board is one table per side, not one per type
+        self.edge_by_type = False
+        self.location_by_type = False
         for prop in decl.props:
             fn = compiler.expr(prop.value, BINDINGS) if prop.value is not None else (lambda fr: True)
             per_location = prop.value is None or "from" not in free_names(prop.value)
@@ -61,7 +68,10 @@ class MovementMode:
                 self.allowance = fn
             elif prop.key == "cost":
                 self.cost = fn
+                self.cost_uses_unit = "u" in free_names(prop.value)
                 cost_deps = analysis.expression(prop.value, BINDINGS)
+                if cost_deps.level != "static":
+                    cost_deps = self._split_cost(compiler, analysis, prop.value) or cost_deps
             elif prop.key == "prohibited":
                 deps = analysis.expression(prop.value, BINDINGS) if prop.value is not None else None
                 static = deps is not None and deps.level == "static"
@@ -69,10 +79,12 @@ class MovementMode:
                     (self.static_prohibited_at if static else self.prohibited_at).append(fn)
                     if static:
                         location_static_reads |= deps.reads
+                        self.location_by_type |= "u" in free_names(prop.value)
                 else:
                     (self.static_prohibited if static else self.prohibited).append(fn)
                     if static:
                         edge_static_reads |= deps.reads
+                        self.edge_by_type |= "u" in free_names(prop.value)
             elif prop.key == "stop":
                 (self.stops_at if per_location else self.stops).append(fn)
             elif prop.key == "always_one_hex":
@@ -81,17 +93,36 @@ class MovementMode:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
         if self.allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
-        if cost_deps is not None and cost_deps.dynamic:
-            # no edge table: the board-static prohibitions are judged with the others
+        if self.cost is not None:
+            self.edge_by_type |= self.cost_uses_unit
+        if cost_deps is not None and cost_deps.level != "static":
+            # no edge table: the board-static prohibitions are judged with the others (a cost
+            # that reads where units are changes with every move, so it is never kept either)
             self.prohibited = self.static_prohibited + self.prohibited
             self.static_prohibited = []
         else:
             self.cost_reads = tuple(sorted(edge_static_reads | (cost_deps.reads if cost_deps is not None else set())))
         self.location_reads = tuple(sorted(location_static_reads))
 
-    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side) -> dict | None:
+    def _split_cost(self, compiler: Compiler, analysis, expr: ast.Expr):
+        """A cost `A + B + ...` whose terms are partly board-static (the terrain cost) and partly
+        not (an enemy ZOC's extra cost): the static terms go into the game-long edge table, the
+        others are evaluated at each step and added (`self.cost_extra`). Returns the static
+        terms' dependencies, or None when the cost does not split."""
+        terms = _sum_terms(expr)
+        static = [t for t in terms if analysis.expression(t, BINDINGS).level == "static"]
+        if not static or len(static) == len(terms):
+            return None
+        rest = [t for t in terms if not any(t is x for x in static)]
+        self.cost = compiler.expr(_joined(static), BINDINGS)
+        self.cost_extra = compiler.expr(_joined(rest), BINDINGS)
+        self.cost_span = expr.span
+        self.cost_uses_unit = "u" in free_names(_joined(static))
+        return analysis.expression(_joined(static), BINDINGS)
+
+    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side, by_type: bool) -> dict | None:
         state = ctx.state
-        u = state.units.get(unit.id) if unit is not None else None
+        u = state.units.get(unit.id) if unit is not None and by_type else None
         values = tuple(read_global(state, n) for n in reads)
         key = (kind, self.name, (u.type, u.side) if u is not None else side.name, values)
         try:
@@ -102,12 +133,12 @@ class MovementMode:
     def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if self.cost_reads is None:
             return None
-        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side)
+        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side, self.edge_by_type)
 
     def _location_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if not self.static_prohibited_at:
             return None
-        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side)
+        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side, self.location_by_type)
 
     def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
@@ -323,18 +354,24 @@ class MovementMode:
 
     def _step(self, fr, costs: dict | None, a: str, b: str):
         """The cost of the step a -> b (`from`/`to` already bound), None when a board-static
-        prohibition forbids it; from the game-long edge table when there is one."""
+        prohibition forbids it; from the game-long edge table when there is one, plus the
+        per-step terms of a split cost."""
+        step = _UNKNOWN
         if costs is not None:
             step = costs.get((a, b), _UNKNOWN)
-            if step is not _UNKNOWN:
-                return step
-        if self.static_prohibited and any(p(fr) for p in self.static_prohibited):
-            step = None
-        else:
-            step = 1 if self.cost is None else self.cost(fr)
-        if costs is not None:
-            costs[(a, b)] = step
-        return step
+        if step is _UNKNOWN:
+            if self.static_prohibited and any(p(fr) for p in self.static_prohibited):
+                step = None
+            else:
+                step = 1 if self.cost is None else self.cost(fr)
+            if costs is not None:
+                costs[(a, b)] = step
+        if self.cost_extra is None or step is None:
+            return step
+        extra = self.cost_extra(fr)
+        if extra is None:
+            raise RuleError(f"movement '{self.name}': cannot compute {step} + none", self.cost_span)
+        return step + extra
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
         goals = targets if isinstance(targets, Region) else frozenset(targets)
@@ -342,6 +379,20 @@ class MovementMode:
             return True
         best = self.search(ctx, start, None, side, goals)
         return any(loc in goals for loc in best)
+
+
+def _sum_terms(e: ast.Expr) -> list[ast.Expr]:
+    """The terms of `a + b + c` (a single term otherwise)."""
+    if isinstance(e, ast.BinOp) and e.op == "+":
+        return _sum_terms(e.left) + _sum_terms(e.right)
+    return [e]
+
+
+def _joined(terms: list[ast.Expr]) -> ast.Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = ast.BinOp(op="+", left=out, right=t, span=out.span)
+    return out
 
 
 def _seeded(starts, label) -> tuple[dict, list]:

@@ -269,8 +269,8 @@ def test_b1_ezoc_costs_two_to_enter_and_two_to_leave():
     s.unit("t_rifle", "soviet", "05.04")
     german = s.e("german")
     assert s.f("in_ezoc", "04.05", german) and s.f("in_ezoc", "05.05", german) and not s.f("in_ezoc", "03.05", german)
-    step1 = s.q("move_cost", u, "03.05", "04.05") + s.f("ezoc_cost", "03.05", "04.05", german)
-    step2 = s.q("move_cost", u, "04.05", "05.05") + s.f("ezoc_cost", "04.05", "05.05", german)
+    step1 = s.q("move_cost", "03.05", "04.05") + s.f("ezoc_cost", "03.05", "04.05", german)
+    step2 = s.q("move_cost", "04.05", "05.05") + s.f("ezoc_cost", "04.05", "05.05", german)
     assert (step1, step2) == (3, 5) and step1 + step2 > s.q("movement_allowance", u) == 6
     assert s.reach(u)["04.05"] == 3
 
