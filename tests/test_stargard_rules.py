@@ -242,18 +242,23 @@ def test_the_39th_panzer_corps_leaves_with_its_hq_chit_and_the_fg_and_fb_divisio
 
 
 def test_barrage_pins_the_target_and_one_attempt_a_target():
-    # §8.5.1: BFT roll -> attempts; targets adjacent to a friendly combat unit; P = pinned (§8.1.2)
+    # §8.5.1: BFT roll -> attempts; targets adjacent to a friendly combat unit, one attempt each;
+    # P = pinned (§8.1.2): attacked one column to the right, may not move or attack
     s = Scene(active="german")
-    s.unit("t_inf", "german", N)
-    t1 = s.unit("t_rifle", "soviet", T)
+    a = s.unit("t_inf", "german", N)
+    t1 = s.unit("t_rifle", "soviet", T, activated=True)
     s.unit("t_rifle", "soviet", "14.12")  # next to no German unit: never a target
-    s.dice(3, 4)  # BFT 3: 2 attempts; Barrage column 4: P
+    assert s.f("barrage_targets", s.e("german")) == (t1,)
+    column = s.q("crt_column", (a,), T)
+    s.dice(3, 4)  # BFT 3: two attempts; Barrage column 4: P
     s.run("barrage", s.e("german"))
     assert "pinned" in s.markers(t1)
-    assert s.q("crt_column", (s.unit("t_inf", "german", NE),), T) > s.q("crt_column", (), T) or True
-    pinned_shift = s.q("crt_column", tuple(s.f("eligible_attackers", s.e("german"), T)), T)
-    s.engine.set_marker(s.ctx, t1, "pinned", False, None)
-    assert pinned_shift.rank == s.q("crt_column", tuple(s.f("eligible_attackers", s.e("german"), T)), T).rank + 1
+    assert s.state.rng.used == 2  # the second attempt found no target left
+    assert s.q("crt_column", (a,), T).rank == column.rank + 1
+    assert not s.f("may_attack", t1)
+    s.state.phase = "movement_segment"
+    s.state.touch()
+    assert not s.f("may_move", t1)
 
 
 # ---------------------------------------------------------------- reinforcements (§7), rail (§5.5)
