@@ -265,7 +265,7 @@ def test_barrage_pins_the_target_and_one_attempt_a_target():
 def test_a_blocked_edge_entry_shifts_along_the_same_edge():
     # §7.1.2: entry hex on the map edge held by the enemy or in an EZOC: within ten hexes along it
     s = Scene('  location 08.01 { entry: "D" }', turn=3, phase="reinforcement_segment", active="soviet")
-    u = s.boxed("s_328_77", "soviet", "turn_3_reinforcements")
+    u = s.boxed("s_328_77", "soviet", "turn_3")
     s.state.put(s.state.units[u.id].with_var("arrival", 3).with_var("entry", "D"))
     assert s.f("entry_options", u) == ("08.01",)
     s.unit("t_inf", "german", "08.02")  # its ZOC covers 08.01
@@ -277,7 +277,7 @@ def test_a_blocked_edge_entry_shifts_along_the_same_edge():
 def test_reinforcements_may_be_placed_along_connected_rail():
     # §5.5.1: on any railway hex reached by a continuous rail path from the entry, unblocked
     s = Scene('  path rail: 08.01 08.02 08.03 08.04 08.05 08.06\n  location 08.01 { entry: "D" }', turn=3)
-    u = s.boxed("s_328_77", "soviet", "turn_3_reinforcements")
+    u = s.boxed("s_328_77", "soviet", "turn_3")
     s.state.put(s.state.units[u.id].with_var("arrival", 3).with_var("entry", "D"))
     assert set(s.f("entry_options", u)) == {f"08.{r:02d}" for r in range(1, 7)}
     s.unit("t_inf", "german", "09.05")  # its ZOC on 08.05 and 08.06 blocks the rail path there

@@ -54,7 +54,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 
 def _piece_texts(root) -> list[tuple[str, str]]:
-    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", M + "PrototypeDefinition")]
+    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", WIDGET + "CardSlot", M + "PrototypeDefinition")]
 
 
 # =============================================================================== encoder
@@ -517,3 +517,41 @@ def test_other_games_export(folder, monkeypatch):
                 assert v.location_name(*v.get_location(s.get("location"))) == s.get("location")
             else:
                 assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
+
+
+# =============================================================================== decks
+def test_a_deck_becomes_draw_piles_drawn_at_random(monkeypatch):
+    """A deck (the test game's cup of command chits) exports as VASSAL DrawPiles on the holding-box
+    map, one a pile, each with the cards that start in it, drawn at random (a cup)."""
+    from warcodex.exporters.vassal import module as module_py
+
+    blank = module_py.to_png(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>')
+    monkeypatch.setattr(module_py, "to_png", lambda svg, scale=1.0: blank)
+    module = build_module(ROOT / "tests" / "data" / "games" / "chit_cup", options=module_py.ExportOptions(include_aids=False))
+    root = etree.fromstring(module.files["buildFile.xml"])
+    catalog = Catalog()
+    for e in root.iter():
+        if e.tag != "entry":
+            parent = e.getparent()
+            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
+    piles = {d.get("name"): d for d in root.iter(MAP + "DrawPile")}
+    # the deck declares its piles: the default draw and discard piles, empty, are left out
+    assert set(piles) == {"Command chits: cup", "Command chits: drawn", "Command chits: set aside", "Command chits: later"}
+    cards = {n: [c.get("entryName") for c in d.iter(WIDGET + "CardSlot")] for n, d in piles.items()}
+    assert cards["Command chits: cup"] == ["Red Alpha", "Red Beta", "Blue Gamma"]
+    assert cards["Command chits: later"] == ["Blue Late"] and cards["Command chits: drawn"] == []
+    cup = piles["Command chits: cup"]
+    assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Never"  # a random draw, face up
+    holding = next(m for m in root.iter(M + "Map") if m.get("mapName") == module_py.HOLDING_MAP)
+    assert cup.getparent() is holding
+    board = holding.find(MAP + "BoardPicker").find(MAP + "boardPicker.Board")
+    regions = {r.get("name"): (int(r.get("originx")), int(r.get("originy"))) for r in board.iter(GRID + "Region")}
+    x, y = regions["Command chits: cup"]
+    assert int(cup.get("x")) <= x <= int(cup.get("x")) + int(cup.get("width"))
+    assert int(cup.get("y")) <= y <= int(cup.get("y")) + int(cup.get("height"))
+    gpids = [int(e.get("gpid")) for e in root.iter(WIDGET + "PieceSlot", WIDGET + "CardSlot")]
+    assert len(gpids) == len(set(gpids)) and max(gpids) < int(root.get("nextPieceSlotId"))
+    for tag, text in _piece_texts(root):
+        if tag == WIDGET + "CardSlot":
+            piece = decode_piece(text)
+            assert piece_definition(list(piece.traits), piece.piece_id) == text

@@ -36,6 +36,19 @@ class SetupStackPlan:
 
 
 @dataclass
+class DrawPilePlan:
+    """A deck pile as a VASSAL DrawPile: its cards at the start, drawn at random (a cup)."""
+
+    name: str
+    x: int  # board-relative top-left corner
+    y: int
+    width: int
+    height: int
+    slots: list[Slot]
+    color: str = "0,0,0"
+
+
+@dataclass
 class MapPlan:
     name: str
     board: str
@@ -47,6 +60,7 @@ class MapPlan:
     stacks: list[SetupStackPlan] = field(default_factory=list)
     launch: bool = False  # a toolbar button opens it (secondary maps)
     button: str = ""
+    draw_piles: list[DrawPilePlan] = field(default_factory=list)
 
 
 @dataclass
@@ -211,6 +225,13 @@ def _map(b: _Builder, root, m: MapPlan) -> None:
                  location=st.location, x=0, y=0)
         for slot in st.slots:
             _slot(b, s, slot)
+    for dp in m.draw_piles:
+        d = b.el(mp, MAP + "DrawPile", name=dp.name, owningBoard=m.board, x=dp.x, y=dp.y, width=dp.width,
+                 height=dp.height, allowMultiple=False, allowSelect=False, faceDown="Never", drawFaceUp=True,
+                 shuffle="Always", reversible=False, draw=True, color=dp.color, reshufflable=False, canSave=False)
+        for slot in dp.slots:
+            b.el(d, WIDGET + "CardSlot", slot.text, entryName=slot.entry_name, gpid=slot.gpid, width=slot.width,
+                 height=slot.height)
 
 
 def _slot(b: _Builder, parent, slot: Slot) -> None:

@@ -113,8 +113,18 @@ _CLASSES = [
     _c(MAP + "Zoomer", "build/module/map/Zoomer.java", (M + "Map",), zoomLevels="doubles", zoomStart="int"),
     _c(MAP + "SetupStack", "build/module/map/SetupStack.java", (M + "Map",),
        name="str", owningBoard="str", useGridLocation="bool", location="str", x="int", y="int"),
+    # a deck: a SetupStack (board-relative x, y) whose pieces are drawn at random when `shuffle` is
+    # Always (Deck.drawCards picks a random index), face up when faceDown is Never (DrawPile.java
+    # setAttribute l.673-830, getAttributeNames l.315; Deck.java l.106-107, 746-764, 1202-1240)
+    _c(MAP + "DrawPile", "build/module/map/DrawPile.java", (M + "Map",),
+       name="str", owningBoard="str", x="int", y="int", width="int", height="int", allowMultiple="bool",
+       allowSelect="bool", faceDown="Always|Never", drawFaceUp="bool", shuffle="Always|Never", reversible="bool",
+       draw="bool", color="color", reshufflable="bool", canSave="bool"),
     # ---------------------------------------------------------------- palettes, charts, dice, turns (§6.3)
     _c(WIDGET + "PieceSlot", "build/widget/PieceSlot.java", _WIDGET_PARENTS + (MAP + "SetupStack",), "piece",
+       entryName="str", gpid="int", width="int", height="int"),
+    # a card of a DrawPile at the start: a PieceSlot (build/widget/CardSlot.java: `extends PieceSlot`)
+    _c(WIDGET + "CardSlot", "build/widget/CardSlot.java", (MAP + "DrawPile",), "piece",
        entryName="str", gpid="int", width="int", height="int"),
     _c(M + "PieceWindow", "build/module/PieceWindow.java", (B + "GameModule",),
        name="str", description="str", hidden="bool", text="str", tooltip="str", icon="image", hotkey="key",
