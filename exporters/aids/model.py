@@ -1219,6 +1219,13 @@ class _Builder:
             text = self.turns_text(turns, first, last) if turns is not None else self.labels.ui("event_turn_start")
             condition = self.cond(trig.when)
             arrivals.append(Arrival(text, side, unit, name, where, self.refs(trig.header.citations), condition))
+        # units the set-up keeps off the map (reinforcements waiting on their player sheet, air
+        # units in their boxes, forces held until an event), by box, as the facts find them
+        for box, units in (self.facts.boxes.items() if self.facts is not None else ()):
+            title = self.labels.ui("off_map_box", box=box.replace("_", " ").capitalize())
+            for u in units:
+                unit = self.labels.name(u.type)
+                setup.append(SetupRow(self.labels.name(u.side), unit, u.label if u.label != unit else "", title, None))
         return arrivals, setup
 
     def _inline_lets(self, e: ast.Expr, origin) -> ast.Expr:

@@ -93,6 +93,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "sequence": "Sequence of play",
         "for_each_side": "for each side in turn order: {sides}",
         "played_by": "played by {side}",
+        "off_map_box": "off the map: {box}",
         "repeat": "Repeat",
         "repeat_while": "again and again while {cond}",
         "only_when": "only when {cond}",
@@ -210,6 +211,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "sequence": "Последовательность хода",
         "for_each_side": "для каждой стороны по очереди: {sides}",
         "played_by": "играет {side}",
+        "off_map_box": "вне карты: {box}",
         "repeat": "Повторять",
         "repeat_while": "снова и снова, пока {cond}",
         "only_when": "только когда {cond}",
@@ -305,6 +307,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "uk": {
         "played_by": "грає {side}",
+        "off_map_box": "поза мапою: {box}",
         "repeat": "Повторювати",
         "repeat_while": "знову і знову, доки {cond}",
         "group": "враховується лише одне з «{group}»",
