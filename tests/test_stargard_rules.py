@@ -332,3 +332,44 @@ def test_fractional_vp_are_rounded_down_at_the_end():
     s.side_set("soviet", "vp_banked", Fraction(7, 2))
     s.engine.fire(s.ctx, "game_end")
     assert s.side_var("soviet", "vp") == 3
+
+
+# ---------------------------------------------------------------- one overlay replaces the stand-ins
+OVERLAY = """
+override table turn_track player_aid "Turn Track (printed), as a player copies it" {
+  row 1: 4 | 1
+  row 2: 4 | 2
+}
+override table crt player_aid "CRT card (printed)" {
+  row 1: A2 | A2 | A1 | A1 | A1 | Dr1 | D1 | D1
+}
+override table bft player_aid "BFT (printed)" {
+  row 1..2: 1
+}
+override unit g_44pz_233 player_aid "counter" { attack: 6 move: 9 command: "munzel" player_aid }
+"""
+
+
+def test_one_overlay_file_replaces_provisional_values(tmp_path):
+    from pathlib import Path
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.interpreter.engine import Engine
+    from warcodex.interpreter.play import agents_for, start
+
+    game_dir = Path(__file__).resolve().parent.parent / "games" / "stargard-solstice"
+    base, _ = check_path(game_dir)
+    (tmp_path / "mine.wcx").write_text(OVERLAY, encoding="utf-8")
+    game, diags = check_path(game_dir, [tmp_path / "mine.wcx"])
+    assert not diags.errors, [d.render() for d in diags.errors]
+    before = {what for what, _, _ in base.provisional_items()}
+    after = {what for what, _, _ in game.provisional_items()}
+    assert {w for w in before if "turn_track" in w or "crt" in w or "bft" in w or "g_44pz_233" in w}
+    assert not {w for w in after if w.startswith("table turn_track") or w.startswith("table crt")
+                or w.startswith("table bft") or w.startswith("unit g_44pz_233")}
+    e = Engine(game)
+    assert e.tables["turn_track"].lookup([e.entities["german"], 1], None).single() == 4
+    assert e.tables["turn_track"].lookup([e.entities["soviet"], 5], None).single() == 4  # other rows kept
+    assert e.entities["g_44pz_233"].props["attack"] == 6 and e.entities["g_44pz_233"].props["defense"] == 4
+    g = start(e, "solstice", 4, agents_for(e, ["random"], 4), trace=False).run(until_turn=1)
+    assert g.state.position.turn == 2
