@@ -66,10 +66,13 @@ def check_path(path: str | Path, overlays=()) -> tuple[GameDef | None, Diagnosti
     return game, out
 
 
-def check_game(game: GameDef) -> Diagnostics:
-    """Run every semantic check on a loaded game; return all diagnostics, sorted by location."""
+def check_game(game: GameDef, map_loader=None) -> Diagnostics:
+    """Run every semantic check on a loaded game; return all diagnostics, sorted by location.
+
+    `map_loader(path, warnings)` loads the game's map (default: `mapfile.load_map`); a caller that
+    checks the same game again and again (the language server) passes one that caches the board."""
     diags = Diagnostics()
-    _Checker(game, diags).run()
+    _Checker(game, diags, map_loader).run()
     diags.items.sort(key=lambda d: (d.span is None, d.span.file if d.span else "",
                                     d.span.line if d.span else 0, d.span.column if d.span else 0))
     return diags
@@ -248,7 +251,7 @@ def _iter_nodes(node):
         n = stack.pop()
         if isinstance(n, ast.Node):
             yield n
-            for field in reversed(type(n).model_fields):
+            for field in reversed(type(n).__pydantic_fields__):
                 if field != "span":
                     stack.append(getattr(n, field))
         elif isinstance(n, (list, tuple)):
@@ -259,9 +262,10 @@ def _iter_nodes(node):
 
 # ================================================================ the checker
 class _Checker:
-    def __init__(self, game: GameDef, diags: Diagnostics) -> None:
+    def __init__(self, game: GameDef, diags: Diagnostics, map_loader=None) -> None:
         self.game = game
         self.diags = diags
+        self.map_loader = map_loader
         self.board = None  # the loaded map, when there is one
         self.map_prop: ast.Prop | None = None
         self.globals: set[str] = set(game.names) | set(stdlib.CONSTANTS)
@@ -686,7 +690,7 @@ class _Checker:
                         self._cite(node.base_citations, _header_region(node), reported)
                 elif isinstance(node, ast.Sections):
                     continue
-                elif hasattr(node, "citations") and not isinstance(node, ast.Header):
+                elif "citations" in type(node).__pydantic_fields__ and not isinstance(node, ast.Header):
                     self._cite(node.citations, node.span, reported)
 
     def _cite(self, citations: list[str], region: Span | None, reported: set) -> None:
@@ -871,7 +875,7 @@ class _Checker:
             return
         warnings = Diagnostics()
         try:
-            board = mapfile.load_map(path, warnings)
+            board = (self.map_loader or mapfile.load_map)(path, warnings)
         except DiagnosticError as exc:
             self.diags.extend(exc.diagnostics)
             return
