@@ -9,6 +9,7 @@ that arrives meanwhile checks first, so it always answers from the current text.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from warcodex.lsp.project import GameProject, MapCache, ParsedFile, find_game_ro
 from warcodex.lsp.resolve import GameIndex, Location, Target
 from warcodex.lsp.tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
 
-DEBOUNCE = 0.15  # seconds of quiet typing before a check
+DEBOUNCE = float(os.environ.get("WARCODEX_LSP_DEBOUNCE", "0.15"))  # seconds of quiet typing before a check
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Checker codes that report data, not errors: shown as information
 INFORMATION_CODES = ("W-provisional",)
@@ -49,6 +50,7 @@ class WarcodexServer(LanguageServer):
         self.coverage: dict[str, dict] = {}
         self.loose: dict[str, ParsedFile] = {}      # open files that belong to no game
         self.published: set[str] = set()            # paths with diagnostics shown
+        self.shown: dict[str, tuple] = {}           # path -> (version, diagnostics) last published
         self.pending: dict[str, asyncio.Task] = {}
         self.debounce = DEBOUNCE
 
@@ -60,7 +62,6 @@ class WarcodexServer(LanguageServer):
         key = norm(root)
         if key not in self.projects:
             self.projects[key] = GameProject(key, self.buffers, self.maps)
-            self.check(self.projects[key])
         return self.projects[key]
 
     def fresh(self, path: str) -> tuple[GameProject | None, GameIndex | None]:
@@ -72,9 +73,17 @@ class WarcodexServer(LanguageServer):
         if task is not None and not task.done():
             task.cancel()
             self.check(project)
+        elif project.game is None and not project.order:  # never checked yet
+            self.check(project)
         if not project.contains(path):
             return project, None
-        return project, self.indexes.get(str(project.root))
+        return project, self.index_of(project)
+
+    def index_of(self, project: GameProject) -> GameIndex:
+        key = str(project.root)
+        if key not in self.indexes:
+            self.indexes[key] = GameIndex(project)
+        return self.indexes[key]
 
     def schedule(self, path: str) -> None:
         project = self.project_of(path)
@@ -95,7 +104,7 @@ class WarcodexServer(LanguageServer):
     def check(self, project: GameProject) -> None:
         found = project.refresh()
         key = str(project.root)
-        self.indexes[key] = GameIndex(project)
+        self.indexes.pop(key, None)  # rebuilt on the next query (see index_of)
         self.coverage.pop(key, None)
         paths = set(project.order) | {p for p in self.published if p.startswith(key)}
         for path in paths:
@@ -145,6 +154,10 @@ class WarcodexServer(LanguageServer):
 
     # ------------------------------------------------------------ diagnostics
     def publish(self, path: str, diags: list[Diagnostic]) -> None:
+        version = self.version_of(path)
+        if self.shown.get(path) == (version, diags):
+            return  # the editor shows these already (most files, after an edit of another)
+        self.shown[path] = (version, list(diags))
         items = [self.lsp_diagnostic(path, d) for d in diags]
         if items:
             self.published.add(path)
@@ -152,7 +165,17 @@ class WarcodexServer(LanguageServer):
             return  # nothing shown, nothing to show, and not open: stay quiet
         else:
             self.published.discard(path)
-        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=from_fs_path(path), diagnostics=items))
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=from_fs_path(path), diagnostics=items,
+                                                                          version=version))
+
+    def version_of(self, path: str) -> int | None:
+        """The version of an open document's text (the diagnostics are about it), else None."""
+        if path not in self.buffers:
+            return None
+        try:
+            return self.workspace.get_text_document(from_fs_path(path)).version
+        except Exception:  # noqa: BLE001 - a document pygls does not track: no version
+            return None
 
     def lsp_diagnostic(self, path: str, d: Diagnostic) -> T.Diagnostic:
         s = d.span
