@@ -11,6 +11,8 @@ Two measures, each against a baseline measured in the same run:
     edited file's `publishDiagnostics` (the pause before checking, `WARCODEX_LSP_DEBOUNCE`, set to 0
     here so the figure is the work, not the wait).
 Edits alternate between a misspelt property (an error appears) and the original text (it goes).
+Wall time on a shared machine depends on what else runs, so the CPU time spent is shown too (of
+this process in process; of the server's process end to end): the latency on an idle core.
 """
 
 from __future__ import annotations
@@ -44,15 +46,17 @@ def in_process(edits: int) -> dict:
     for name in FILES:
         path = norm(GAME / name)
         text = Path(path).read_text(encoding="utf-8")
-        times = []
+        times, cpu = [], []
         for i in range(edits):
             project.buffers[path] = _edit(text, i)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             project.refresh()
             times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
         project.buffers.pop(path)
         project.refresh()
         out[name] = times
+        out[name + " cpu"] = cpu
     check_path(GAME)  # the parse cache filled
     baseline = []
     for _ in range(max(3, edits // 3)):
@@ -62,7 +66,13 @@ def in_process(edits: int) -> dict:
     return {"edits": out, "baseline_full_check": baseline}
 
 
-async def end_to_end(edits: int) -> list[float]:
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def end_to_end(edits: int) -> tuple[list[float], list[float]]:
     from lsprotocol import types as T
     from pygls.lsp.client import LanguageClient
 
@@ -89,20 +99,22 @@ async def end_to_end(edits: int) -> list[float]:
     client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
         uri=uri, language_id="warcodex", version=1, text=text)))
     await diagnostics_of(1)
-    times = []
+    times, cpu = [], []
+    pid = client._server.pid
     for i in range(edits):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_seconds(pid)
         client.text_document_did_change(T.DidChangeTextDocumentParams(
             text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=i + 2),
             content_changes=[T.TextDocumentContentChangeWholeDocument(text=_edit(text, i))]))
         params = await diagnostics_of(i + 2)
         times.append(time.perf_counter() - t0)
+        cpu.append(_cpu_seconds(pid) - c0)
         errors = [d for d in params.diagnostics if d.severity == T.DiagnosticSeverity.Error]
         assert bool(errors) == bool(i % 2), errors  # the edit's error appears, then goes
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return times
+    return times, cpu
 
 
 def _ms(xs: list[float]) -> str:
@@ -119,12 +131,17 @@ def main(argv=None) -> int:
     report = in_process(args.edits)
     base = statistics.median(report["baseline_full_check"])
     print(f"baseline: full check of stalingrad42 (warcodex check, parse cache warm): {_ms(report['baseline_full_check'])}")
-    for name, times in report["edits"].items():
-        print(f"edit {name:14} re-check in process:  {_ms(times)}   ratio to baseline {statistics.median(times) / base:.2f}")
-    e2e = asyncio.run(end_to_end(args.edits))
-    report["end_to_end_combat"] = e2e
-    print(f"edit combat.wcx over stdio, didChange -> publishDiagnostics: {_ms(e2e)}   "
+    for name in FILES:
+        times = report["edits"][name]
+        print(f"edit {name:14} re-check in process: wall {_ms(times)}   ratio to baseline "
+              f"{statistics.median(times) / base:.2f}")
+        print(f"{'':37} cpu  {_ms(report['edits'][name + ' cpu'])}")
+    e2e, cpu = asyncio.run(end_to_end(args.edits))
+    report["end_to_end_combat"], report["end_to_end_combat_server_cpu"] = e2e, cpu
+    print(f"edit combat.wcx over stdio, didChange -> publishDiagnostics: wall {_ms(e2e)}   "
           f"ratio to baseline {statistics.median(e2e) / base:.2f}")
+    print(f"{'':59} server cpu {_ms(cpu)}")
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     return 0

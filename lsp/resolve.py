@@ -104,11 +104,16 @@ class GameIndex:
 
     def at(self, path: str, line: int, col: int) -> tuple[ParsedFile, Occurrence, Target] | None:
         pf = self.project.files.get(path)
-        if pf is None or pf.names is None or pf.stale and pf.good_text != pf.text:
+        if pf is None or pf.names is None:
             return None
         occ = pf.names.at(line, col)
         if occ is None:
             return None
+        if pf.stale:  # names of the last good text: still right where the text has not moved
+            lines = pf.text.split("\n")
+            token = ("§" if occ.role in (N.CITATION, N.SECTION) else "") + occ.name
+            if occ.line >= len(lines) or lines[occ.line][occ.col:occ.end] != token:
+                return None
         return pf, occ, self.resolve(pf, occ)
 
     def definitions(self, target: Target) -> list[Location]:

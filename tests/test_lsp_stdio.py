@@ -20,8 +20,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "warcodex", "lsp"]))
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(T.InitializeParams(
+    result = await lsp_client.initialize_session(T.InitializeParams(
         capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=GAME.as_uri()))
+    lsp_client.server_capabilities = result.capabilities  # what the server announced
     yield
     await lsp_client.shutdown_session()
 
@@ -194,3 +195,69 @@ async def test_document_symbols_are_grouped_by_section(client: LanguageClient):
     assert "§9.1 Combat strength" in groups or any(name.startswith("§9.1 ") for name in groups)
     group = next(s for name, s in groups.items() if name.startswith("§9.1 "))
     assert "attack_strength" in [c.name for c in group.children]
+
+
+async def test_formatting_returns_the_fmt_layout(client: LanguageClient):
+    from warcodex.dsl.formatter import format_text
+
+    path = GAME / "victory.wcx"
+    text = path.read_text()
+    messy = text.replace("\n  ", "\n      ", 3)
+    uri = await _open(client, path, messy)
+    edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), options=T.FormattingOptions(tab_size=2, insert_spaces=True)))
+    assert len(edits) == 1 and edits[0].range.start == T.Position(0, 0)
+    assert edits[0].new_text == format_text(messy, str(path)) == format_text(text, str(path))
+    client.text_document_did_close(T.DidCloseTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+
+
+async def test_semantic_tokens_colour_names_by_what_they_denote(client: LanguageClient):
+    text = COMBAT.read_text()
+    uri = await _open(client, COMBAT, text)
+    legend = client.server_capabilities.semantic_tokens_provider.legend.token_types
+    result = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(
+        text_document=T.TextDocumentIdentifier(uri=uri)))
+    data, line, col, tokens = result.data, 0, 0, {}
+    lines = text.split("\n")
+    for i in range(0, len(data), 5):
+        dl, dc, length, typ, _ = data[i:i + 5]
+        line, col = line + dl, (col + dc if dl == 0 else dc)
+        tokens[(line, col)] = (lines[line][col:col + length], legend[typ])
+    pos = _find(text, "quantity attack_strength")
+    assert tokens[(pos.line, pos.character + len("quantity "))] == ("attack_strength", "function")
+    pos = _find(text, "is_oos(u)")
+    assert tokens[(pos.line, pos.character)] == ("is_oos", "function")
+    assert tokens[(pos.line, pos.character + len("is_oos("))] == ("u", "parameter")
+    pos = _find(text, "§16.4")
+    assert tokens[(pos.line, pos.character)] == ("§16.4", "macro")
+
+
+async def test_code_lens_on_the_sections_list(client: LanguageClient):
+    path = GAME / "sections.wcx"
+    text = path.read_text()
+    uri = await _open(client, path, text)
+    lenses = await client.text_document_code_lens_async(T.CodeLensParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+    lines = text.split("\n")
+    by_line = {lens.range.start.line: lens.command.title for lens in lenses}
+    line_92 = next(i for i, s in enumerate(lines) if s.strip().startswith('§9.5.2 "Major rivers"'))
+    assert by_line[line_92].startswith("encoded · ")
+    assert len(lenses) == sum(1 for s in lines if s.strip().startswith("§"))
+
+
+async def test_workspace_symbols_and_local_rename(client: LanguageClient):
+    text = COMBAT.read_text()
+    uri = await _open(client, COMBAT, text)
+    symbols = await client.workspace_symbol_async(T.WorkspaceSymbolParams(query="atkstr"))
+    assert "attack_strength" in {s.name for s in symbols}
+    # `u` of attack_strength is a parameter: renaming it stays inside the quantity
+    pos = _find(text, "attack_strength(u: unit")
+    pos = T.Position(pos.line, pos.character + len("attack_strength("))
+    edit = await client.text_document_rename_async(T.RenameParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=pos, new_name="unit_"))
+    lines = sorted(e.range.start.line for e in edit.changes[uri])
+    assert set(edit.changes) == {uri}
+    assert lines[0] == pos.line and lines[-1] <= pos.line + 6 and len(lines) >= 8
+    # a built-in cannot be renamed
+    pos = _find(text, "adjacent(u.loc)")
+    assert await client.text_document_prepare_rename_async(T.PrepareRenameParams(
+        text_document=T.TextDocumentIdentifier(uri=uri), position=pos)) is None
