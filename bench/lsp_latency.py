@@ -40,8 +40,11 @@ def in_process(edits: int) -> dict:
     from warcodex.dsl.checker import check_path
     from warcodex.lsp.project import GameProject, norm
 
+    from warcodex.lsp.server import settle_memory
+
     project = GameProject(GAME)
     project.refresh()
+    settle_memory()  # as the server does after a game's first check
     out = {}
     for name in FILES:
         path = norm(GAME / name)

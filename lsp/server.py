@@ -9,6 +9,7 @@ that arrives meanwhile checks first, so it always answers from the current text.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import re
 from pathlib import Path
@@ -102,7 +103,10 @@ class WarcodexServer(LanguageServer):
         self.check(project)
 
     def check(self, project: GameProject) -> None:
+        first = project.game is None and not project.order
         found = project.refresh()
+        if first:
+            settle_memory()
         key = str(project.root)
         self.indexes.pop(key, None)  # rebuilt on the next query (see index_of)
         self.coverage.pop(key, None)
@@ -204,6 +208,14 @@ class WarcodexServer(LanguageServer):
         if index is None:
             return path, line, col, project, None, None
         return path, line, col, project, index, index.at(path, line, col)
+
+
+def settle_memory() -> None:
+    """After a game's first check: move what exists now (the parsed files, mostly long-lived) out
+    of the cyclic garbage collector's sight. Each edit allocates a new parse; without this, the
+    collections it triggers re-scan every AST of the game and add up to 200 ms to some edits."""
+    gc.collect()
+    gc.freeze()
 
 
 server = WarcodexServer()
