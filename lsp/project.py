@@ -164,6 +164,9 @@ class GameProject:
         self.diagnostics = _by_file(found)
         return self.diagnostics
 
+    def diagnostics_errors(self) -> list[Diagnostic]:
+        return [d for ds in self.diagnostics.values() for d in ds if d.severity.value == "error"]
+
     def map_files(self) -> list[str]:
         """The game's map file (its `map:` property), when it exists."""
         if self.game is None:

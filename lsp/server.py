@@ -28,6 +28,7 @@ from warcodex.lsp import names as N
 from warcodex.lsp.completion import complete
 from warcodex.lsp.describe import (describe_builtin, describe_constant, describe_decl, describe_event,
                                    describe_field, describe_modifier, describe_section)
+from warcodex.lsp.facts_hover import FACTS_DELAY, FACTS_ENABLED, FactsCache, build_facts, facts_lines
 from warcodex.lsp.keywords import keywords
 from warcodex.lsp.outline import document_symbols, section_lenses, workspace_symbols
 from warcodex.lsp.project import GameProject, MapCache, ParsedFile, find_game_root, norm, parse_file
@@ -54,6 +55,8 @@ class WarcodexServer(LanguageServer):
         self.shown: dict[str, tuple] = {}           # path -> (version, diagnostics) last published
         self.pending: dict[str, asyncio.Task] = {}
         self.debounce = DEBOUNCE
+        self.facts = FactsCache()
+        self.facts_jobs: dict[str, asyncio.Task] = {}
 
     # ------------------------------------------------------------ projects
     def project_of(self, path: str) -> GameProject | None:
@@ -109,6 +112,7 @@ class WarcodexServer(LanguageServer):
             settle_memory()
         key = str(project.root)
         self.indexes.pop(key, None)  # rebuilt on the next query (see index_of)
+        self.schedule_facts(project)
         self.coverage.pop(key, None)
         paths = set(project.order) | {p for p in self.published if p.startswith(key)}
         for path in paths:
@@ -116,6 +120,25 @@ class WarcodexServer(LanguageServer):
         for path in list(self.buffers):  # open files of this folder that the game does not load
             if path.startswith(key) and path not in project.order:
                 self.check_loose(path)
+
+    def schedule_facts(self, project: GameProject) -> None:
+        """Build the game's facts in a worker thread once typing pauses (hover shows them)."""
+        if not FACTS_ENABLED or project.game is None or any(project.diagnostics_errors()):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not serving (tests call the server's methods directly)
+            return
+        key = str(project.root)
+        old = self.facts_jobs.pop(key, None)
+        if old is not None and not old.done():
+            old.cancel()
+        self.facts_jobs[key] = loop.create_task(self._facts_later(key, project.game))
+
+    async def _facts_later(self, key: str, game) -> None:
+        await asyncio.sleep(FACTS_DELAY)
+        facts = await asyncio.get_running_loop().run_in_executor(None, build_facts, game)
+        self.facts.store(key, game, facts)
 
     def check_loose(self, path: str) -> None:
         if path not in self.buffers:
@@ -292,7 +315,15 @@ def _describe_target(ls: WarcodexServer, project: GameProject, index: GameIndex,
     game = index.game
     if target.kind == "decl":
         path, decl = target.decls[0]
-        return describe_decl(decl, game, path, target.decls[1:])
+        text = describe_decl(decl, game, path, target.decls[1:])
+        known = ls.facts.get(str(project.root))
+        if known is not None:
+            lines = facts_lines(known.facts, decl)
+            if lines and known.game is not game:
+                lines[0] = lines[0].rstrip("*:") + " (as of an earlier check)*:"
+            if lines:
+                text += "\n\n" + "\n\n".join(lines)
+        return text
     if target.kind == "section":
         return describe_section(target.name, game, ls.coverage_of(project))
     if target.kind == "builtin":

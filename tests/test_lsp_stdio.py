@@ -4,6 +4,7 @@ over its stdin/stdout (pytest-lsp). Edits are sent as unsaved buffers: no file i
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +19,12 @@ COMBAT = GAME / "combat.wcx"
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "warcodex", "lsp"]))
+# facts (hover) are built in the background after a pause; they have a test of their own on Tiny
+SERVER = [sys.executable, "-m", "warcodex", "lsp"]
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(
+    server_command=SERVER, server_env=dict(os.environ, WARCODEX_LSP_FACTS="0")))
 async def client(lsp_client: LanguageClient):
     result = await lsp_client.initialize_session(T.InitializeParams(
         capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=GAME.as_uri()))
@@ -261,3 +267,34 @@ async def test_workspace_symbols_and_local_rename(client: LanguageClient):
     pos = _find(text, "adjacent(u.loc)")
     assert await client.text_document_prepare_rename_async(T.PrepareRenameParams(
         text_document=T.TextDocumentIdentifier(uri=uri), position=pos)) is None
+
+
+TINY = ROOT / "games" / "tiny"
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(
+    server_command=SERVER, server_env=dict(os.environ, WARCODEX_LSP_FACTS_DELAY="0")))
+async def tiny_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=pytest_lsp.client_capabilities("neovim"), root_uri=TINY.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_hover_shows_facts_of_the_compiled_game(tiny_client: LanguageClient):
+    """Once the facts are built (in the background), a unit type's hover says who owns it and how
+    many start on the map: the Meeting Engagement set-up (§9) places three Soviet rifle divisions."""
+    path = TINY / "components.wcx"
+    text = path.read_text()
+    uri = await _open(tiny_client, path, text)
+    pos = _find(text, "unit rifle")
+    pos = T.Position(pos.line, pos.character + len("unit "))
+    for _ in range(100):
+        hover = await tiny_client.text_document_hover_async(T.HoverParams(
+            text_document=T.TextDocumentIdentifier(uri=uri), position=pos))
+        if "Facts of scenario" in hover.contents.value:
+            break
+        await asyncio.sleep(0.1)
+    value = hover.contents.value
+    assert "Owned by: soviet (inferred)" in value
+    assert "At the start: 3 unit(s)" in value
