@@ -26,6 +26,10 @@ from warcodex.dsl.parser import parse_with_tree
 from warcodex.lsp.names import FileNames, index_file
 
 
+TESTS_FOLDER = "tests"           # a game's rule tests (docs/testing-rules.md once they land)
+TEST_KINDS = ("test", "example")  # the declarations that are rule tests
+
+
 def norm(path: str | Path) -> str:
     return os.path.normpath(os.path.abspath(str(path)))
 
@@ -147,7 +151,8 @@ class GameProject:
             self.diagnostics = _by_file(exc.diagnostics)
             return self.diagnostics
         present = set(self.order)
-        self.files = {k: v for k, v in self.files.items() if k in present or k in self.buffers}
+        tests = norm(self.root / TESTS_FOLDER) + os.sep
+        self.files = {k: v for k, v in self.files.items() if k in present or k in self.buffers or k.startswith(tests)}
         modules = _fresh_overridden(modules)
         game = build_game(self.root, modules, sources, diags)
         found = list(diags.items)
@@ -166,6 +171,25 @@ class GameProject:
 
     def diagnostics_errors(self) -> list[Diagnostic]:
         return [d for ds in self.diagnostics.values() for d in ds if d.severity.value == "error"]
+
+    def test_counts(self) -> dict[str, int] | None:
+        """Rule tests by the sections they cite: `test`/`example` declarations in the game's
+        tests/*.wcx files (not part of the game a player loads). None when there are none."""
+        folder = self.root / TESTS_FOLDER
+        files = sorted(folder.glob("*.wcx")) if folder.is_dir() else []
+        counts: dict[str, int] = {}
+        found = False
+        for file in files:
+            try:
+                pf = self.parsed(file)
+            except (OSError, UnicodeDecodeError):
+                continue
+            for decl in pf.module.decls if pf.module is not None else ():
+                if (getattr(decl, "kind", None) or type(decl).__name__.lower()) in TEST_KINDS:
+                    found = True
+                    for number in decl.header.citations:
+                        counts[number] = counts.get(number, 0) + 1
+        return counts if found else None
 
     def map_files(self) -> list[str]:
         """The game's map file (its `map:` property), when it exists."""

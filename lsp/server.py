@@ -488,7 +488,7 @@ def code_lens(ls: WarcodexServer, params: T.CodeLensParams) -> list[T.CodeLens] 
     pf = project.files.get(path)
     if pf is None or pf.module is None or pf.stale:
         return None
-    return section_lenses(pf.module, ls.coverage_of(project))
+    return section_lenses(pf.module, ls.coverage_of(project), project.test_counts())
 
 
 def main() -> None:

@@ -179,3 +179,15 @@ def test_keywords_come_from_the_grammar_terminals():
                   for exp in [r.expansion] if isinstance(exp[0], NonTerminal)]
     assert len(decl_rules) >= 15
     assert {"quantity", "unit", "terrain", "var", "on", "phase", "card"} <= set(declaration_keywords())
+
+
+def test_section_lens_counts_rule_tests():
+    from warcodex.dsl.coverage import coverage
+
+    project = GameProject(ROOT / "games" / "tiny")
+    project.refresh()
+    cov = {c.number: c for c in coverage(project.game)}
+    module = project.files[norm(ROOT / "games" / "tiny" / "sections.wcx")].module
+    lenses = {lens.command.title for lens in section_lenses(module, cov, {"7.3": 2, "7.4": 1})}
+    assert any(t.endswith(" · 2 tests") for t in lenses) and any(t.endswith(" · 1 test") for t in lenses)
+    assert any(t.endswith(" · 0 tests") for t in lenses)
