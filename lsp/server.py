@@ -140,6 +140,14 @@ class WarcodexServer(LanguageServer):
         facts = await asyncio.get_running_loop().run_in_executor(None, build_facts, game)
         self.facts.store(key, game, facts)
 
+    def check_now(self, path: str) -> None:
+        """Check the file's game (or the file alone, when it belongs to none) without waiting."""
+        project = self.project_of(path)
+        if project is None:
+            self.check_loose(path)
+        else:
+            self.check(project)
+
     def check_loose(self, path: str) -> None:
         if path not in self.buffers:
             self.loose.pop(path, None)
@@ -248,11 +256,7 @@ server = WarcodexServer()
 def did_open(ls: WarcodexServer, params: T.DidOpenTextDocumentParams) -> None:
     path = norm(to_fs_path(params.text_document.uri))
     ls.buffers[path] = params.text_document.text
-    project = ls.project_of(path)
-    if project is None:
-        ls.check_loose(path)
-    else:
-        ls.check(project)
+    ls.check_now(path)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
@@ -272,11 +276,7 @@ def did_save(ls: WarcodexServer, params: T.DidSaveTextDocumentParams) -> None:
 def did_close(ls: WarcodexServer, params: T.DidCloseTextDocumentParams) -> None:
     path = norm(to_fs_path(params.text_document.uri))
     ls.buffers.pop(path, None)  # the file on disk counts again
-    project = ls.project_of(path)
-    if project is None:
-        ls.check_loose(path)
-    else:
-        ls.check(project)
+    ls.check_now(path)
 
 
 @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -298,3 +298,12 @@ async def test_hover_shows_facts_of_the_compiled_game(tiny_client: LanguageClien
     value = hover.contents.value
     assert "Owned by: soviet (inferred)" in value
     assert "At the start: 3 unit(s)" in value
+
+
+async def test_a_file_of_no_game_gets_its_syntax_errors(tiny_client: LanguageClient, tmp_path):
+    path = tmp_path / "notes.wcx"
+    path.write_text('terrain forest "Forest" §1\nquantity q(u: unit "label" {\n')
+    uri = await _open(tiny_client, path)
+    found = await _diagnostics_after(tiny_client, uri, lambda ds: len(ds) > 0)
+    assert [d.code for d in found] == ["E-syntax"]
+    assert found[0].range.start.line == 1  # `(u: unit "label"`: the ')' is missing on line 2
