@@ -122,6 +122,19 @@ def _details(decl: ast.Decl, game: GameDef | None) -> str | None:
     return None
 
 
+def describe_prop(decl: ast.Decl, p: ast.Prop, game: GameDef | None) -> str:
+    """A property as written: its owner, value, citations and provenance (its own, else the
+    declaration's)."""
+    value = format_expr(p.value) if p.value is not None else "(a flag: true)"
+    lines = [f"**{p.key}** of {kind_of(decl)} `{decl.name}`: `{value}`"]
+    if p.citations:
+        lines.append("Rulebook: " + cite(game, p.citations))
+    prov = provenance(p.provenance) or provenance(decl.header.provenance)
+    if prov:
+        lines.append("Provenance: " + prov + ("" if p.provenance else f" (of the whole {kind_of(decl)})"))
+    return "\n\n".join(lines)
+
+
 def describe_quantity(q: ast.Quantity, game: GameDef | None) -> str:
     lines = []
     if q.base is not None:

@@ -27,7 +27,7 @@ from warcodex.dsl.formatter import format_text
 from warcodex.lsp import names as N
 from warcodex.lsp.completion import complete
 from warcodex.lsp.describe import (describe_builtin, describe_constant, describe_decl, describe_event,
-                                   describe_field, describe_modifier, describe_section)
+                                   describe_field, describe_modifier, describe_prop, describe_section)
 from warcodex.lsp.facts_hover import FACTS_DELAY, FACTS_ENABLED, FactsCache, build_facts, facts_lines
 from warcodex.lsp.keywords import keywords
 from warcodex.lsp.outline import document_symbols, section_lenses, workspace_symbols
@@ -297,6 +297,10 @@ def hover(ls: WarcodexServer, params: T.HoverParams) -> T.Hover | None:
     if hit is not None:
         pf, occ, target = hit
         text = _describe_target(ls, project, index, target)
+        if occ.rule == "prop_key" and pf.module is not None:
+            found = _prop_at(pf.module, occ.line, occ.col)
+            if found is not None:
+                text = describe_prop(*found, game) + ("\n\n---\n\n" + text if text else "")
         if text:
             return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
                            range=ls.to_range(path, occ.line, occ.col, occ.line, occ.end))
@@ -344,6 +348,16 @@ def _describe_target(ls: WarcodexServer, project: GameProject, index: GameIndex,
         return f"`{target.name}`: {MOVEMENT_NAMES[target.name]}, bound by the engine in a movement mode's properties"
     if target.kind == "type":
         return f"type `{target.name}`"
+    return None
+
+
+def _prop_at(module: ast.Module, line: int, col: int):
+    """The property whose key is at (line, col), with its declaration."""
+    for decl in N.iter_decls(module):
+        props = list(getattr(decl, "props", []) or []) + [p for sv in getattr(decl, "step_values", []) for p in sv.props]
+        for p in props:
+            if p.span is not None and (p.span.line - 1, p.span.column - 1) == (line, col):
+                return decl, p
     return None
 
 

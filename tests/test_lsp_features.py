@@ -191,3 +191,21 @@ def test_section_lens_counts_rule_tests():
     lenses = {lens.command.title for lens in section_lenses(module, cov, {"7.3": 2, "7.4": 1})}
     assert any(t.endswith(" · 2 tests") for t in lenses) and any(t.endswith(" · 1 test") for t in lenses)
     assert any(t.endswith(" · 0 tests") for t in lenses)
+
+
+def test_hover_on_a_provisional_property_says_so():
+    """Tiny's rifle division has invented counter values (provisional): hovering its `attack`
+    key shows the value and that it is not published."""
+    from warcodex.lsp.server import _prop_at
+    from warcodex.lsp.describe import describe_prop
+
+    project = GameProject(ROOT / "games" / "tiny")
+    project.refresh()
+    path = norm(ROOT / "games" / "tiny" / "components.wcx")
+    lines = Path(path).read_text().split("\n")
+    start = next(i for i, s in enumerate(lines) if s.startswith("unit rifle"))
+    line = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("attack:"))
+    decl, prop = _prop_at(project.files[path].module, line, lines[line].index("attack"))
+    text = describe_prop(decl, prop, project.game)
+    assert text.startswith("**attack** of unit `rifle`: `")
+    assert "PROVISIONAL" in text and "invented counter values" in text
