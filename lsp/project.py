@@ -112,6 +112,7 @@ class GameProject:
         self.game: GameDef | None = None
         self.diagnostics: dict[str, list[Diagnostic]] = {}
         self.load_errors: list[Diagnostic] = []
+        self.node_cache: dict = {}  # the checker's node lists of unchanged declarations
 
     # ------------------------------------------------------------ texts and parses
     def text_of(self, path: str | Path) -> str:
@@ -157,7 +158,9 @@ class GameProject:
         game = build_game(self.root, modules, sources, diags)
         found = list(diags.items)
         if game.games:
-            found += check_game(game, map_loader=self.maps.load).items
+            found += check_game(game, map_loader=self.maps.load, node_cache=self.node_cache).items
+            live = {id(d) for d in list(game.decls) + list(game.games)}
+            self.node_cache = {k: v for k, v in self.node_cache.items() if k in live}
         self.game = game if game.games else None
         stale = {p for p, pf in self.files.items() if pf.stale}
         # a file being typed with a syntax error shows that error only: its other diagnostics

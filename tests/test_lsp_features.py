@@ -209,3 +209,27 @@ def test_hover_on_a_provisional_property_says_so():
     text = describe_prop(decl, prop, project.game)
     assert text.startswith("**attack** of unit `rifle`: `")
     assert "PROVISIONAL" in text and "invented counter values" in text
+
+
+def test_incremental_checks_agree_with_a_full_check():
+    """After edits (an error typed, then undone) the server's cached re-check reports exactly what
+    `warcodex check` reports, for an error in one file and the provisional data of all."""
+    from warcodex.dsl.checker import check_path
+
+    def key(ds):
+        return sorted((d.code, norm(d.span.file), d.span.line, d.span.column, d.message) for d in ds)
+
+    folder = ROOT / "games" / "axis-allies-1941"
+    project = GameProject(folder)
+    first = project.refresh()
+    _, full = check_path(folder)
+    assert key(d for ds in first.values() for d in ds) == key(full.items)
+    path = norm(folder / "combat.wcx")
+    text = Path(path).read_text()
+    assert "u.attack" in text
+    project.buffers[path] = text.replace("u.attack", "u.attack + undeclared_thing", 1)
+    edited = project.refresh()
+    assert [d.code for d in edited[path] if d.code != "W-provisional"] == ["E-undefined"]
+    project.buffers[path] = text
+    again = project.refresh()
+    assert key(d for ds in again.values() for d in ds) == key(full.items)
