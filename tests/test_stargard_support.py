@@ -17,6 +17,7 @@ from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.hexgrid import HexGrid
 from warcodex.interpreter.mapfile import parse_map_text
 from warcodex.interpreter.values import Entity, UnitRef
+from scripted import Picker
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_DIR = ROOT / "games" / "stargard-solstice"
@@ -46,44 +47,6 @@ def ring(hex_id: str) -> list[str]:
     """The six neighbours of a fragment hex, in the order N, NE, SE, S, SW, NW."""
     c, r = GRID.parse_id(hex_id)
     return [GRID.hex_id(cc, rr) for cc, rr in GRID.neighbors(c, r)]
-
-
-class Picker:
-    """Answers `choose` from a script {what: [answer, ...]}: a value (compared with the option or
-    its str), a list for a subset, None to decline, or a predicate. Unscripted: the first option
-    (or decline, when optional and `decline`). Records what it was asked, with the options."""
-
-    def __init__(self, script: dict | None = None, decline: bool = False) -> None:
-        self.script = {k: list(v) for k, v in (script or {}).items()}
-        self.decline = decline
-        self.asked: list[tuple[str, tuple]] = []
-
-    def _index(self, answer, options) -> int:
-        for i, o in enumerate(options):
-            if callable(answer) and not isinstance(answer, (Entity, UnitRef)):
-                if answer(o):
-                    return i
-            elif o == answer or str(o) == str(answer):
-                return i
-        raise AssertionError(f"scripted answer {answer!r} is not among the options {options!r}")
-
-    def choose(self, ctx, who, what, options, optional):
-        self.asked.append((what, options))
-        queue = self.script.get(what)
-        if queue:
-            answer = queue.pop(0)
-            return None if answer is None else self._index(answer, options)
-        return None if (optional and self.decline) else 0
-
-    def choose_subset(self, ctx, who, what, options, lo, hi):
-        self.asked.append((what, options))
-        queue = self.script.get(what)
-        if queue:
-            return sorted(self._index(a, options) for a in queue.pop(0))
-        return list(range(lo))
-
-    def choose_action(self, ctx, side, legal):
-        return None
 
 
 class Scene:

@@ -468,6 +468,16 @@ def test_cli_writes_the_module_atomically(tmp_path):
 
 
 # =============================================================================== other games
+def _check_catalog(root) -> None:
+    """Every element of a buildFile.xml is a catalog class under a parent it accepts, with known
+    attributes whose values parse (the catalog raises otherwise)."""
+    catalog = Catalog()
+    for e in root.iter():
+        if e.tag != "entry":
+            parent = e.getparent()
+            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
+
+
 def _clean_games() -> list[Path]:
     out = []
     for folder in sorted((ROOT / "games").iterdir()):
@@ -496,11 +506,7 @@ def test_other_games_export(folder, monkeypatch):
     monkeypatch.setattr(module_py, "to_png", lambda svg, scale=1.0: blank)
     module = build_module(game, options=module_py.ExportOptions(include_aids=False))
     root = etree.fromstring(module.files["buildFile.xml"])
-    catalog = Catalog()
-    for e in root.iter():
-        if e.tag != "entry":
-            parent = e.getparent()
-            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
+    _check_catalog(root)
     names = set(module.files)
     for tag, text in _piece_texts(root):
         piece = decode_piece(text)
@@ -529,11 +535,7 @@ def test_a_deck_becomes_draw_piles_drawn_at_random(monkeypatch):
     monkeypatch.setattr(module_py, "to_png", lambda svg, scale=1.0: blank)
     module = build_module(ROOT / "tests" / "data" / "games" / "chit_cup", options=module_py.ExportOptions(include_aids=False))
     root = etree.fromstring(module.files["buildFile.xml"])
-    catalog = Catalog()
-    for e in root.iter():
-        if e.tag != "entry":
-            parent = e.getparent()
-            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
+    _check_catalog(root)
     piles = {d.get("name"): d for d in root.iter(MAP + "DrawPile")}
     # the deck declares its piles: the default draw and discard piles, empty, are left out
     assert set(piles) == {"Command chits: cup", "Command chits: drawn", "Command chits: set aside", "Command chits: later"}
