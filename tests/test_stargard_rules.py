@@ -373,3 +373,18 @@ def test_one_overlay_file_replaces_provisional_values(tmp_path):
     assert e.entities["g_44pz_233"].props["attack"] == 6 and e.entities["g_44pz_233"].props["defense"] == 4
     g = start(e, "solstice", 4, agents_for(e, ["random"], 4), trace=False).run(until_turn=1)
     assert g.state.position.turn == 2
+
+
+def test_on_turn_1_every_unit_is_in_command():
+    # §3.3.3 "On turn 1 all units start in command" (§15): the range is not checked on turn 1
+    s = Scene(turn=1, phase="hq_activation", active="german")
+    hq = s.unit("t_hq10", "german", "01.01")
+    far = s.unit("t_inf", "german", "16.14")
+    assert s.engine.board.distance("01.01", "16.14") > 10
+    s.set("activation_kind", "chit")
+    s.set("current_chit", "chit_stell2")
+    s.agent.script = {"h": [hq]}
+    s.run("activate_formation")
+    assert s.uvar(far, "activated") is True
+    s.at_turn(2)
+    assert not s.f("in_command_range", far, hq)
