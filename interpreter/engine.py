@@ -7,6 +7,7 @@ particular game: everything game-specific comes from the rules files.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -18,7 +19,7 @@ from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
-from warcodex.interpreter.compiler import Compiler, Frame, compile_function, compile_procedure, compile_quantity
+from warcodex.interpreter.compiler import Compiler, Frame
 from warcodex.interpreter.dependencies import DependencyAnalysis
 from warcodex.interpreter.movement import MovementMode
 from warcodex.interpreter.state import GameState
@@ -29,9 +30,26 @@ ENTITY_DECLS = (ast.Entity, ast.Unit, ast.Result, ast.Table, ast.Movement, ast.C
                 ast.Procedure, ast.Quantity, ast.Function)
 
 
+EVALUATORS = ("generated", "reference")
+
+
+def default_evaluator() -> str:
+    """How rules run unless said otherwise: generated Python (`generated.py`), or the closure
+    compiler kept as the reference it is tested against (`WARCODEX_EVALUATOR=reference`)."""
+    value = os.environ.get("WARCODEX_EVALUATOR") or "generated"
+    if value not in EVALUATORS:
+        raise RuleError(f"WARCODEX_EVALUATOR must be one of {', '.join(EVALUATORS)}, not '{value}'")
+    return value
+
+
 class Engine:
-    def __init__(self, game: GameDef, board=None, scenario: str | None = None) -> None:
-        """Compile `game`; with `scenario`, the rules as that scenario's special rules change them."""
+    def __init__(self, game: GameDef, board=None, scenario: str | None = None, evaluator: str | None = None) -> None:
+        """Compile `game`; with `scenario`, the rules as that scenario's special rules change them.
+        `evaluator`: "generated" (rules compiled to Python source, the default) or "reference"
+        (the closure compiler)."""
+        self.evaluator = evaluator or default_evaluator()
+        if self.evaluator not in EVALUATORS:
+            raise ValueError(f"unknown evaluator '{self.evaluator}' ({', '.join(EVALUATORS)})")
         self.base_game = game
         if scenario is not None and scenario in game.scenarios:
             game = game.for_scenario(scenario)
@@ -40,7 +58,9 @@ class Engine:
         self.game = game
         self.board = board if board is not None else load_board(game)
         self.fingerprint = _fingerprint(game)
-        self.compiler = Compiler(self)
+        # the closure compiler evaluates constant data (properties, table cells) once, and is the
+        # reference the generated code is tested against; `compiler` compiles the rules
+        self.reference = Compiler(self)
         self.entities: dict[str, Entity] = {}
         self.vars: dict[str, ast.VarDecl] = {}
         self._build_entities()
@@ -52,16 +72,23 @@ class Engine:
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
         self.static_cache: dict = {}  # values that depend only on the board, unit types and globals
+        self._defaults: dict = {}  # compiled default values of variables
+        if self.evaluator == "generated":
+            from warcodex.interpreter.generated import GeneratedCompiler
+
+            self.compiler = GeneratedCompiler(self)
+        else:
+            self.compiler = self.reference
         # registries first, filled in place: rules call each other in any order (late binding)
         self.quantities: dict = {}
         self.functions: dict = {}
         self.procedures: dict = {}
         for q in game.of_kind(ast.Quantity):
-            self.quantities[q.name] = compile_quantity(self.compiler, q)
+            self.quantities[q.name] = self.compiler.quantity(q)
         for f in game.of_kind(ast.Function):
-            self.functions[f.name] = compile_function(self.compiler, f)
+            self.functions[f.name] = self.compiler.function(f)
         for p in game.of_kind(ast.Procedure):
-            self.procedures[p.name] = compile_procedure(self.compiler, p)
+            self.procedures[p.name] = self.compiler.procedure(p)
         self.modes = {m.name: MovementMode(self.compiler, m, self.entities[m.name]) for m in game.of_kind(ast.Movement)}
         self.results = {r.name: self._compile_result(r) for r in game.of_kind(ast.Result)}
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
@@ -95,7 +122,7 @@ class Engine:
                     ent.props[p.key] = True
                     tags.add(p.key)
                 else:
-                    ent.props[p.key] = self.compiler.expr(p.value, frozenset())(fr)
+                    ent.props[p.key] = self.reference.expr(p.value, frozenset())(fr)
                     if ent.props[p.key] is True:
                         tags.add(p.key)
             if isinstance(decl, ast.Unit):
@@ -106,7 +133,7 @@ class Engine:
                         tags.update(p.key for p in parent.props if p.value is None)
                 ent.props.setdefault("steps", 1)
                 ent.props["_by_steps"] = {
-                    sv.steps: {p.key: (True if p.value is None else self.compiler.expr(p.value, frozenset())(fr)) for p in sv.props}
+                    sv.steps: {p.key: (True if p.value is None else self.reference.expr(p.value, frozenset())(fr)) for p in sv.props}
                     for sv in decl.step_values
                 }
             ent.tags = frozenset(tags)
@@ -128,23 +155,26 @@ class Engine:
         mine = self._alliance_of.get(side.name, side.name)
         return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) == mine)
 
-    def resolve_global(self, name: str, span):
-        """A closure for a global name, or None if the name is not global."""
+    def global_name(self, name: str, span):
+        """What a global name is, as (kind, value): ("constant", None) for the language's
+        constants (turn, active...), ("var", None) a global variable, ("option", None) an option,
+        ("entity", Entity) any other declared name, ("phase", None) a phase's name (its value as
+        `phase` reads it: `phase == noncombat`); None if the name is not global. Both compilers
+        resolve names through here."""
         if name in CONSTANTS:
-            return _CONSTANT_READERS[name](self)
+            return ("constant", None)
         if name in self.vars:
             decl = self.vars[name]
             if decl.scope == "var":
-                return lambda fr: fr.ctx.state.vars.get(name)
+                return ("var", None)
             raise RuleError(f"'{name}' is a {decl.scope}: read it from its owner, e.g. x.{name}", span)
         ent = self.entities.get(name)
         if ent is not None:
             if ent.kind == "option":
-                return lambda fr: fr.ctx.state.options.get(name)
-            return lambda fr: ent
+                return ("option", None)
+            return ("entity", ent)
         if name in self._phase_names():
-            # a phase's name is its value as `phase` reads it: `phase == noncombat`
-            return lambda fr: name
+            return ("phase", None)
         return None
 
     def _phase_names(self) -> frozenset:
@@ -206,11 +236,11 @@ class Engine:
         return None
 
     def coercer(self, type_name: str):
-        if type_name == "name":
-            return lambda v: v.single() if isinstance(v, CellValue) else v
-        if type_name == "int":
-            return lambda v: v.single() if isinstance(v, CellValue) else v
-        return lambda v: v
+        """How a value is stored in a variable of a type: a one-code table cell stands for its
+        result name or number in `name` and `int` variables."""
+        if type_name in ("name", "int"):
+            return single_value
+        return _same
 
     # ============================================================ values
     def unit_name(self, ctx, u: UnitRef) -> str:
@@ -296,10 +326,13 @@ class Engine:
         raise RuleError(f"{show(obj)} has no property '{name}'", span)
 
     def _var_default(self, ctx, name: str):
-        decl = self.vars[name]
-        if decl.default is None:
-            return None
-        return self.compiler.expr(decl.default, frozenset())(Frame(ctx))
+        fn = self._defaults.get(name)
+        if fn is None:
+            decl = self.vars[name]
+            if decl.default is None:
+                return None
+            fn = self._defaults[name] = self.compiler.expr(decl.default, frozenset())
+        return fn(Frame(ctx))
 
     def set_attribute(self, ctx, obj, name: str, value, span) -> None:
         decl = self.vars.get(name)
@@ -385,7 +418,7 @@ class Engine:
             if resolved is None:
                 raise RuleError(f"unknown result '{code.name}' in table {table}", code.span)
             decl, args = resolved
-            values = tuple(self.compiler.expr(a, frozenset())(Frame(None)) if isinstance(a, ast.Expr) else a for a in args)
+            values = tuple(self.reference.expr(a, frozenset())(Frame(None)) if isinstance(a, ast.Expr) else a for a in args)
             codes.append(Code(self.entities[decl.name], values))
         return CellValue(tuple(codes), table, column, row)
 
@@ -598,7 +631,7 @@ class Engine:
     def scenario_prop(self, sc: ast.Scenario, key: str, default=None):
         for p in sc.props:
             if p.key == key:
-                return self.compiler.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
+                return self.reference.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
         return default
 
     def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True):
@@ -629,7 +662,7 @@ class Engine:
 
     def _game_prop(self, key: str):
         value = self.game.prop(key)
-        return self.compiler.expr(value, frozenset())(Frame(None)) if value is not None else None
+        return self.reference.expr(value, frozenset())(Frame(None)) if value is not None else None
 
     def first_turn(self, state) -> int:
         return int(self.scenario_prop(self.scenario(state.scenario), "first_turn", 1))
@@ -647,7 +680,7 @@ class Engine:
         if not sc.overrides or self.rules_scenario == sc.name:
             return self
         if sc.name not in self._derived:
-            self._derived[sc.name] = Engine(self.base_game, self.board, sc.name)
+            self._derived[sc.name] = Engine(self.base_game, self.board, sc.name, self.evaluator)
         return self._derived[sc.name]
 
     def legal_actions(self, ctx, names: list[str], rng=None):
@@ -659,19 +692,12 @@ class Engine:
 _MISSING = object()
 
 
-def _const(reader):
-    return lambda engine: reader
+def single_value(v):
+    return v.single() if isinstance(v, CellValue) else v
 
 
-_CONSTANT_READERS = {
-    "turn": _const(lambda fr: fr.ctx.state.position.turn),
-    "active": _const(lambda fr: fr.ctx.engine.entities.get(fr.ctx.state.active) if fr.ctx.state.active else None),
-    "phase": _const(lambda fr: fr.ctx.state.phase),
-    "scenario": _const(lambda fr: fr.ctx.state.scenario),
-    "first_turn": _const(lambda fr: fr.ctx.engine.first_turn(fr.ctx.state)),
-    "last_turn": _const(lambda fr: fr.ctx.engine.last_turn(fr.ctx.state)),
-    "turn_order": _const(lambda fr: tuple(fr.ctx.engine.entities[s] for s in fr.ctx.state.turn_order)),
-}
+def _same(v):
+    return v
 
 
 def _map_path(game: GameDef) -> Path | None:
