@@ -579,7 +579,7 @@ class Generator:
             self.emit(f"{x} = {value}")
             self.emit("if ctx.tracing:")
             with self.indented():
-                self.emit(f"ctx.note({s.var!r} + ' = ' + ctx.engine.describe(ctx, {x}) + ' after the re-roll (it stands)')")
+                self.emit(f"ctx.note({s.var!r} + ' = ' + str(ctx.engine.describe(ctx, {x})) + ' after the re-roll (it stands)')")
 
     def _s_Require(self, s, scope):
         test = self.expr(s.test, frozenset(scope))

@@ -99,6 +99,11 @@ class Engine:
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
+        for name, decl in self.vars.items():  # compiled now, so that they are cached with the rest
+            if decl.default is not None:
+                self._defaults[name] = self.compiler.expr(decl.default, frozenset())
+        if self.compiler is not self.reference:
+            self.compiler.finish()  # the generated code is complete: cache it
 
     # ============================================================ names
     def _build_entities(self) -> None:

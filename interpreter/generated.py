@@ -110,12 +110,27 @@ class GeneratedCompiler:
         self.units: list[Unit] = []
         self._entries = 0
         self._owners = _owner_index(engine.game)
+        # the cache: the units of an earlier build of the same rules, served in request order
+        self._cache_file = _cache_entry(engine)
+        self._cached = _read_cache(self._cache_file, engine)
+        self.from_cache = self._cached is not None
+        self._written = False
+        if self._cached is not None:
+            gen = self.gen
+            gen.constants, gen.spans, gen.symbols, gen._temp, self._entries = self._cached["state"]
+            gen._const_index = {}  # a cached build does not generate: no new constants to share
+            gen._span_index = {}
         self._file = f"<warcodex {engine.game.game.name if engine.game.games else 'rules'} {id(self):x}>"
         self._bound = [0, 0]  # constants and spans already in the namespace
+        self._codes: list = []
+        self._requests: list = []
 
     # ------------------------------------------------------------ the closure compiler's interface
     def expr(self, e: ast.Expr, scope, dynamic: bool = False):
         scope = frozenset(scope)
+        hit = self._from_cache(("expr", type(e).__name__, e.span, tuple(sorted(scope)), dynamic))
+        if hit is not None:
+            return hit
         name = self._entry_name()
         unit = Unit(name, self._owner(e.span), "expression")
         gen = self.gen
@@ -129,6 +144,9 @@ class GeneratedCompiler:
     def block(self, stmts: list, scope, dynamic: bool = False):
         scope = set(scope)
         initial = sorted(scope)
+        hit = self._from_cache(("block", tuple(s.span for s in stmts), tuple(initial), dynamic))
+        if hit is not None:
+            return hit
         name = self._entry_name()
         unit = Unit(name, self._owner(stmts[0].span if stmts else None), "statements")
         gen = self.gen
@@ -141,6 +159,9 @@ class GeneratedCompiler:
 
     # ------------------------------------------------------------ rules
     def quantity(self, q: ast.Quantity):
+        hit = self._from_cache(("quantity", q.name, q.span))
+        if hit is not None:
+            return _registry_entry(hit, len(q.params), q.name)
         gen, engine = self.gen, self.engine
         names = [p.name for p in q.params]
         params = ["ctx"] + [gen.local(n) for n in names]
@@ -278,6 +299,9 @@ class GeneratedCompiler:
         gen.emit(f"    return {body}({args})")
 
     def function(self, f: ast.Function):
+        hit = self._from_cache(("function", f.name, f.span))
+        if hit is not None:
+            return _registry_entry(hit, len(f.params), f.name)
         gen, engine = self.gen, self.engine
         names = [p.name for p in f.params]
         params = ["ctx"] + [gen.local(n) for n in names]
@@ -303,6 +327,9 @@ class GeneratedCompiler:
         return _registry_entry(fn, len(names), f.name)
 
     def procedure(self, p: ast.Procedure):
+        hit = self._from_cache(("procedure", p.name, p.span))
+        if hit is not None:
+            return _registry_entry(hit, len(p.params), p.name)
         gen = self.gen
         names = [x.name for x in p.params]
         params = ["ctx"] + [gen.local(n) for n in names]
@@ -342,17 +369,49 @@ class GeneratedCompiler:
                 return name
         return ""
 
-    def _load(self, unit: Unit):
+    def _load(self, unit: Unit, code=None):
         """Compile one unit into the engine's namespace and return its main function."""
         self._bind_constants()
         filename = f"{self._file[:-1]} {unit.name}>"
         source = unit.source
-        code = compile(source, filename, "exec")
+        if code is None:
+            code = compile(source, filename, "exec")
         exec(code, self.ns)
         self.units.append(unit)
+        self._codes.append(code)
+        self._requests.append(self._request)
         _FILES[filename] = unit.lines
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return self.ns[unit.name]
+
+    _request = None
+
+    def _from_cache(self, request: tuple):
+        """The function of the next cached unit, if the cache has one for this request."""
+        self._request = request
+        cached = self._cached
+        if cached is None:
+            return None
+        units = cached["units"]
+        i = len(self.units)
+        if i >= len(units) or units[i][0] != request:
+            self._cached = None  # the rules asked for something else: generate from here on
+            return None
+        _, name, owner, role, lines, code = units[i]
+        unit = Unit(name, owner, role, lines)
+        return self._load(unit, marshal.loads(code))
+
+    def finish(self) -> None:
+        """The engine is built: write the cache entry, if this build generated code."""
+        if self.from_cache and self._cached is not None or self._written or self._cache_file is None:
+            return
+        self._written = True
+        gen = self.gen
+        units = [(req, u.name, u.owner, u.role, u.lines, marshal.dumps(code))
+                 for req, u, code in zip(self._requests, self.units, self._codes)]
+        data = {"units": units,
+                "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries)}
+        _write_cache(self._cache_file, data)
 
     def _bind_constants(self) -> None:
         gen, ns, bound = self.gen, self.ns, self._bound
@@ -368,6 +427,59 @@ class GeneratedCompiler:
     def show(self, name: str) -> str:
         """The generated code of a declaration (every unit it owns), or '' if none."""
         return "".join(u.source for u in self.units if u.owner == name)
+
+
+# ==================================================================== the generated-source cache
+def _toolchain() -> bytes:
+    """What generated code depends on besides the rules: the generator and the engine's sources,
+    the parser's, and the Python version (code objects are version-specific)."""
+    import sys
+
+    from warcodex.dsl.cache import _toolchain_key
+
+    digest = hashlib.sha256(_toolchain_key() + sys.version.encode())
+    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py"):
+        digest.update(resources.files("warcodex.interpreter").joinpath(name).read_bytes())
+    return digest.digest()
+
+
+def _cache_entry(engine):
+    folder = cache_dir()
+    if folder is None or not engine.game.fingerprint:
+        return None
+    key = _toolchain() + engine.fingerprint.encode() + b"\0" + (engine.rules_scenario or "").encode()
+    return folder / f"{hashlib.sha256(key).hexdigest()}.rules"
+
+
+def _freeze(value):
+    return ("entity", value.name) if isinstance(value, Entity) else ("value", value)
+
+
+def _read_cache(path, engine) -> dict | None:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = pickle.load(f)
+        constants, spans, symbols, temp, entries = data["state"]
+        thawed = []
+        for kind, value in constants:
+            thawed.append(engine.entities[value] if kind == "entity" else value)
+        data["state"] = (thawed, spans, symbols, temp, entries)
+        return data
+    except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
+        return None
+
+
+def _write_cache(path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - an unwritable cache is no cache
+        pass
 
 
 def _owner_index(game) -> list:
