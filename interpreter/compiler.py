@@ -112,6 +112,25 @@ class Compiler:
     def __init__(self, engine) -> None:
         self.engine = engine
 
+    # functions of named arguments, `f(ctx, *args)` (a movement mode's properties)
+    def value(self, e: ast.Expr, params: tuple):
+        """`f(ctx, *args)`: the value of `e` with `params` bound to the arguments."""
+        fn = self.expr(e, frozenset(params))
+
+        def run(ctx, *args):
+            return fn(Frame(ctx, dict(zip(params, args))))
+        return run
+
+    def predicate(self, exprs: list, params: tuple):
+        """`f(ctx, *args)`: true when any of the conditions is (in order; a missing one, a bare
+        flag, is true)."""
+        fns = [self.expr(e, frozenset(params)) if e is not None else (lambda fr: True) for e in exprs]
+
+        def run(ctx, *args):
+            fr = Frame(ctx, dict(zip(params, args)))
+            return any(f(fr) for f in fns)
+        return run
+
     # the rules' entries, `run(ctx, args, span)` (the generated compiler has the same interface)
     def quantity(self, q: ast.Quantity):
         return compile_quantity(self, q)

@@ -157,6 +157,40 @@ class GeneratedCompiler:
         gen.function(unit, name, ["fr"], initial, body, fr=True, dynamic=dynamic)
         return self._load(unit)
 
+    def value(self, e: ast.Expr, params: tuple):
+        """`f(ctx, *args)`: the value of `e` with `params` bound to the arguments."""
+        params = tuple(params)
+        hit = self._from_cache(("value", type(e).__name__, e.span, params))
+        if hit is not None:
+            return hit
+        gen = self.gen
+        name = self._entry_name()
+        unit = Unit(name, self._owner(e.span), "value")
+        gen._span = e.span
+        scope = frozenset(params)
+        gen.function(unit, name, ["ctx"] + [gen.local(p) for p in params], (),
+                     lambda: gen.emit(f"return {gen.expr(e, scope)}"), fr=False)
+        return self._load(unit)
+
+    def predicate(self, exprs: list, params: tuple):
+        """`f(ctx, *args)`: true when any of the conditions is, in order (a bare flag is true)."""
+        params = tuple(params)
+        hit = self._from_cache(("predicate", tuple(e.span if e is not None else None for e in exprs), params))
+        if hit is not None:
+            return hit
+        gen = self.gen
+        name = self._entry_name()
+        first = next((e.span for e in exprs if e is not None), None)
+        unit = Unit(name, self._owner(first), "conditions")
+        gen._span = first
+        scope = frozenset(params)
+
+        def body():
+            parts = [gen.expr(e, scope) if e is not None else "True" for e in exprs]
+            gen.emit(f"return True if {' or '.join(parts)} else False")
+        gen.function(unit, name, ["ctx"] + [gen.local(p) for p in params], (), body, fr=False)
+        return self._load(unit)
+
     # ------------------------------------------------------------ rules
     def quantity(self, q: ast.Quantity):
         hit = self._from_cache(("quantity", q.name, q.span))
