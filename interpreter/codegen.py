@@ -85,6 +85,8 @@ class Generator:
         self.spans: list = []  # value of S<i>
         self._span_index: dict = {}
         self.symbols: dict = {}
+        self.readers: dict = {}  # A_<name> -> the attribute name its reader reads
+        self.testers: dict = {}  # IS_<tag> -> the tag its tester tests
         self._temp = 0
         self._body: _Body | None = None
         self._indent = 0
@@ -249,7 +251,10 @@ class Generator:
             field_ = f"{u}.loc" if name == "loc" else f"ENTITIES[{u}.side]"
             return (f"({field_} if type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None "
                     f"else ATTRIBUTE(ctx, {o}, {name!r}, {s}))")
-        return f"ATTRIBUTE(ctx, {obj}, {name!r}, {s})"
+        # a reader specialised on the name (Engine.attribute_reader): units first
+        reader = symbol("A_", name, self.symbols)
+        self.readers[reader] = name
+        return f"{reader}(ctx, {obj}, {s})"
 
     def _e_Index(self, e, scope):
         obj = self.expr(e.obj, scope)
@@ -280,73 +285,119 @@ class Generator:
     def _e_Comprehension(self, e, scope):
         """An aggregate becomes a nested helper function with a plain loop (early exit for
         any/all/first), one step-limit tick per collection, like the closure compiler."""
-        func = e.func
-        if func not in AGGREGATES:
-            raise RuleError(f"'{func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
+        if e.func not in AGGREGATES:
+            raise RuleError(f"'{e.func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
         source = self.expr(e.source, scope)
         helper = self.temp("agg")
-        inner = scope | {e.var}
         outer_body, outer_indent = self._body, self._indent
         b = self._body = _Body(self, outer_body, outer_body.fr)
         b.binds.add(e.var)
         self._indent = 1
-        x = self.local(e.var)
-        s = self.span(e.span)
         try:
-            where = self.expr(e.where, inner) if e.where is not None else None
-            element = self.expr(e.element, inner)
-            plain = isinstance(e.element, ast.Name) and e.element.id == e.var
-            empty = {"sum": "0", "count": "0", "any": "False", "all": "True", "list": "()", "first": "None",
-                     "min": "None", "max": "None"}[func]
-            self.emit(f"if not seq: return {empty}")
-            self.emit(f"ctx.tick_many(len(seq), {s})")
-            test = f"if {where}:" if where is not None else None
-
-            def loop(lines_inside):
-                self.emit(f"for {x} in seq:")
-                with self.indented():
-                    if test:
-                        self.emit(test)
-                        with self.indented():
-                            for line in lines_inside:
-                                self.emit(line)
-                    else:
-                        for line in lines_inside:
-                            self.emit(line)
-
-            if func == "count":
-                self.emit("n = 0")
-                if plain:
-                    loop(["n += 1"])
-                else:
-                    v = self.temp("v")
-                    loop([f"{v} = {element}", f"if {v} is not None and {v} is not False: n += 1"])
-                self.emit("return n")
-            elif func == "any":
-                loop([f"if {element}: return True"])
-                self.emit("return False")
-            elif func == "all":
-                loop([f"if not {element}: return False"])
-                self.emit("return True")
-            elif func == "first":
-                loop([f"return {element}"])
-                self.emit("return None")
-            else:
-                self.emit("values = []")
-                loop([f"values.append({element})"])
-                if func == "list":
-                    self.emit("return tuple(values)")
-                elif func == "sum":
-                    self.emit("return NUM(sum(values))")
-                else:
-                    self.emit("if not values: return None")
-                    self.emit(f"return {func}(values)")
+            self.aggregate(e, scope, "seq", None)
         finally:
             self._body, self._indent = outer_body, outer_indent
         defs = [(0, f"def {helper}(seq):", e.span)]
         defs += [(indent, text, span) for indent, text, span in b.defs + b.lines]
         self._body.defs.extend((indent + 1, text, span) for indent, text, span in defs)
         return f"{helper}({source})"
+
+    def inline_aggregate(self, e, scope) -> bool:
+        """True if aggregate `e` may be written inline as statements of the function being
+        written: its variable is no local there (the loop may then bind it without hiding one)."""
+        return isinstance(e, ast.Comprehension) and e.func in AGGREGATES and e.var not in scope
+
+    def aggregate(self, e: ast.Comprehension, scope, seq: str, target: str | None) -> None:
+        """Emit the loop of aggregate `e` over the sequence in Python variable `seq`: with
+        `target` None, it returns the result (the body of a helper, or of a rule that is one
+        aggregate); else it assigns the result to `target` and goes on. The semantics are the
+        closure compiler's: an empty or none sequence gives the empty value, one tick per
+        collection, `where` then the element for each item, early exit for any/all/first."""
+        func = e.func
+        inner = scope | {e.var}
+        x = self.local(e.var)
+        s = self.span(e.span)
+        where = self.expr(e.where, inner) if e.where is not None and not self.inline_aggregate(e.where, inner) else None
+        plain = isinstance(e.element, ast.Name) and e.element.id == e.var
+        empty = {"sum": "0", "count": "0", "any": "False", "all": "True", "list": "()", "first": "None",
+                 "min": "None", "max": "None"}[func]
+        result = target or self.temp("r")
+
+        def done(value: str) -> list[str]:  # leave the loop with a value
+            return [f"return {value}"] if target is None else [f"{result} = {value}", "break"]
+
+        if target is None:
+            self.emit(f"if not {seq}: return {empty}")
+        else:
+            self.emit(f"{result} = {empty}")
+            self.emit(f"if {seq}:")
+            self._indent += 1
+        self.emit(f"ctx.tick_many(len({seq}), {s})")
+        if func == "count":
+            self.emit("n = 0" if target is None else f"{result} = 0")
+        elif func in ("list", "sum", "min", "max"):
+            values = self.temp("values")
+            self.emit(f"{values} = []")
+        self.emit(f"for {x} in {seq}:")
+        with self.indented():
+            if e.where is not None:
+                if where is None:  # the condition is itself an aggregate: its loop goes here
+                    w = self.temp("w")
+                    self._aggregate_value(e.where, inner, w)
+                    where = w
+                self.emit(f"if not {where}: continue")
+            if plain:
+                element = x
+            elif self.inline_aggregate(e.element, inner):
+                element = self.temp("e")
+                self._aggregate_value(e.element, inner, element)
+            else:
+                element = self.expr(e.element, inner)
+            if func == "count":
+                counter = "n" if target is None else result
+                if plain:
+                    self.emit(f"{counter} += 1")
+                else:
+                    v = self.temp("v")
+                    self.emit(f"{v} = {element}")
+                    self.emit(f"if {v} is not None and {v} is not False: {counter} += 1")
+            elif func == "any":
+                self.emit(f"if {element}:")
+                with self.indented():
+                    for line in done("True"):
+                        self.emit(line)
+            elif func == "all":
+                self.emit(f"if not {element}:")
+                with self.indented():
+                    for line in done("False"):
+                        self.emit(line)
+            elif func == "first":
+                for line in done(element):
+                    self.emit(line)
+            else:
+                self.emit(f"{values}.append({element})")
+        final = {"count": "n", "any": "False", "all": "True", "first": "None"}.get(func)
+        if func == "list":
+            final = f"tuple({values})"
+        elif func == "sum":
+            final = f"NUM(sum({values}))"
+        elif func in ("min", "max"):
+            final = f"({func}({values}) if {values} else None)"
+        if target is None:
+            self.emit(f"return {final}")
+        else:
+            if func in ("list", "sum", "min", "max"):
+                self.emit(f"{result} = {final}")
+            elif func != "count":
+                # any/all/first: the loop's `break` set the result; no break leaves the default
+                pass
+            self._indent -= 1
+
+    def _aggregate_value(self, e, scope, target: str) -> None:
+        """Emit aggregate `e` inline, its value in `target` (the caller checked it may be)."""
+        seq = self.temp("seq")
+        self.emit(f"{seq} = {self.expr(e.source, scope)}")
+        self.aggregate(e, scope, seq, target)
 
     def _pair(self, left: str, right: str) -> tuple[str, str, str]:
         """Evaluate two operands once, left then right, inside an expression: returns the test
@@ -386,6 +437,10 @@ class Generator:
             if self._plain_value(e.right, scope):
                 # a constant that is not a table cell on the right: Python's own == is the rule
                 return f"({left} {op} {right})"
+            if isinstance(e.right, ast.Name) and e.right.id in scope:
+                # a local on the right: reading it first or last is the same
+                eq = f"({left} == {right} if type({right}) is not CellValue else {right} == {left})"
+                return eq if op == "==" else f"(not {eq})"
             # the right operand first (a cell compares by its single code), as the closure does
             a, b = self.temp("a"), self.temp("b")
             eq = f"(({a} == {b}) if (({b} := {right}), ({a} := {left})) and type({b}) is not CellValue else ({b} == {a}))"
@@ -416,8 +471,9 @@ class Generator:
         return f"(-{a} if type({a} := {self.expr(e.operand, scope)}) is int else NEGATE({a}, {self.span(e.span)}))"
 
     def _e_Is(self, e, scope):
-        o = self.temp("o")
-        test = f"(({e.tag!r} in {o}) if type({o} := {self.expr(e.obj, scope)}) is frozenset else HAS_TAG(ctx, {o}, {e.tag!r}))"
+        tester = symbol("IS_", e.tag, self.symbols)  # Engine.tag_tester(tag)
+        self.testers[tester] = e.tag
+        test = f"{tester}(ctx, {self.expr(e.obj, scope)})"
         return f"(not {test})" if e.negated else test
 
     def _e_In(self, e, scope):
@@ -458,10 +514,27 @@ class Generator:
             self._span = was
 
     def _s_Let(self, s, scope):
-        value = self.expr(s.value, frozenset(scope))
+        fscope = frozenset(scope)
+        if self.inline_aggregate(s.value, fscope):
+            scope.add(s.name)
+            self.tick(s.span)
+            r = self.temp("r")
+            self._aggregate_value(s.value, fscope, r)
+            self.emit(f"{self.local(s.name)} = {r}")
+            return
+        value = self.expr(s.value, fscope)
         scope.add(s.name)
         self.tick(s.span)
         self.emit(f"{self.local(s.name)} = {value}")
+
+    def returns(self, e: ast.Expr, scope) -> None:
+        """Emit `return <e>`; an aggregate is written as the function's own loop."""
+        if isinstance(e, ast.Comprehension) and e.func in AGGREGATES:
+            seq = self.temp("seq")
+            self.emit(f"{seq} = {self.expr(e.source, scope)}")
+            self.aggregate(e, scope, seq, None)
+            return
+        self.emit(f"return {self.expr(e, scope)}")
 
     def _s_SetStmt(self, s, scope):
         value = self.expr(s.value, frozenset(scope))

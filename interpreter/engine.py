@@ -330,6 +330,46 @@ class Engine:
             raise RuleError(f"cannot read '.{name}' of none", span)
         raise RuleError(f"{show(obj)} has no property '{name}'", span)
 
+    def attribute_reader(self, name: str):
+        """`read(ctx, obj, span)`: `attribute(ctx, obj, name, span)` specialised on the name, the
+        unit case first (a unit variable or a unit type's property: the reads in hot loops)."""
+        readers = self.__dict__.setdefault("_attribute_readers", {})
+        found = readers.get(name)
+        if found is not None:
+            return found
+        general = self.attribute
+        decl = self.vars.get(name)
+        if name in _UNIT_FIELDS or name in self.hidden_vars:
+            def read(ctx, obj, span):
+                return general(ctx, obj, name, span)
+        elif decl is not None and decl.scope == "unit_var":
+            default = self._var_default
+
+            def read(ctx, obj, span):
+                if type(obj) is UnitRef:
+                    unit = ctx.state.units.get(obj.id)
+                    if unit is not None:
+                        for key, value in unit.vars:
+                            if key == name:
+                                return value
+                        return default(ctx, name)
+                return general(ctx, obj, name, span)
+        else:
+            entities = self.entities
+
+            def read(ctx, obj, span):
+                if type(obj) is UnitRef:
+                    unit = ctx.state.units.get(obj.id)
+                    if unit is not None:  # a property of the unit's type, per step if it varies
+                        props = entities[unit.type].props
+                        by_steps = props["_by_steps"].get(unit.steps)
+                        if by_steps is not None and name in by_steps:
+                            return by_steps[name]
+                        return props.get(name)
+                return general(ctx, obj, name, span)
+        readers[name] = read
+        return read
+
     def _var_default(self, ctx, name: str):
         fn = self._defaults.get(name)
         if fn is None:
@@ -395,6 +435,32 @@ class Engine:
         if isinstance(obj, tuple):
             return any(self.has_tag(ctx, x, tag) for x in obj)
         return False
+
+    def tag_tester(self, tag: str):
+        """`test(ctx, obj)`: `has_tag(ctx, obj, tag)` specialised on the tag, units first."""
+        testers = self.__dict__.setdefault("_tag_testers", {})
+        found = testers.get(tag)
+        if found is not None:
+            return found
+        general, entities = self.has_tag, self.entities
+
+        def test(ctx, obj):
+            if type(obj) is UnitRef:
+                unit = ctx.state.units.get(obj.id)
+                if unit is None:
+                    return False
+                if tag in unit.markers:
+                    return True
+                ent = entities[unit.type]
+                if tag in ent.tags:
+                    by_steps = ent.props["_by_steps"].get(unit.steps)
+                    return by_steps is None or by_steps.get(tag) is not False
+                return tag == unit.side
+            if type(obj) is frozenset:  # hexside features
+                return tag in obj
+            return general(ctx, obj, tag)
+        testers[tag] = test
+        return test
 
     def locations_with(self, tag: str) -> tuple[str, ...]:
         found = self._locations_with.get(tag)
@@ -695,6 +761,7 @@ class Engine:
 
 
 _MISSING = object()
+_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id"})  # read from the record
 
 
 def single_value(v):

@@ -32,7 +32,7 @@ from warcodex.dsl import ast
 from warcodex.dsl.cache import cache_dir
 from warcodex.interpreter.codegen import Generator, Unit, symbol
 from warcodex.interpreter.compiler import (
-    DEFAULT_ORDER, STOP, Frame, _CAP_ALIASES, _STAGE_OF, _arith, _compare, _num, _unit_types_args, cache_plan,
+    DEFAULT_ORDER, STOP, Frame, _CAP_ALIASES, _STAGE_OF, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
     divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
@@ -89,7 +89,8 @@ def namespace(engine) -> dict:
         "ARITH": _arith, "COMPARE": _compare, "NEGATE": _negate, "NUM": _num, "DYNAMIC": _dynamic,
         "DSL_LOCALS": _dsl_locals, "ARITY_ERROR": _arity_error, "SINGLE": single_value,
         "DIVIDE_ROUNDED": divide_rounded, "ROUND": round_value, "MODIFIER_STEP": modifier_step,
-        "TRACED_MODIFIER": traced_modifier, "UNIT_TYPES_ARGS": _unit_types_args, "READ_GLOBAL": read_global,
+        "TRACED_MODIFIER": traced_modifier, "UNIT_TYPES_ARGS": _unit_types_args, "UNIT_TYPES": _unit_types,
+        "READ_GLOBAL": read_global,
         "ENTITIES": engine.entities, "STATIC": engine.static_cache,
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
@@ -117,7 +118,8 @@ class GeneratedCompiler:
         self._written = False
         if self._cached is not None:
             gen = self.gen
-            gen.constants, gen.spans, gen.symbols, gen._temp, self._entries = self._cached["state"]
+            (gen.constants, gen.spans, gen.symbols, gen._temp, self._entries, gen.readers,
+             gen.testers) = self._cached["state"]
             gen._const_index = {}  # a cached build does not generate: no new constants to share
             gen._span_index = {}
         self._file = f"<warcodex {engine.game.game.name if engine.game.games else 'rules'} {id(self):x}>"
@@ -136,9 +138,7 @@ class GeneratedCompiler:
         gen = self.gen
         gen._span = e.span
 
-        def body():
-            gen.emit(f"return {gen.expr(e, scope)}")
-        gen.function(unit, name, ["fr"], sorted(scope), body, fr=True, dynamic=dynamic)
+        gen.function(unit, name, ["fr"], sorted(scope), lambda: gen.returns(e, scope), fr=True, dynamic=dynamic)
         return self._load(unit)
 
     def block(self, stmts: list, scope, dynamic: bool = False):
@@ -168,8 +168,7 @@ class GeneratedCompiler:
         unit = Unit(name, self._owner(e.span), "value")
         gen._span = e.span
         scope = frozenset(params)
-        gen.function(unit, name, ["ctx"] + [gen.local(p) for p in params], (),
-                     lambda: gen.emit(f"return {gen.expr(e, scope)}"), fr=False)
+        gen.function(unit, name, ["ctx"] + [gen.local(p) for p in params], (), lambda: gen.returns(e, scope), fr=False)
         return self._load(unit)
 
     def predicate(self, exprs: list, params: tuple):
@@ -299,14 +298,27 @@ class GeneratedCompiler:
         read_code = "(" + "".join(f"READ_GLOBAL(state, {n!r}), " for n in reads) + ")"
         name = repr(decl.name)
         if level == "static":
-            key = f"({name}, UNIT_TYPES_ARGS(state, {key_args})" + (f", {read_code})" if reads else ")")
+            # compiler._unit_types_args, argument by argument: a unit stands for its type and side
+            types = {p.name: p.type for p in decl.params}
+            parts = []
+            for n in names:
+                x = gen.local(n)
+                if types.get(n) == "unit":
+                    u = gen.temp("u")
+                    parts.append(f"(('unit', {u}.type, {u}.side) if type({x}) is UnitRef and "
+                                 f"({u} := state.units.get({x}.id)) is not None else UNIT_TYPES(state, {x}))")
+                else:
+                    parts.append(f"({x} if type({x}) is not UnitRef and type({x}) is not tuple else UNIT_TYPES(state, {x}))")
+            typed = "(" + "".join(part + ", " for part in parts) + ")"
+            key = f"({name}, {typed}" + (f", {read_code})" if reads else ")")
             self._memo_lines("STATIC", key, body, args, state=True)
         elif level == "positions":
             key = f"({name}, {key_args}" + (f", {read_code})" if reads else ")")
-            gen.emit("memo = ctx.positions_memo()")
+            gen.emit("memo = ctx._positions_memo if ctx._positions_version == ctx.state.positions_version "
+                     "else ctx.positions_memo()")
             self._memo_lines("memo", key, body, args, state=bool(reads))
         elif pure:
-            gen.emit("memo = ctx.memo()")
+            gen.emit("memo = ctx._memo if ctx._memo_version == ctx.state.version else ctx.memo()")
             gen.emit(f"k = ({name}, {key_args})")
             gen.emit("try:")
             gen.emit(f"    return memo[k]")
@@ -344,8 +356,9 @@ class GeneratedCompiler:
         unit = Unit(rule, f.name, "function")
         gen._span = f.span
         scope = frozenset(names)
-        gen.function(unit, "B" + rule[1:], params, (), lambda: gen.emit(f"return {gen.expr(f.body, scope)}", f.body.span),
-                     fr=False, docline=f"function {f.name}")
+        gen._span = f.body.span
+        gen.function(unit, "B" + rule[1:], params, (), lambda: gen.returns(f.body, scope), fr=False,
+                     docline=f"function {f.name}")
         pure = not uses_dice(f.body) and not engine.deps.reads_hidden(f)
         level, _ = cache_plan(engine.compiler, f)
 
@@ -444,7 +457,8 @@ class GeneratedCompiler:
         units = [(req, u.name, u.owner, u.role, u.lines, marshal.dumps(code))
                  for req, u, code in zip(self._requests, self.units, self._codes)]
         data = {"units": units,
-                "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries)}
+                "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries,
+                          gen.readers, gen.testers)}
         _write_cache(self._cache_file, data)
 
     def _bind_constants(self) -> None:
@@ -453,6 +467,12 @@ class GeneratedCompiler:
             ns[f"K{i}"] = gen.constants[i]
         for i in range(bound[1], len(gen.spans)):
             ns[f"S{i}"] = gen.spans[i]
+        for symbol_, name in gen.readers.items():
+            if symbol_ not in ns:
+                ns[symbol_] = self.engine.attribute_reader(name)
+        for symbol_, tag in gen.testers.items():
+            if symbol_ not in ns:
+                ns[symbol_] = self.engine.tag_tester(tag)
         bound[:] = [len(gen.constants), len(gen.spans)]
 
     def source(self) -> str:
@@ -495,11 +515,11 @@ def _read_cache(path, engine) -> dict | None:
     try:
         with open(path, "rb") as f:
             data = pickle.load(f)
-        constants, spans, symbols, temp, entries = data["state"]
+        constants, spans, symbols, temp, entries, readers, testers = data["state"]
         thawed = []
         for kind, value in constants:
             thawed.append(engine.entities[value] if kind == "entity" else value)
-        data["state"] = (thawed, spans, symbols, temp, entries)
+        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers)
         return data
     except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
         return None
