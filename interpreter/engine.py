@@ -68,6 +68,8 @@ class Engine:
         self.hidden_vars = frozenset(n for n, d in self.vars.items() if d.hidden)
         self.side_entities = tuple(self.entities[s.name] for s in game.sides)
         self._alliance_of = self._alliances()
+        self._enemies: dict = {}
+        self._allies: dict = {}
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
@@ -100,7 +102,13 @@ class Engine:
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
         for name, decl in self.vars.items():  # compiled now, so that they are cached with the rest
-            if decl.default is not None:
+            if decl.default is None:
+                continue
+            if isinstance(decl.default, _LITERALS) or (isinstance(decl.default, ast.Name) and decl.default.id in self.entities
+                                                        and self.entities[decl.default.id].kind != "option"):
+                # a literal or a declared name: the same value every time it is read
+                self._defaults[name] = _Constant(self.reference.expr(decl.default, frozenset())(Frame(None)))
+            else:
                 self._defaults[name] = self.compiler.expr(decl.default, frozenset())
         if self.compiler is not self.reference:
             self.compiler.finish()  # the generated code is complete: cache it
@@ -153,12 +161,20 @@ class Engine:
         return alliance_of
 
     def enemies_of(self, side: Entity) -> tuple[Entity, ...]:
-        mine = self._alliance_of.get(side.name, side.name)
-        return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) != mine)
+        found = self._enemies.get(side.name)
+        if found is None:  # alliances are fixed for the game: found once per side
+            mine = self._alliance_of.get(side.name, side.name)
+            found = self._enemies[side.name] = tuple(
+                s for s in self.side_entities if self._alliance_of.get(s.name, s.name) != mine)
+        return found
 
     def allies_of(self, side: Entity) -> tuple[Entity, ...]:
-        mine = self._alliance_of.get(side.name, side.name)
-        return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) == mine)
+        found = self._allies.get(side.name)
+        if found is None:
+            mine = self._alliance_of.get(side.name, side.name)
+            found = self._allies[side.name] = tuple(
+                s for s in self.side_entities if self._alliance_of.get(s.name, s.name) == mine)
+        return found
 
     def global_name(self, name: str, span):
         """What a global name is, as (kind, value): ("constant", None) for the language's
@@ -377,6 +393,8 @@ class Engine:
             if decl.default is None:
                 return None
             fn = self._defaults[name] = self.compiler.expr(decl.default, frozenset())
+        if type(fn) is _Constant:
+            return fn.value
         return fn(Frame(ctx))
 
     def set_attribute(self, ctx, obj, name: str, value, span) -> None:
@@ -761,6 +779,16 @@ class Engine:
 
 
 _MISSING = object()
+_LITERALS = (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit)
+
+
+class _Constant:
+    """A variable's default that is a literal or a declared name: evaluated once."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
 _UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id"})  # read from the record
 
 
