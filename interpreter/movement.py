@@ -134,7 +134,6 @@ class MovementMode:
             blocked = self._location_table(ctx, unit, side)
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
-            limit = ctx.step_limit
             at, step_cost = self._at, self._step
             while heap:
                 spent, _, loc = heapq.heappop(heap)
@@ -142,9 +141,7 @@ class MovementMode:
                 if spent > entry[0] or (entry[2] and loc != start):
                     continue
                 for nxt in neighbors(loc):
-                    ctx.steps += 1
-                    if ctx.steps > limit:
-                        ctx.tick(None)
+                    ctx.tick(None)
                     here = at_location.get(nxt)
                     if here is None:
                         here = at_location[nxt] = at(ctx, unit, side, start, loc, nxt, blocked)
@@ -224,7 +221,6 @@ class MovementMode:
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
             prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
-            step_limit = ctx.step_limit
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 entry = best[loc]
@@ -232,9 +228,7 @@ class MovementMode:
                     continue
                 origin = entry[1]
                 for nxt in neighbors(loc):
-                    ctx.steps += 1
-                    if ctx.steps > step_limit:
-                        ctx.tick(span)
+                    ctx.tick(span)
                     here = at_location.get(nxt)
                     if here is None:
                         here = at_location[nxt] = at(ctx, None, side, origin, loc, nxt, blocked)
@@ -279,7 +273,6 @@ class MovementMode:
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
             prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
-            step_limit = ctx.step_limit
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 if spent > best[loc]:
@@ -291,9 +284,7 @@ class MovementMode:
                 if here[0] or (here[1] and loc not in goals):
                     continue  # cannot be entered, or entered only to stop short of a target
                 for prev in neighbors(loc):  # on a hex or area map, adjacency is symmetric
-                    ctx.steps += 1
-                    if ctx.steps > step_limit:
-                        ctx.tick(span)
+                    ctx.tick(span)
                     if prohibited is not None and prohibited(ctx, None, side, None, prev, loc):
                         continue
                     if loc not in goals and stops is not None and stops(ctx, None, side, None, prev, loc):
