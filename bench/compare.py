@@ -8,7 +8,7 @@ for example `git worktree add ../wcx-base 772ede4 && cd ../wcx-base && python3 -
 .venv/bin/pip install -e .` (outside this repository's tree). Each side plays in a long-lived
 worker process of its own (`compare_worker.py`, run by each side's Python: the engine is built
 once, outside the timings), seed by seed in alternation, so load from other processes hits both
-alike. For each seed both play the same random self-play game with invariants checked, untraced
+alike. Both play this checkout's game files: the same rules, only the engines differ. For each seed both play the same random self-play game with invariants checked, untraced
 (as `bench/selfplay.py`), and the report gives each side's median seconds per game and their
 ratio; both logs are hashed and must be byte-identical (same seed, same log). `--traced-seeds N`
 also compares the first N games played with explanations (the logs then hold every derivation).
@@ -36,12 +36,12 @@ WORKER = HERE / "compare_worker.py"
 class Worker:
     """One side: a Python process that builds the engine once and plays the games asked."""
 
-    def __init__(self, label: str, checkout: Path, game: str) -> None:
+    def __init__(self, label: str, checkout: Path, game_dir: Path) -> None:
         python = checkout / ".venv" / "bin" / "python"
         if not python.exists():
             raise SystemExit(f"{checkout} has no .venv: make one there and install that checkout into it")
         self.label = label
-        self.proc = subprocess.Popen([str(python), str(WORKER), str(checkout / "games" / game)], cwd=checkout,
+        self.proc = subprocess.Popen([str(python), str(WORKER), str(game_dir)], cwd=checkout,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         ready = json.loads(self.proc.stdout.readline())
         self.build_s = ready["build_s"]
@@ -70,8 +70,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     console = Console(width=150)
-    base = Worker("base", args.base.resolve(), args.game)
-    new = Worker("this", ROOT, args.game)
+    # both sides play the same rules, this checkout's game files (the rules may have changed
+    # since the other checkout's commit): only the engines differ
+    game_dir = ROOT / "games" / args.game
+    base = Worker("base", args.base.resolve(), game_dir)
+    new = Worker("this", ROOT, game_dir)
     rows, mismatches = [], []
     try:
         seeds = range(args.first_seed, args.first_seed + args.seeds)
