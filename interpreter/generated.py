@@ -30,9 +30,10 @@ from importlib import resources
 
 from warcodex.dsl import ast
 from warcodex.dsl.cache import cache_dir
+from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.interpreter.codegen import Generator, Unit, symbol
 from warcodex.interpreter.compiler import (
-    DEFAULT_ORDER, STOP, Frame, _CAP_ALIASES, _STAGE_OF, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
+    STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
     divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
@@ -199,11 +200,10 @@ class GeneratedCompiler:
         names = [p.name for p in q.params]
         params = ["ctx"] + [gen.local(n) for n in names]
         scope = frozenset(names)
-        order = tuple(q.order) if q.order else DEFAULT_ORDER
-        for stage in order:
+        for stage in stage_order(q):
             if stage not in DEFAULT_ORDER:
                 raise RuleError(f"unknown stage '{stage}' in order (use {', '.join(DEFAULT_ORDER)})", q.span)
-        mods = [m for stage in order for m in q.modifiers if _STAGE_OF[m.op] == stage]
+        mods = [m for _, m in composed(q)]  # the composition order (dsl/composition.py)
         groups = {m.group: gen.temp("group") for m in mods if m.group is not None}
         rule = gen.rule(q.name)
         unit = Unit(rule, q.name, "quantity")
