@@ -388,3 +388,22 @@ def test_on_turn_1_every_unit_is_in_command():
     assert s.uvar(far, "activated") is True
     s.at_turn(2)
     assert not s.f("in_command_range", far, hq)
+
+
+def test_strategic_movement_on_turn_10_costs_a_chit_of_the_same_turn():
+    # §5.4.2: on turn 10 the reduction applies to the current turn: a German chit drawn after it,
+    # once the lowered allowance is used, is set aside (self-play seed 3 met this)
+    s = Scene(turn=10, phase="command_segment")
+    s.unit("g_stell_ii_hq", "german", "03.03")
+    german = s.e("german")
+    limit = s.f("chit_limit", german)
+    s.side_set("german", "chits_used", limit - 1)
+    assert not s.f("at_limit", german)
+    s.side_set("german", "strategic_turns", (10,))
+    assert s.f("chit_limit", german) == limit - 1 and s.f("at_limit", german)
+    for c in s.pile("cup"):
+        if c != "chit_stell2":
+            s.engine.move_card(s.ctx, "command_chits", s.e(c), "waiting", None)
+    s.dice(1)
+    s.run("draw_chit")
+    assert "chit_stell2" in s.pile("set_aside") and s.var("current_chit") is None
