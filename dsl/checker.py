@@ -401,6 +401,8 @@ class _Checker:
                     if p.value is not None:
                         w.expr(p.value)
         elif isinstance(decl, ast.Deck):
+            for p in decl.props:
+                w.expr(p.value)
             for card in decl.cards:
                 self._walk_decl(card)
         elif isinstance(decl, ast.VarDecl):
