@@ -146,6 +146,7 @@ UNIT_FIELDS: dict[str, tuple[str, str]] = {
     "max_steps": ("int", "Steps at full strength."),
     "label": ("str", "The unit's own name (e.g. \"11th Panzer\"), or its type's label."),
     "id": ("int", "A number unique to the unit in this game."),
+    "box": ("str", "The off-map holding box the unit is in (\"eliminated\", a box given to `to_box`), or none on the map."),
 }
 
 # The events the engine fires by itself; `emit` fires any other.

@@ -268,6 +268,8 @@ class Engine:
                 return unit.label
             if name == "id":
                 return unit.id
+            if name == "box":
+                return unit.box
             value = self.unit_prop(unit, name)
             if value is None and name not in self.entities[unit.type].props:
                 return None
