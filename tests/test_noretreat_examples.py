@@ -194,12 +194,15 @@ def test_a10_nobody_draws_the_last_card_it_is_reshuffled():
 # ================================================================ A11: the same card twice
 def test_a11_okh_takes_back_a_played_card_which_may_not_be_played_again():
     s = Scene(real_map=True, turn=3, active="axis", phase="draw_step", initiative="axis")
-    s.hand("axis", "c21", "c47")
-    s.act("play_event", c="c47")  # Lebensraum is not in the game before 1945: use the test's own hand
-    s.agent.script = {"x": ["c47"]}
+    s.hand("axis", "c21", "c42")
+    s.state.hands["soviet"] = []
+    s.act("play_event", c="c42")  # Evacuation of industry (a random Soviet discard: none to make)
+    s.agent.script = {"x": ["c42"]}
     s.act("play_event", c="c21")  # OKH: take a card from the played pile
-    assert "c47" in s.state.hands["axis"]
-    assert all(a.arg("c").name != "c47" for a in s.legal("play_event"))
+    assert s.state.hands["axis"] == ["c42"]
+    assert all(a.arg("c").name != "c42" for a in s.legal("play_event"))
+    with pytest.raises(RuleError, match="not an eligible c"):
+        s.act("play_event", c="c42")
 
 
 # ================================================================ A12: turn 15, the 8th Italian Army
