@@ -87,3 +87,14 @@ def test_a_game_replays_exactly_from_its_log(engine, traced):
     again = start(engine, "campaign", 9, {"axis": script, "soviet": script})
     again.run(until_turn=1)
     assert log_text(again.log[: len(g.log)]) == log_text(g.log)
+
+
+def test_every_optional_rule_on_plays_with_the_invariants(engine):
+    options = {o: True for o in ("joker_card", "quick_reorganisation", "no_surrender", "local_combat_support",
+                                 "reserves_rule", "abteilung_units", "fortified_front_units", "no_controlled_weather")}
+    g = start(engine, "campaign", 3, agents_for(engine, ["random"], 3), options=options, trace=False,
+              check_invariants=True)
+    g.run(until_turn=2)
+    st = g.state
+    joker = [side for side, hand in st.hands.items() if "joker" in hand]
+    assert len(joker) == 1  # the Joker is always in one hand
