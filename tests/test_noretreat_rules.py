@@ -85,3 +85,14 @@ def test_manstein_doubles_a_german_attacker_in_a_battle_of_the_german_combat_pha
     s.agent.script = {"c": ["c01"], "u": [a]}
     s.run("offer_battle_card", "axis", "battle_attack")
     assert s.state.vars["b_double"] == a and s.f("attack_strength", a) == 10
+
+
+def test_the_round_markers_never_show_more_than_6():
+    # found by self-play: a VP loss of the side without the initiative (a missed attack quota)
+    # moved the markers up past 6
+    s = Scene(real_map=True, turn=5, initiative="axis")
+    s.set("event_vp", 5)
+    s.run("gain_vp", "soviet", -2)
+    assert s.state.vars["event_vp"] == 6
+    s.run("gain_vp", "axis", -3)
+    assert s.state.vars["event_vp"] == 3
