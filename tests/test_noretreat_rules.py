@@ -96,3 +96,16 @@ def test_the_round_markers_never_show_more_than_6():
     assert s.state.vars["event_vp"] == 6
     s.run("gain_vp", "axis", -3)
     assert s.state.vars["event_vp"] == 3
+
+
+def test_a_cancelled_return_goes_back_to_its_box_as_it_was():
+    # found by self-play: card 07 cancelling the return of an eliminated Soviet unit left it in
+    # the Eliminated box with a step
+    body = '  feature city: 1004\n'
+    s = Scene(body, turn=7, active="soviet", phase="deployment", initiative="axis")
+    u = s.unit("soviet_front", "soviet", None, box="eliminated", steps=0)
+    s.hand("soviet", "c01")
+    s.hand("axis", "c07")
+    s.agent.script = {"x": ["c07"]}
+    s.act("return_unit", u=u, h="1004")
+    assert s.u(u).box == "eliminated" and s.u(u).steps == 0 and s.state.hands["soviet"] == []
