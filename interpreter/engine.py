@@ -772,7 +772,7 @@ class _Constant:
 
     def __init__(self, value) -> None:
         self.value = value
-_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id"})  # read from the record
+_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id", "box"})  # read from the record
 
 
 def single_value(v):
