@@ -8,7 +8,7 @@ traces and the coverage report can point back at the file and the rulebook. Decl
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal, Union
+from typing import ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -566,11 +566,14 @@ class Card(Decl):
 
 class Deck(Decl):
     cards: list[Card]
-    props: list[Prop] = Field(default_factory=list)
+    props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at, piles
+
+    # the piles every deck has (interpreter/cards.py); a deck may add its own with `piles: [...]`
+    BUILTIN_PILES: ClassVar[tuple[str, ...]] = ("draw", "discard", "removed", "set_aside", "play")
 
     def piles(self) -> list[str]:
-        """The deck's piles: "draw" and "discard", then those its `piles:` property lists."""
-        out = ["draw", "discard"]
+        """The deck's piles: the built-in ones, then those its `piles:` property adds."""
+        out = list(self.BUILTIN_PILES)
         for p in self.props:
             if p.key == "piles" and isinstance(p.value, ListLit):
                 out += [i.value for i in p.value.items if isinstance(i, Str) and i.value not in out]

@@ -555,7 +555,9 @@ class _Layout:
         return self._props_block(f"invariant {d.name}{_header_meta(d.header)}", d.props, ind)
 
     def _deck(self, d: ast.Deck, ind: str) -> list[str]:
-        inner: list[str] = [line for p in d.props for line in _prop_lines(p, ind + INDENT)]
+        inner: list[str] = []
+        for p in d.props:
+            inner += _prop_lines(p, ind + INDENT)
         for c in d.cards:
             inner += self.decl(c, ind + INDENT)
         return self._body(f"deck {d.name}{_header_meta(d.header)}", inner, ind)

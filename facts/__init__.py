@@ -13,10 +13,10 @@ tables.py (tables and the rules that feed them), game.py (the assembled model).
 See docs/architecture.md for where this layer sits.
 """
 
-from warcodex.facts.game import (AllianceFacts, CardFacts, DeckFacts, GameFacts, PhaseStep, PlacedUnit,
-                                 ProvisionalFacts, SideFacts, UnitTypeFacts, VariableFacts, facts_of)
+from warcodex.facts.game import (AllianceFacts, GameFacts, PhaseStep, PlacedUnit, ProvisionalFacts, SideFacts,
+                                 UnitTypeFacts, VariableFacts, facts_of)
 from warcodex.facts.owners import Owners
 from warcodex.facts.schedule import Condition, Movement
 
-__all__ = ["AllianceFacts", "CardFacts", "Condition", "DeckFacts", "GameFacts", "Movement", "Owners", "PhaseStep",
-           "PlacedUnit", "ProvisionalFacts", "SideFacts", "UnitTypeFacts", "VariableFacts", "facts_of"]
+__all__ = ["AllianceFacts", "Condition", "GameFacts", "Movement", "Owners", "PhaseStep", "PlacedUnit",
+           "ProvisionalFacts", "SideFacts", "UnitTypeFacts", "VariableFacts", "facts_of"]

@@ -94,22 +94,6 @@ class VariableFacts:
 
 
 @dataclass(frozen=True)
-class CardFacts:
-    name: str
-    label: str
-    owner: str | None  # the side named by the card's `owner:`, if any
-
-
-@dataclass(frozen=True)
-class DeckFacts:
-    """A deck (a cup of chits) at the start: each of its piles with the cards that start in it."""
-    name: str
-    label: str
-    piles: dict[str, list[CardFacts]]  # pile -> cards, bottom first; every pile, empty ones too
-    decl: ast.Deck
-
-
-@dataclass(frozen=True)
 class ProvisionalFacts:
     what: str
     note: str
@@ -141,7 +125,6 @@ class GameFacts:
     dice: list[ast.Dice]
     variables: list[VariableFacts]
     provisional: list[ProvisionalFacts]
-    decks: list[DeckFacts] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     # ---------------------------------------------------------------- lookups
@@ -243,7 +226,7 @@ def _build(engine, scenario: str) -> GameFacts:
         at_start=at_start, boxes=boxes, movements=movements, steps=_steps(engine, state, first, end),
         dice=_dice(game), variables=_variables(engine, state),
         provisional=[ProvisionalFacts(what, prov.note or "", node) for what, node, prov in game.provisional_items()],
-        decks=_decks(engine, state), warnings=warnings)
+        warnings=warnings)
 
 
 def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
@@ -259,26 +242,6 @@ def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
         p.provenance is not None and p.provenance.kind == "provisional" for p in u.props)
     flags = [k for k, v in props.items() if v is True]
     return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u)
-
-
-def _decks(engine, state) -> list[DeckFacts]:
-    """Every deck's piles as the set-up leaves them (cards start in their `pile:`, the others are
-    shuffled into "draw")."""
-    from warcodex.interpreter.context import Context
-
-    ctx = Context(engine, state.snapshot())
-    out = []
-    for d in engine.game.of_kind(ast.Deck):
-        piles = {}
-        for p in d.piles():
-            cards = []
-            for c in engine.pile(ctx, d.name, p, d.span):
-                ent = engine.entities[c]
-                owner = ent.props.get("owner")
-                cards.append(CardFacts(c, ent.label or c, owner.name if isinstance(owner, Entity) and owner.kind == "side" else None))
-            piles[p] = cards
-        out.append(DeckFacts(d.name, d.header.title(), piles, d))
-    return out
 
 
 def _placed(unit) -> PlacedUnit:

@@ -218,7 +218,13 @@ class Compiler:
 
     def call(self, e: ast.Call, scope, dyn, statement: bool) -> Fn:
         name = e.func
-        args = [self.expr(a, scope, dyn) for a in e.args]
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
+            event = e.args[0].id
+            args = [(lambda fr, event=event: event)] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span
         engine = self.engine
         if name in scope:

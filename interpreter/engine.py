@@ -100,7 +100,10 @@ class Engine:
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
         self._locations_with: dict[str, tuple[str, ...]] = {}
+        from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
+
+        self.cards = Cards(self)
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
@@ -213,8 +216,9 @@ class Engine:
 
     def observation(self, state, side: str) -> dict:
         """What `side` may observe of the state: everything, except the hidden variables of the
-        other sides' units and of the other sides (shown as "hidden"). The state itself stays
-        complete; an agent that reads the game should read this view."""
+        other sides' units and of the other sides (shown as "hidden"), the cards in the other
+        sides' hands and the order of the draw piles (shown as as many "hidden"). The state itself
+        stays complete; an agent that reads the game should read this view."""
         from warcodex.interpreter.saves import state_to_data
 
         data = state_to_data(self, state).model_dump()
@@ -227,6 +231,7 @@ class Engine:
             if s != side:
                 for name in self.hidden_vars & set(values):
                     values[name] = "hidden"
+        self.cards.observe(data, side)
         return data
 
     def hidden_from(self, owners) -> list[str]:
@@ -622,74 +627,26 @@ class Engine:
         else:
             raise RuleError(f"cannot mark {show(x)}", span)
 
-    # -- cards
-    def _deck(self, ctx, deck, span) -> dict:
-        name = deck.name if isinstance(deck, Entity) else str(deck)
-        decl = self.game.names.get(name)
-        if not isinstance(decl, ast.Deck):
-            raise RuleError(f"{show(deck)} is not a deck", span)
-        piles = ctx.state.decks.get(name)
-        if piles is None:
-            # each card starts in the pile its `pile:` names, the others shuffled into "draw"
-            piles = {p: [] for p in decl.piles()}
-            for c in decl.cards:
-                start = self.entities[c.name].props.get("pile", "draw")
-                if start != "draw":
-                    piles[start].append(c.name)
-            cards = [c.name for c in decl.cards if self.entities[c.name].props.get("pile", "draw") == "draw"]
-            ctx.state.rng.shuffle(cards)
-            piles["draw"] = cards
-            ctx.state.decks[name] = piles
-        return piles
-
+    # -- cards (interpreter/cards.py)
     def pile(self, ctx, deck, pile: str, span) -> list[str]:
-        piles = self._deck(ctx, deck, span)
-        if pile not in piles:
-            raise RuleError(f"deck {show(deck)} has no pile '{pile}' (it has: {', '.join(piles)})", span)
-        return piles[pile]
+        """A pile of a deck, bottom card first (`pile()` in the rules gives it top card first)."""
+        return self.cards.pile(ctx.state, self.cards.deck_name(deck, span), pile, span)
 
     def move_card(self, ctx, deck, card, to: str, span) -> None:
-        """Put a card on top of one of its deck's piles, from the pile or hand it is in."""
-        name = card.name if isinstance(card, Entity) else str(card)
-        target = self.pile(ctx, deck, to, span)
-        piles = self._deck(ctx, deck, span)
-        source = next((p for p in piles.values() if name in p), None)
-        if source is None:
-            source = next((h for h in ctx.state.hands.values() if name in h), None)
-        if source is None:
-            raise RuleError(f"card {name} is in no pile of deck {show(deck)} and in no hand", span)
-        source.remove(name)
-        target.append(name)
-        if ctx.tracing:
-            ctx.trace_add(Derivation(f"{self.entities[name].label if name in self.entities else name} -> {to}"))
-        ctx.state.touch()
+        name = self.cards.card_name(card, span)
+        d = self.cards.deck_name(deck, span)
+        if self.cards.deck_of[name] != d:
+            raise RuleError(f"card {name} is not a card of deck {d}", span)
+        self.cards.move(ctx, name, to, span)
 
     def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        hand = ctx.state.hands.setdefault(side.name, [])
-        for _ in range(n):
-            if not piles["draw"]:
-                break
-            hand.append(piles["draw"].pop())
-        ctx.state.touch()
+        self.cards.draw(ctx, side, self.cards.deck_name(deck, span), n, span)
 
     def discard_card(self, ctx, side: Entity, card, span) -> None:
-        name = card.name if isinstance(card, Entity) else str(card)
-        hand = ctx.state.hands.get(side.name, [])
-        if name not in hand:
-            raise RuleError(f"{side.name} has no card {name} in hand", span)
-        hand.remove(name)
-        for deck in self.game.of_kind(ast.Deck):
-            if any(c.name == name for c in deck.cards):
-                self._deck(ctx, deck.name, span)["discard"].append(name)
-        ctx.state.touch()
+        self.cards.discard(ctx, side, self.cards.card_name(card, span), span)
 
     def shuffle_deck(self, ctx, deck, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        piles["draw"].extend(piles["discard"])
-        piles["discard"].clear()
-        ctx.state.rng.shuffle(piles["draw"])
-        ctx.state.touch()
+        self.cards.reshuffle(ctx, self.cards.deck_name(deck, span), span)
 
     # ============================================================ JSON
     def to_json(self, value) -> Any:
@@ -826,7 +783,7 @@ class _Constant:
 
     def __init__(self, value) -> None:
         self.value = value
-_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id"})  # read from the record
+_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id", "box"})  # read from the record
 
 
 def single_value(v):

@@ -68,9 +68,10 @@ def test_draws_are_random_but_seeded(engine):
 
 
 def test_fixed_dice_choose_the_chits(engine):
-    # pick_random draws with the dice: a roll of k picks the k-th chit in the pile
+    # pick_random draws with the dice: a roll of k picks the k-th chit of the pile, top first
+    # (the cup is [gamma, beta, alpha]: the last card declared in it is on top)
     state = engine.new_game("basic", seed=0)
-    state.rng = FixedDice([3, 1, 1] + [1] * 20)
+    state.rng = FixedDice([1, 2, 1] + [1] * 20)
     game = Game(engine, state, {"red": FirstAgent(), "blue": FirstAgent()})
     game.run(until_turn=1)
     assert [f for _, _, f in actions(game.log)] == ["gamma", "alpha", "beta"]

@@ -178,7 +178,8 @@ class Scene:
         return self.engine.attribute(self.ctx, u, name, None)
 
     def pile(self, name: str) -> list[str]:
-        return list(self.engine.pile(self.ctx, "command_chits", name, None))
+        """A pile of the chits as the rules' `pile()` gives it: top chit first."""
+        return list(reversed(self.engine.pile(self.ctx, "command_chits", name, None)))
 
 
 # ---------------------------------------------------------------- the support itself

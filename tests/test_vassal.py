@@ -231,6 +231,8 @@ def test_every_referenced_image_and_file_is_in_the_zip(which, request):
                 referenced.add("images/" + trait_fields(t)[2])
             if t.prefix == "emb2;":
                 referenced.update("images/" + i for i in parse_string_array(trait_fields(t)[15]) if i)
+            if t.prefix == "obs;" and trait_fields(t)[1]:  # a card's back (Mask)
+                referenced.add("images/" + trait_fields(t)[1])
     missing = referenced - names
     assert not missing, missing
     unused = {n for n in names if n.startswith("images/")} - referenced
@@ -468,16 +470,6 @@ def test_cli_writes_the_module_atomically(tmp_path):
 
 
 # =============================================================================== other games
-def _check_catalog(root) -> None:
-    """Every element of a buildFile.xml is a catalog class under a parent it accepts, with known
-    attributes whose values parse (the catalog raises otherwise)."""
-    catalog = Catalog()
-    for e in root.iter():
-        if e.tag != "entry":
-            parent = e.getparent()
-            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
-
-
 def _clean_games() -> list[Path]:
     out = []
     for folder in sorted((ROOT / "games").iterdir()):
@@ -506,7 +498,11 @@ def test_other_games_export(folder, monkeypatch):
     monkeypatch.setattr(module_py, "to_png", lambda svg, scale=1.0: blank)
     module = build_module(game, options=module_py.ExportOptions(include_aids=False))
     root = etree.fromstring(module.files["buildFile.xml"])
-    _check_catalog(root)
+    catalog = Catalog()
+    for e in root.iter():
+        if e.tag != "entry":
+            parent = e.getparent()
+            catalog.check(e.tag, dict(e.attrib), parent.tag if parent is not None else None)
     names = set(module.files)
     for tag, text in _piece_texts(root):
         piece = decode_piece(text)
@@ -523,37 +519,3 @@ def test_other_games_export(folder, monkeypatch):
                 assert v.location_name(*v.get_location(s.get("location"))) == s.get("location")
             else:
                 assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
-
-
-# =============================================================================== decks
-def test_a_deck_becomes_draw_piles_drawn_at_random(monkeypatch):
-    """A deck (the test game's cup of command chits) exports as VASSAL DrawPiles on the holding-box
-    map, one a pile, each with the cards that start in it, drawn at random (a cup)."""
-    from warcodex.exporters.vassal import module as module_py
-
-    blank = module_py.to_png(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>')
-    monkeypatch.setattr(module_py, "to_png", lambda svg, scale=1.0: blank)
-    module = build_module(ROOT / "tests" / "data" / "games" / "chit_cup", options=module_py.ExportOptions(include_aids=False))
-    root = etree.fromstring(module.files["buildFile.xml"])
-    _check_catalog(root)
-    piles = {d.get("name"): d for d in root.iter(MAP + "DrawPile")}
-    # the deck declares its piles: the default draw and discard piles, empty, are left out
-    assert set(piles) == {"Command chits: cup", "Command chits: drawn", "Command chits: set aside", "Command chits: later"}
-    cards = {n: [c.get("entryName") for c in d.iter(WIDGET + "CardSlot")] for n, d in piles.items()}
-    assert cards["Command chits: cup"] == ["Red Alpha", "Red Beta", "Blue Gamma"]
-    assert cards["Command chits: later"] == ["Blue Late"] and cards["Command chits: drawn"] == []
-    cup = piles["Command chits: cup"]
-    assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Never"  # a random draw, face up
-    holding = next(m for m in root.iter(M + "Map") if m.get("mapName") == module_py.HOLDING_MAP)
-    assert cup.getparent() is holding
-    board = holding.find(MAP + "BoardPicker").find(MAP + "boardPicker.Board")
-    regions = {r.get("name"): (int(r.get("originx")), int(r.get("originy"))) for r in board.iter(GRID + "Region")}
-    x, y = regions["Command chits: cup"]
-    assert int(cup.get("x")) <= x <= int(cup.get("x")) + int(cup.get("width"))
-    assert int(cup.get("y")) <= y <= int(cup.get("y")) + int(cup.get("height"))
-    gpids = [int(e.get("gpid")) for e in root.iter(WIDGET + "PieceSlot", WIDGET + "CardSlot")]
-    assert len(gpids) == len(set(gpids)) and max(gpids) < int(root.get("nextPieceSlotId"))
-    for tag, text in _piece_texts(root):
-        if tag == WIDGET + "CardSlot":
-            piece = decode_piece(text)
-            assert piece_definition(list(piece.traits), piece.piece_id) == text

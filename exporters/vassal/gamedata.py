@@ -113,7 +113,6 @@ class GameData:
     steps: list[Step]
     board: Any
     warnings: list[str] = field(default_factory=list)
-    decks: list[Any] = field(default_factory=list)  # warcodex.facts.DeckFacts: each deck's piles at the start
 
     def side(self, name: str) -> SideInfo:
         return next(s for s in self.sides if s.name == name)
@@ -192,7 +191,6 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
         boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()},
         reinforcements=reinforcements, state_vars=_state_vars(facts), side_vars=_side_vars(facts),
         dice=list(facts.dice), steps=_steps(facts), board=facts.engine.board, warnings=list(facts.warnings),
-        decks=list(facts.decks),
     )
 
 

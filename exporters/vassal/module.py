@@ -29,8 +29,7 @@ from lxml.html import builder as H
 
 from warcodex.exporters.vassal import board_svg, charts, counters, gamedata
 from warcodex.exporters.vassal.buildfile import (
-    ChartPlan, DicePlan, DrawPilePlan, GlobalPropertyPlan, MapPlan, ModulePlan, PanelPlan, SetupStackPlan, Slot, TabPlan,
-    build)
+    ChartPlan, DicePlan, GlobalPropertyPlan, MapPlan, ModulePlan, PanelPlan, SetupStackPlan, Slot, TabPlan, build)
 from warcodex.exporters.vassal.catalog import VASSAL_VERSION
 from warcodex.exporters.vassal.encoder import (
     CTRL, CTRL_SHIFT, Trait, basic_piece, clean_text, key_list, keystroke, piece_definition, string_array, trait)
@@ -192,12 +191,6 @@ class _Pieces:
         img = self.images.add(f"marker {marker}", counters.marker_svg(counters.wrap_words(label), self.size))
         return self.marker_slot(label, img)
 
-    def card_slot(self, deck: str, card, color: str) -> Slot:
-        """A card or chit: its label on the colour of its owner's side (a neutral one if none)."""
-        img = self.images.add(f"card {deck} {card.name}", counters.marker_svg(counters.wrap_words(clean_text(card.label)),
-                                                                               self.size, bg=color))
-        return self.marker_slot(clean_text(card.label), img)
-
     def turn_marker_slot(self) -> Slot:
         img = self.images.add("marker game turn", counters.marker_svg(["GAME", "TURN"], self.size, bg="#ffffff"))
         return self.marker_slot("Game Turn", img)
@@ -288,16 +281,6 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     for box, units in data.boxes.items():
         box_units.setdefault(box_region(box.replace("_", " ").capitalize(), box), []).extend(units)
     box_region(ELIMINATED)
-    # decks (a cup of chits): every pile a region of the holding map and a DrawPile on it, drawn
-    # at random, with the cards that start in it
-    pile_regions: list[tuple[str, object, str]] = []  # (region, deck facts, pile)
-    for deck in data.decks:
-        declared = len(deck.piles) > 2  # a deck with piles of its own: the default ones only if used
-        for pile in deck.piles:
-            if declared and pile in ("draw", "discard") and not deck.piles[pile]:
-                continue
-            pile_regions.append((box_region(f"{clean_text(deck.label)}: {pile.replace('_', ' ')}", f"deck {deck.name} {pile}"),
-                                 deck, pile))
 
     # ---- at-start stacks (the scenario set-up, with markers on top of each unit stack)
     holding_stacks: list[SetupStackPlan] = []
@@ -323,13 +306,11 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     for name, units in box_units.items():
         holding.stacks.append(SetupStackPlan(name, name, [pieces.unit_slot(u.type, u.side, u.label, u.steps)
                                                           for u in units]))
-    side_colors = {s.name: s.color for s in data.sides}
-    for region, deck, pile in pile_regions:
-        px, py = bl.points[region]
-        cards = [pieces.card_slot(deck.name, c, side_colors.get(c.owner, "#e8e4c9")) for c in deck.piles[pile]]
-        holding.draw_piles.append(DrawPilePlan(region, px - options.counter_size // 2 - 4, py - options.counter_size // 2 - 4,
-                                               options.counter_size + 8, options.counter_size + 8, cards))
     maps = [main, holding]
+    # ---- decks of cards: the piles on a card table, each side's hand in a private window
+    from warcodex.exporters.vassal.cards import deck_maps
+
+    maps += deck_maps(data, images, pieces.next_gpid, data.sides)
 
     # ---- palette: a tab per side (one counter per unit type), and the markers
     tabs = []
