@@ -531,6 +531,92 @@ class Deck(Decl):
     cards: list[Card]
 
 
+# ---------------------------------------------------------------- rule tests (tests/*.wcx only)
+class MapFragment(Decl):
+    """`map NAME "Label" { ... }`: a board for tests, written as the statements of a .wcmap file
+    (kept as raw text; the map loader parses it). Tests start from it and may add statements."""
+
+    text: str  # the statements between the braces
+    text_span: Span | None = Field(default=None, repr=False, exclude=True)  # where `text` starts
+
+
+class TestMap(Stmt):
+    """`map NAME` (a declared fragment), `map NAME { more }` or `map { ... }`: the test's board."""
+
+    base: str | None = None
+    text: str | None = None
+    text_span: Span | None = Field(default=None, repr=False, exclude=True)
+
+
+class TestScenario(Stmt):
+    """`scenario NAME [without setup]`: the scenario whose rules, turn order and set-up apply."""
+
+    name: str
+    setup: bool = True
+
+
+class TestTurn(Stmt):
+    value: Expr
+
+
+class TestPhase(Stmt):
+    name: str
+
+
+class TestActive(Stmt):
+    value: Expr
+
+
+class TestUnit(Stmt):
+    """`unit a "Label": TYPE SIDE at LOC [steps N] [marked m, ...] [count N]`: place units (a list
+    of `count` units when given) and name them."""
+
+    var: str
+    label: str | None = None
+    type: str
+    side: str
+    at: Expr | None = None
+    box: Expr | None = None
+    steps: int | None = None
+    markers: list[str] = Field(default_factory=list)
+    count: int | None = None
+
+
+class TestDice(Stmt):
+    """`dice 3, 5, 1`: the next die rolls (replacing any not used yet)."""
+
+    rolls: list[int]
+
+
+class TestAnswer(Stmt):
+    """`answer h: "1003", none`: the answers to the next choices named `h` (`none` declines)."""
+
+    what: str
+    values: list[Expr]
+
+
+class TestDo(Stmt):
+    """`do ACTION(param: value, ...)`: take an action as a player would (validated first)."""
+
+    call: Call
+
+
+class Expect(Stmt):
+    """`expect COND`, `expect legal ACTION(...)`, `expect illegal CALL(...) because "..."`."""
+
+    kind: Literal["true", "legal", "illegal"]
+    test: Expr | None = None
+    call: Call | None = None
+    because: str | None = None
+
+
+class Test(Decl):
+    """`test NAME "Label" §x { ... }` (or `example`): a worked example run by `warcodex test`."""
+
+    kind: Literal["test", "example"] = "test"
+    body: list[Stmt] = Field(default_factory=list)
+
+
 class Include(Node):
     path: str
 

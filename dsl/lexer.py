@@ -64,7 +64,7 @@ _END = r"(?![A-Za-z0-9_])"  # the end of a word (the grammar's keyword boundary)
 
 # Declaration kinds, grouped by what the declared name is.
 _DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option",
-               "unit", "scenario", "invariant", "deck", "card", "phase")
+               "unit", "scenario", "invariant", "deck", "card", "phase", "test", "example", "map")
 _DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement")
 _DECL_VAR = ("var", "side_var", "unit_var", "location_var")
 # Declarations without a name of their own.
@@ -80,6 +80,8 @@ _KEYWORDS = (
     "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",
+    # rule tests (tests/*.wcx)
+    "dice", "answer", "expect", "legal", "marked", "because", "without", "box",
 )
 _OPERATOR_WORDS = ("and", "or", "not", "is", "in")
 _CONSTANTS = ("true", "false", "none")

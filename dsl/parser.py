@@ -7,6 +7,7 @@ diagnostics that say what was expected in words, never a Lark traceback.
 from __future__ import annotations
 
 import functools
+import re
 from fractions import Fraction
 from importlib import resources
 
@@ -232,6 +233,10 @@ class _Classes(list):
 
 
 AXIS_KINDS = ("odds", "diff", "values", "roll")
+
+# a MAP_TEXT token (warcodex.lark): `map NAME? "Label"? { body }`
+_MAP_TEXT = re.compile(r'map(?:\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*))?(?:\s+(?P<label>"(?:[^"\\\n]|\\.)*"))?\s*\{(?P<body>.*)\}\Z',
+                       re.S)
 
 
 def _axis_kind(tok: Token, allowed: tuple[str, ...]) -> str:
@@ -665,6 +670,99 @@ class _ToAst(Transformer):
 
     def deck(self, meta, name, label, m, *cards):
         return ast.Deck(header=self.header(meta, name, label, m), cards=list(cards), span=self.sp(meta))
+
+    # -- rule tests (tests/*.wcx)
+    def _map_text(self, tok: Token) -> tuple[str | None, str | None, str, Span]:
+        """Split a MAP_TEXT token into (name, label, body text, where the body starts)."""
+        m = _MAP_TEXT.match(str(tok))
+        name = m.group("name")
+        label = _unquote(Token("STRING", m.group("label"))) if m.group("label") else None
+        start = m.start("body")
+        before = str(tok)[:start]
+        line = tok.line + before.count("\n")
+        column = (start - before.rfind("\n")) if "\n" in before else tok.column + start
+        return name, label, m.group("body"), Span(self.path, line, column)
+
+    def map_fragment(self, meta, tok):
+        name, label, text, where = self._map_text(tok)
+        if name is None:
+            raise _BadInput("E-syntax", "a map declared in a tests file needs a name", tok,
+                            'write: map NAME "Label" { grid hex ... }; tests use it with `map NAME`')
+        header = ast.Header(name=name, label=label, span=Span(self.path, tok.line, tok.column + 4))
+        return ast.MapFragment(header=header, text=text, text_span=where, span=self.sp(meta))
+
+    def test_map(self, meta, tok):
+        if tok.type == "NAME":
+            return ast.TestMap(base=str(tok), span=self.sp(meta))
+        name, label, text, where = self._map_text(tok)
+        if label is not None:
+            raise _BadInput("E-syntax", "a test's map has no label", tok,
+                            "label the board where it is declared: map NAME \"Label\" { ... }")
+        return ast.TestMap(base=name, text=text, text_span=where, span=self.sp(meta))
+
+    def test_scenario(self, meta, name, *without):
+        return ast.TestScenario(name=str(name), setup=not without, span=self.sp(meta))
+
+    def test_turn(self, meta, value):
+        return ast.TestTurn(value=value, span=self.sp(meta))
+
+    def test_phase(self, meta, name):
+        return ast.TestPhase(name=str(name), span=self.sp(meta))
+
+    def test_active(self, meta, value):
+        return ast.TestActive(value=value, span=self.sp(meta))
+
+    def unit_at(self, meta, where):
+        return ("at", where)
+
+    def unit_in_box(self, meta, where):
+        return ("box", where)
+
+    def unit_steps(self, meta, n):
+        return ("steps", int(n))
+
+    def unit_marked(self, meta, *names):
+        return ("markers", [str(n) for n in names])
+
+    def unit_count(self, meta, n):
+        if int(n) < 1:
+            raise _BadInput("E-syntax", "`count` must be at least 1", n)
+        return ("count", int(n))
+
+    def test_unit(self, meta, var, label, type_, side, *options):
+        u = ast.TestUnit(var=str(var), label=label, type=str(type_), side=str(side), span=self.sp(meta))
+        for key, value in options:
+            setattr(u, key, value)
+        return u
+
+    def test_dice(self, meta, *rolls):
+        return ast.TestDice(rolls=[int(r) for r in rolls], span=self.sp(meta))
+
+    def test_answer(self, meta, what, *values):
+        text = _unquote(what) if what.type == "STRING" else str(what)
+        return ast.TestAnswer(what=text, values=list(values), span=self.sp(meta))
+
+    def test_do(self, meta, call):
+        return ast.TestDo(call=self._plain_call(call, meta, "do"), span=self.sp(meta))
+
+    def expect_true(self, meta, test):
+        return ast.Expect(kind="true", test=test, span=self.sp(meta))
+
+    def expect_legal(self, meta, call):
+        return ast.Expect(kind="legal", call=self._plain_call(call, meta, "expect legal"), span=self.sp(meta))
+
+    def expect_illegal(self, meta, call, because=None):
+        return ast.Expect(kind="illegal", call=self._plain_call(call, meta, "expect illegal"),
+                          because=_unquote(because) if because is not None else None, span=self.sp(meta))
+
+    def _plain_call(self, call, meta, where: str) -> ast.Call:
+        if not isinstance(call, ast.Call):
+            raise _BadInput("E-syntax", f"`{where}` takes an action or a procedure call, not '{call.func}(... for ...)'",
+                            meta)
+        return call
+
+    def test(self, meta, kind, name, label, m, *body):
+        return ast.Test(kind=str(kind), header=self.header(meta, name, label, m), body=list(body), span=self.sp(meta))
 
     # -- statements
     def block(self, meta, *stmts):

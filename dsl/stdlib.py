@@ -61,6 +61,7 @@ _SPEC = [
     Builtin("odds", ("attack: num", "defense: num"), "odds", "The odds ratio, rounded down in the defender's favour to a whole ratio (7:2 -> 3-1, 5:6 -> 1-2)."),
     Builtin("difference", ("attack: num", "defense: num"), "int", "Attack minus defense, for differential tables."),
     Builtin("allowed", ("table: table", "column: any"), "bool", "False when the column falls under an `illegal` beyond-the-table rule."),
+    Builtin("column", ("table: table", "value: any"), "any", "The printed column a value is looked up in, after the beyond-the-table rules and rounding down to a printed column: `column(crt, 8:1)` is 7:1 when 8-1 is resolved on 7-1; a beyond rule that gives a result directly gives that result (`column(crt, 12:1) == DS`); none when the value is not allowed."),
     Builtin("round_up", ("x: num",), "int", "The smallest whole number not below x."),
     Builtin("round_down", ("x: num",), "int", "The largest whole number not above x."),
     Builtin("abs", ("x: num",), "num", "Absolute value."),

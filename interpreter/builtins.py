@@ -179,6 +179,28 @@ def b_allowed(ctx, span, table, column):
     return t.allowed(column)
 
 
+def b_column(ctx, span, table, value):
+    from warcodex.interpreter.tables import IllegalColumn
+
+    t = ctx.engine.tables.get(table.name if isinstance(table, Entity) else table)
+    if t is None:
+        raise RuleError(f"{show(table)} is not a table", span)
+    if not t.columns:
+        raise RuleError(f"the {t.title} has no columns", span)
+    try:
+        index = t.column_index(value, span)
+    except IllegalColumn:
+        return None
+    if isinstance(index, CellValue):
+        return index
+    key = t.decl.columns.keys[index]
+    if key.kind == "odds":
+        return Odds.ratio(key.attack, key.defense)
+    if key.kind in ("int", "range"):
+        return key.low
+    return ctx.engine.entities.get(key.name, key.name)
+
+
 def b_round_up(ctx, span, x):
     return math.ceil(x)
 

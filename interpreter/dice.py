@@ -10,10 +10,17 @@ from warcodex.interpreter.values import RuleError
 
 
 class FixedDice(random.Random):
-    def __init__(self, rolls) -> None:
+    def __init__(self, rolls=()) -> None:
         super().__init__(0)
         self.rolls = list(rolls)
         self.used = 0
+
+    def __deepcopy__(self, memo) -> "FixedDice":
+        # a snapshot of the game (state.snapshot) copies the dice still to come and the count used
+        twin = FixedDice(self.rolls)
+        twin.used = self.used
+        twin.setstate(self.getstate())
+        return twin
 
     def randint(self, a: int, b: int) -> int:
         if self.used >= len(self.rolls):

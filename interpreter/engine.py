@@ -145,6 +145,11 @@ class Engine:
         if name in self._phase_names():
             # a phase's name is its value as `phase` reads it: `phase == noncombat`
             return lambda fr: name
+        resolved = resolve_code(self.game, name)
+        if resolved is not None:  # `DL1`, `DR2`: a result code with its number, as a table cell holds it
+            decl, args = resolved
+            cell = CellValue((Code(self.entities[decl.name], tuple(a.value for a in args)),))
+            return lambda fr: cell
         return None
 
     def _phase_names(self) -> frozenset:

@@ -23,7 +23,9 @@ GRID = HexGrid("flat", "odd", cols=12, rows=12)
 
 @lru_cache(maxsize=1)
 def game():
-    g, diags = check_path(GAME_DIR)
+    """The game with its tests/ folder: the worked examples' unit types (tests/units.wcx) are
+    test-only, never part of the game a player loads."""
+    g, diags = check_path(GAME_DIR, tests=True)
     assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
     return g
 

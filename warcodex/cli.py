@@ -2,6 +2,7 @@
 
     warcodex check GAME            parse and check the rules (exit 0 ok, 1 errors, 2 usage)
     warcodex coverage GAME         which rulebook sections are encoded (text, --html, --json)
+    warcodex test GAME [-k PAT]    run the game's rule tests (tests/*.wcx), pytest-like
     warcodex fmt PATH [--check]    canonical layout of .wcx files
     warcodex info GAME             metadata, sides, scenarios, sections, provisional items
     warcodex play GAME ...         self-play with agents, progress bar, final report, log
@@ -148,10 +149,22 @@ def check(game: str, overlays, quiet: bool) -> None:
             for w in provisional:
                 where = f"{w.span}: " if w.span else ""
                 err.print(f"  {where}{w.message}", markup=False, style="yellow")
+    tests = 0
+    if gamedef is not None and not diags.errors:
+        from warcodex.dsl.loader import test_files
+
+        if test_files(gamedef.root):  # the rule tests check against the game, without joining it
+            with_tests, test_diags = check_path(resolve_game(game), overlays, tests=True)
+            seen = set(diags.items)
+            new_errors = [d for d in test_diags.errors if d not in seen]
+            print_diagnostics(new_errors)
+            diags.extend(new_errors)
+            tests = len(with_tests.tests) if with_tests is not None else 0
     if diags.errors or gamedef is None:
         err.print(f"{len(diags.errors)} error(s), {len(warnings)} warning(s)", style="bold red")
         raise SystemExit(1)
-    out.print(f"{gamedef.game.header.title()}: ok ({len(gamedef.decls)} declarations, {len(warnings)} warning(s))")
+    tested = f", {tests} rule test(s)" if tests else ""
+    out.print(f"{gamedef.game.header.title()}: ok ({len(gamedef.decls)} declarations{tested}, {len(warnings)} warning(s))")
 
 
 # ------------------------------------------------------------------ coverage
@@ -161,18 +174,20 @@ def check(game: str, overlays, quiet: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def coverage_cmd(game: str, html_path: str | None, as_json: bool) -> None:
     """Which rulebook sections GAME encodes, partly encodes, or not yet."""
-    from warcodex.dsl.coverage import coverage, summary
+    from warcodex.dsl.coverage import coverage, summary, tested_count
 
     gamedef, _ = load_checked(game)
-    report = coverage(gamedef)
+    report = coverage(gamedef, rule_tests(gamedef))
     counts = summary(report)
     if as_json:
-        out.print_json(json.dumps({"sections": [vars(c) for c in report], "summary": counts}))
+        out.print_json(json.dumps({"sections": [vars(c) for c in report], "summary": counts,
+                                   "tested": tested_count(report)}))
     else:
         table = Table(title=f"Coverage: {gamedef.game.header.title()}", show_lines=False)
         table.add_column("§", no_wrap=True)
         table.add_column("section")
         table.add_column("status", no_wrap=True)
+        table.add_column("tested", no_wrap=True)
         table.add_column("cited by / note")
         style = {"encoded": "green", "partial": "yellow", "not_encoded": "red", "not_applicable": "dim"}
         for c in report:
@@ -180,15 +195,122 @@ def coverage_cmd(game: str, html_path: str | None, as_json: bool) -> None:
             if c.cited_by:
                 shown = "; ".join(c.cited_by[:4]) + (f"; +{len(c.cited_by) - 4} more" if len(c.cited_by) > 4 else "")
                 detail = f"{shown}" + (f" ({c.note})" if c.note else "")
-            table.add_row("§" + c.number, "  " * c.depth + c.title, f"[{style[c.status]}]{c.status.replace('_', ' ')}[/]", detail)
+            tested = f"{len(c.tested_by)} test(s)" if c.tested_by else ""
+            table.add_row("§" + c.number, "  " * c.depth + c.title, f"[{style[c.status]}]{c.status.replace('_', ' ')}[/]",
+                          tested, detail)
         out.print(table)
-        out.print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()))
+        out.print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+                  + f"; {tested_count(report)} tested by a rule test")
     if html_path:
         from warcodex.dsl.coverage_html import render_html
         from warcodex.interpreter.saves import write_atomic
 
         write_atomic(Path(html_path), render_html(gamedef, report))
         err.print(f"wrote {html_path}")
+
+
+# ------------------------------------------------------------------ test
+@cli.command(name="test")
+@click.argument("game")
+@click.option("-k", "pattern", help="Only tests whose name, label, file or cited section matches: "
+              "words with and/or/not, like pytest (-k 9.2, -k \"combat and not ex13\").")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write a JUnit XML report here.")
+@click.option("-v", "--verbose", is_flag=True, help="One line per test.")
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first failure.")
+def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bool, exitfirst: bool) -> None:
+    """Run the rule tests of GAME (its tests/*.wcx files): exit 0 all passed, 1 a test failed,
+    2 usage, 5 no test selected."""
+    import time
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.interpreter.rule_test_report import PatternError, failure_lines, junit_xml, matches, summary_line, title
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    root = resolve_game(game)
+    gamedef, diags = check_path(root, tests=True)
+    if diags.errors or gamedef is None:
+        print_diagnostics(diags.errors)
+        err.print(f"{len(diags.errors)} error(s): the rules or their tests do not check", style="bold red")
+        raise SystemExit(1)
+    tests = list(gamedef.tests.values())
+    try:
+        selected = [t for t in tests if pattern is None or matches(pattern, t)]
+    except PatternError as exc:
+        raise click.BadParameter(str(exc), param_hint="-k") from None
+    files = sorted({t.header.span.file for t in selected if t.header.span})
+    out.print(f"[bold]{gamedef.game.header.title()}[/]: {len(selected)} test(s) in {len(files)} file(s)"
+              + (f", {len(tests) - len(selected)} deselected by -k" if pattern else ""))
+    if not selected:
+        err.print("no test selected" if tests else f"no tests: write them in {root / 'tests'}/*.wcx (docs/testing-rules.md)")
+        raise SystemExit(5)
+    runner = RuleTestRunner(gamedef)
+    start = time.perf_counter()
+    outcomes = []
+    mark = {"passed": ".", "failed": "F", "error": "E"}
+    colour = {"passed": "green", "failed": "red", "error": "red"}
+    done_in_file = {}
+    by_file = {f: sum(1 for t in selected if t.header.span and t.header.span.file == f) for f in files}
+    current = None
+    width = min(out.width, 100)
+    column = 0
+    for test in selected:
+        file = test.header.span.file if test.header.span else "?"
+        if not verbose and file != current:
+            if current is not None:
+                out.print()
+            current = file
+            name = Path(file).name
+            out.print(name + " ", end="")
+            column = len(name) + 1
+        outcome = runner.run(test)
+        outcomes.append(outcome)
+        done_in_file[file] = done_in_file.get(file, 0) + 1
+        percent = f"[{100 * len(outcomes) // len(selected):3d}%]"
+        if verbose:
+            word = outcome.status.upper()
+            line = f"{Path(file).name}::{test.name} "
+            out.print(line + f"[{colour[outcome.status]}]{word}[/]".ljust(0)
+                      + " " * max(1, width - len(line) - len(word) - len(percent)) + percent)
+        else:
+            out.print(f"[{colour[outcome.status]}]{mark[outcome.status]}[/]", end="")
+            column += 1
+            if done_in_file[file] == by_file.get(file):
+                out.print(" " * max(1, width - column - len(percent)) + percent, end="")
+        if exitfirst and outcome.status != "passed":
+            break
+    if not verbose:
+        out.print()
+    seconds = time.perf_counter() - start
+    failed = [o for o in outcomes if o.status != "passed"]
+    if failed:
+        out.print()
+        out.print(" FAILURES ".center(width, "="), style="bold red")
+        for o in failed:
+            out.print(f" {title(o)} ".center(width, "_"), style="red", markup=False)
+            out.print("\n".join(failure_lines(o)), markup=False)
+            out.print()
+    summary = summary_line(outcomes, seconds, len(tests) - len(selected))
+    out.print(f" {summary} ".center(width, "="), style="bold red" if failed else "bold green", markup=False)
+    if junit_path:
+        from warcodex.interpreter.saves import write_atomic
+
+        write_atomic(Path(junit_path), junit_xml(gamedef.game.name, outcomes, seconds))
+        err.print(f"wrote {junit_path}")
+    if failed:
+        raise SystemExit(1)
+
+
+def rule_tests(gamedef) -> list:
+    """The rule tests of a checked game (its tests/*.wcx), for the "tested" column; none when the
+    tests do not load (`warcodex check` and `warcodex test` report why)."""
+    from warcodex.dsl.loader import load_game, test_files
+
+    if not test_files(gamedef.root):
+        return []
+    try:
+        return list(load_game(gamedef.root, tests=True).tests.values())
+    except DiagnosticError:
+        return []
 
 
 # ------------------------------------------------------------------ fmt
@@ -459,7 +581,7 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     from warcodex.dsl.coverage_html import render_html
     from warcodex.interpreter.saves import write_atomic
 
-    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef)))
+    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef, rule_tests(gamedef))))
     made = ["game.log.jsonl (replay with `warcodex replay`)", "final.save.json", "coverage.html"]
     # the exporters: player aids (HTML, PDF, odds charts) and a VASSAL module of the scenario
     from warcodex.exporters.aids import write_aids

@@ -1,0 +1,458 @@
+"""Run the rule tests of a game: the `test` and `example` blocks of its tests/*.wcx files.
+
+A test runs on a fresh position: the game's map or a test board, a scenario (its rules, turn
+order and, unless `without setup`, its set-up), the first side of the turn order active, and fixed
+dice that are empty until the test gives some (a rule that rolls more dice than given fails the
+test). Its lines run in order: set-up lines (`turn`, `phase`, `active`, `unit`, `set`, `mark(...)`,
+...), `dice` and `answer` lines that fix what chance and the players will say, steps (`do ACTION`
+or a procedure call), and expectations. The first expectation that does not hold fails the test,
+with the values on both sides of a comparison and the explanation (derivation, with citations) of
+the expectation and of the last step. Every step and expectation runs with explanations on.
+
+The engine is compiled once per board; a test's own lines are compiled with the same compiler as
+the rules, so a test reads exactly like rules do.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field, replace
+
+from warcodex.dsl import ast
+from warcodex.dsl.diagnostics import DiagnosticError, Span
+from warcodex.dsl.model import GameDef
+from warcodex.interpreter.actions import ActionChoice
+from warcodex.interpreter.compiler import Frame
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.dice import FixedDice
+from warcodex.interpreter.values import Derivation, Entity, RuleError, UnitRef, show
+
+
+# ==================================================================== outcomes
+@dataclass
+class TestOutcome:
+    test: ast.Test
+    status: str  # passed | failed | error
+    message: str = ""
+    where: Span | None = None  # the line that failed
+    details: list[str] = field(default_factory=list)  # expected/actual lines, explanations
+    seconds: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.test.name
+
+    @property
+    def file(self) -> str:
+        span = self.test.header.span
+        return span.file if span else "?"
+
+
+class TestFailure(Exception):
+    """An expectation that does not hold (status `failed`) or a rules error (`error`)."""
+
+    def __init__(self, message: str, where: Span | None, details: list[str] | None = None,
+                 status: str = "failed") -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.details = details or []
+        self.status = status
+
+
+# ==================================================================== the players' answers
+class AnswerAgent:
+    """Answers `choose` from the test's `answer` lines, in order per name; a choice with no answer
+    left takes the first option (a subset choice: the fewest options allowed, the first ones).
+    Every question asked is remembered for the failure report. The test never takes actions
+    through an agent, so `choose_action` passes."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, list] = {}
+        self.asked: list[str] = []
+
+    def _match(self, ctx, what: str, answer, options) -> int:
+        for i, option in enumerate(options):
+            if option == answer or (isinstance(answer, str) and str(option) == answer):
+                return i
+        if isinstance(answer, Entity):  # a unit type, class or marker: the first unit that is one
+            for i, option in enumerate(options):
+                if isinstance(option, UnitRef) and ctx.engine.has_tag(ctx, option, answer.name):
+                    return i
+        shown = ", ".join(describe(ctx, o) for o in options)
+        raise TestFailure(f"the answer {describe(ctx, answer)} for {what} is not among the options: {shown}", None)
+
+    def choose(self, ctx, who, what, options, optional):
+        self.asked.append(f"{show(who)} chooses {what} among {', '.join(describe(ctx, o) for o in options)}")
+        queue = self.answers.get(what)
+        if not queue:
+            return 0
+        answer = queue.pop(0)
+        if what.startswith("re-roll ") and isinstance(answer, bool):
+            return 1 if answer else 0
+        if answer is None:
+            if not optional:
+                raise TestFailure(f"the answer `none` declines, but the choice of {what} is not optional", None)
+            return None
+        return self._match(ctx, what, answer, options)
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        self.asked.append(f"{show(who)} chooses {what} ({lo}..{hi if hi is not None else 'any'}) among "
+                          f"{', '.join(describe(ctx, o) for o in options)}")
+        queue = self.answers.get(what)
+        if not queue:
+            return list(range(min(lo, len(options))))
+        answer = queue.pop(0)
+        items = answer if isinstance(answer, tuple) else (answer,)
+        picked: list[int] = []
+        for a in items:
+            i = self._match(ctx, what, a, [o if j not in picked else object() for j, o in enumerate(options)])
+            picked.append(i)
+        return sorted(picked)
+
+    def choose_action(self, ctx, side, legal):
+        return None
+
+
+def describe(ctx, value) -> str:
+    """A value as a test report shows it: units told apart by id and location."""
+    if isinstance(value, UnitRef):
+        unit = ctx.state.units.get(value.id)
+        if unit is None:
+            return str(value)
+        where = unit.loc or (f"box {unit.box}" if unit.box else "off the map")
+        return f"{unit.label} #{unit.id} ({unit.side}, {where})"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(describe(ctx, v) for v in value) + "]"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(show(value))
+
+
+# ==================================================================== running
+class RuleTestRunner:
+    """Runs the tests of one game loaded with its tests (`load_game(..., tests=True)`)."""
+
+    def __init__(self, game: GameDef) -> None:
+        self.game = game
+        self._engines: dict[tuple, object] = {}
+        self._board = None
+
+    # ------------------------------------------------------------ engines and positions
+    def engine_for(self, test_map: ast.TestMap | None, scenario: str | None):
+        """The engine of a board (the game's map, or a test board) under a scenario's rules,
+        compiled once and shared by every test on the same board and scenario."""
+        from warcodex.dsl import test_boards
+        from warcodex.interpreter.engine import Engine
+
+        if scenario is None:
+            scenario = next(iter(self.game.scenarios), None)
+        source = test_boards.test_board_source(self.game, test_map) if test_map is not None else None
+        key = (source.text if source is not None else None, scenario)
+        if key not in self._engines:
+            board = test_boards.load_board(source) if source is not None else self._game_board()
+            self._engines[key] = Engine(self.game, board=board, scenario=scenario)
+        return self._engines[key]
+
+    def _game_board(self):
+        if self._board is None:
+            from warcodex.interpreter.engine import load_board
+
+            self._board = load_board(self.game)
+        return self._board
+
+    def run(self, test: ast.Test) -> TestOutcome:
+        start = time.perf_counter()
+        run = _TestRun(self, test)
+        try:
+            run.execute()
+            outcome = TestOutcome(test, "passed")
+        except TestFailure as exc:
+            outcome = TestOutcome(test, exc.status, exc.message, exc.where or run.current, exc.details)
+        except DiagnosticError as exc:  # a test board that does not load
+            d = exc.diagnostics[0]
+            outcome = TestOutcome(test, "error", d.message, d.span, [x.render() for x in exc.diagnostics])
+        except RuleError as exc:
+            outcome = TestOutcome(test, "error", exc.message, exc.span or run.current,
+                                  run.error_details(exc))
+        except Exception as exc:  # noqa: BLE001 - an engine bug fails this test, not the whole run
+            import traceback
+
+            outcome = TestOutcome(test, "error", f"internal error: {type(exc).__name__}: {exc}", run.current,
+                                  traceback.format_exc().splitlines()[-6:])
+        outcome.seconds = time.perf_counter() - start
+        return outcome
+
+    def run_all(self, tests: list[ast.Test], on_result=None) -> list[TestOutcome]:
+        outcomes = []
+        for test in tests:
+            outcome = self.run(test)
+            outcomes.append(outcome)
+            if on_result is not None:
+                on_result(outcome)
+        return outcomes
+
+
+class _TestRun:
+    """One run of one test: its position, its compiled lines, the last step's explanation."""
+
+    def __init__(self, runner: RuleTestRunner, test: ast.Test) -> None:
+        self.runner = runner
+        self.test = test
+        self.current: Span | None = test.header.span
+        self.last_step: tuple[ast.Node, list[Derivation]] | None = None
+
+    # ------------------------------------------------------------ set-up
+    def execute(self) -> None:
+        items = list(self.test.body)
+        test_map = items.pop(0) if items and isinstance(items[0], ast.TestMap) else None
+        scenario = items.pop(0) if items and isinstance(items[0], ast.TestScenario) else None
+        sc_name = scenario.name if scenario is not None else None
+        engine = self.runner.engine_for(test_map, sc_name)
+        self.engine = engine
+        state = engine.new_game(sc_name, seed=0, setup=scenario is not None and scenario.setup)
+        state.rng = FixedDice([])
+        state.active = state.turn_order[0] if state.turn_order else None
+        self.agent = AnswerAgent()
+        self.ctx = Context(engine, state, {s.name: self.agent for s in engine.side_entities})
+        self.fr = Frame(self.ctx, {})
+        self.scope: set[str] = set()
+        for item in items:
+            self.current = item.span
+            self.line(item)
+        unused = self.unused_dice()
+        if unused:
+            raise TestFailure(f"{len(unused)} die roll(s) given were never rolled: {', '.join(map(str, unused))}",
+                              self.test.header.span, ["every `dice` value must be rolled by the rules the test runs"])
+
+    @property
+    def state(self):
+        return self.ctx.state
+
+    def unused_dice(self) -> list[int]:
+        rng = self.state.rng
+        return rng.rolls[rng.used:] if isinstance(rng, FixedDice) else []
+
+    def value(self, e: ast.Expr, fr: Frame | None = None):
+        return self.engine.compiler.expr(e, frozenset(self.scope))(fr if fr is not None else self.fr)
+
+    # ------------------------------------------------------------ one line
+    def line(self, item: ast.Node) -> None:
+        e, state = self.engine, self.state
+        if isinstance(item, (ast.TestMap, ast.TestScenario)):
+            return  # the checker refuses these after the first lines
+        if isinstance(item, ast.TestTurn):
+            state.position.turn = int(self.value(item.value))
+            state.touch()
+        elif isinstance(item, ast.TestPhase):
+            state.phase = item.name
+            state.touch()
+        elif isinstance(item, ast.TestActive):
+            side = self.value(item.value)
+            if not (isinstance(side, Entity) and side.kind == "side"):
+                raise TestFailure(f"`active` needs a side, not {describe(self.ctx, side)}", item.span, status="error")
+            state.active = side.name
+            state.touch()
+        elif isinstance(item, ast.TestUnit):
+            self.units(item)
+        elif isinstance(item, ast.TestDice):
+            unused = self.unused_dice()
+            if unused:
+                raise TestFailure(f"new dice are given while {', '.join(map(str, unused))} were never rolled",
+                                  item.span)
+            state.rng = FixedDice(item.rolls)
+        elif isinstance(item, ast.TestAnswer):
+            self.agent.answers.setdefault(item.what, []).extend(self.value(v) for v in item.values)
+        elif isinstance(item, ast.TestDo):
+            self.step(item, lambda: self.apply_action(item.call, item.span))
+        elif isinstance(item, ast.Expect):
+            self.expect(item)
+        else:
+            stmt = e.compiler.stmt(item, self.scope, False)
+            if isinstance(item, ast.CallStmt):
+                self.step(item, lambda: stmt(self.fr))
+            else:
+                self.traced(lambda: stmt(self.fr))
+
+    def units(self, u: ast.TestUnit) -> None:
+        e, ctx = self.engine, self.ctx
+        type_, side = e.entities[u.type], e.entities[u.side]
+        refs = []
+        for _ in range(u.count or 1):
+            if u.at is not None:
+                loc = self.value(u.at)
+                ref = e.place(ctx, type_, side, loc, u.label, u.span)
+            else:
+                from warcodex.interpreter.builtins import b_place_in_box
+
+                ref = b_place_in_box(ctx, u.span, type_, side, self.value(u.box), u.label)
+            if u.steps is not None:
+                unit = self.state.units[ref.id]
+                if not 1 <= u.steps <= unit.max_steps:
+                    raise TestFailure(f"{unit.label} has 1 to {unit.max_steps} steps, not {u.steps}", u.span, status="error")
+                self.state.put(replace(unit, steps=u.steps))
+            for m in u.markers:
+                e.set_marker(ctx, ref, m, True, u.span)
+            refs.append(ref)
+        self.fr.vars[u.var] = refs[0] if u.count is None else tuple(refs)
+        self.scope.add(u.var)
+
+    # ------------------------------------------------------------ steps
+    def traced(self, run):
+        ctx = self.ctx
+        ctx.begin_trace()
+        try:
+            return run()
+        finally:
+            self._trace = ctx.end_trace()
+
+    def step(self, item: ast.Node, run) -> None:
+        self._trace = []
+        try:
+            self.traced(run)
+        finally:
+            self.last_step = (item, self._trace)
+
+    def choice(self, call: ast.Call, fr: Frame | None = None) -> tuple[object, ActionChoice]:
+        action = self.engine.actions[call.func]
+        values = {}
+        for p, a in zip(action.params, call.args):
+            values[p.name] = self.value(a, fr)
+        for k, a in call.kwargs.items():
+            values[k] = self.value(a, fr)
+        return action, ActionChoice(call.func, tuple((p.name, values[p.name]) for p in action.params))
+
+    def apply_action(self, call: ast.Call, span: Span | None) -> None:
+        action, choice = self.choice(call)
+        try:
+            fr = action.validate(self.ctx, choice)
+        except RuleError as exc:
+            raise TestFailure(f"the engine refuses {self.call_text(call)}: {exc.message}", span,
+                              self.rule_location(exc)) from None
+        action.body(fr)
+
+    def call_text(self, call: ast.Call) -> str:
+        from warcodex.dsl.formatter import format_expr
+
+        return format_expr(call)
+
+    def rule_location(self, exc: RuleError) -> list[str]:
+        return [f"refused by {exc.span}"] if exc.span is not None else []
+
+    # ------------------------------------------------------------ expectations
+    def expect(self, item: ast.Expect) -> None:
+        if item.kind == "true":
+            return self.expect_true(item)
+        call = item.call
+        is_action = call.func in self.engine.actions
+        if item.kind == "legal":
+            action, choice = self.choice(call)
+            try:
+                action.validate(self.ctx, choice)
+            except RuleError as exc:
+                raise TestFailure(f"expected legal: {self.call_text(call)}", item.span,
+                                  [f"the engine refuses it: {exc.message}"] + self.rule_location(exc)) from None
+            return
+        # illegal: the engine must refuse it, on a copy of the game (the test goes on unchanged)
+        ctx, fr = self.copy()
+        refusal = None
+        try:
+            if is_action:
+                action, choice = self.choice(call, fr)
+                action.validate(ctx, choice)
+            else:
+                args = tuple(self.value(a, fr) for a in call.args)
+                self.engine.procedures[call.func](ctx, args, call.span)
+        except RuleError as exc:
+            refusal = exc
+        except TestFailure as exc:
+            refusal = RuleError(exc.message)
+        if refusal is None:
+            raise TestFailure(f"expected illegal, but the engine allows {self.call_text(call)}", item.span)
+        if item.because is not None and item.because.lower() not in refusal.message.lower():
+            raise TestFailure(f"{self.call_text(call)} is refused, but not because \"{item.because}\"", item.span,
+                              [f"the engine says: {refusal.message}"] + self.rule_location(refusal))
+
+    def copy(self) -> tuple[Context, Frame]:
+        """A context on a copy of the position (same dice, same answers still to give): what a
+        test tries without doing it. A context of its own, so memos never mix the two states."""
+        agent = copy.copy(self.agent)
+        agent.answers = copy.deepcopy(self.agent.answers)
+        agent.asked = []
+        ctx = Context(self.engine, self.state.snapshot(), {s.name: agent for s in self.engine.side_entities})
+        return ctx, Frame(ctx, dict(self.fr.vars))
+
+    def expect_true(self, item: ast.Expect) -> None:
+        ctx, fr = self.copy()  # taken before: the sides of a failed comparison are shown from it
+        ok = self.traced(lambda: self.value(item.test))
+        if ok is True:
+            return
+        if ok is not False and ok is not None:
+            raise TestFailure(f"an expectation must be true or false, but this one is {describe(self.ctx, ok)}",
+                              item.span, status="error")
+        raise TestFailure(f"expected: {self.call_text(item.test)}", item.span,
+                          self.explain_false(item.test, ctx, fr, self._trace))
+
+    def explain_false(self, test: ast.Expr, ctx: Context, fr: Frame, trace: list[Derivation]) -> list[str]:
+        """Both sides of a comparison (evaluated on the position before the expectation, with the
+        same dice), then the explanations of the expectation and of the last step."""
+        lines = []
+        sides = ()
+        if isinstance(test, ast.Compare):
+            sides = (("left", test.left), ("right", test.right))
+        elif isinstance(test, ast.In):
+            sides = (("item", test.item), ("list", test.collection))
+        elif isinstance(test, ast.Is):
+            sides = (("value", test.obj),)
+        elif isinstance(test, ast.Not):
+            sides = (("value", test.operand),)
+        for word, e in sides:
+            try:
+                v = self.value(e, fr)
+                lines.append(f"{word + ':':7} {self.call_text(e)} = {describe(ctx, v)}")
+            except (RuleError, TestFailure) as exc:
+                lines.append(f"{word + ':':7} {self.call_text(e)} fails: {exc.message}")
+        if trace:
+            lines.append("explain:")
+            lines.extend(_trace_lines(trace, 1))
+        lines.extend(self.step_explanation())
+        return lines
+
+    def step_explanation(self) -> list[str]:
+        if self.last_step is None:
+            return []
+        item, trace = self.last_step
+        where = f"line {item.span.line}" if item.span else "the last step"
+        out = [f"explain the last step ({where}):"]
+        out.extend(_trace_lines(trace, 1) or ["  (no rule did anything)"])
+        return out
+
+    def error_details(self, exc: RuleError) -> list[str]:
+        lines = []
+        if exc.span is not None:
+            lines.append(f"raised at {exc.span}")
+        if exc.hint:
+            lines.append(f"hint: {exc.hint}")
+        trace = getattr(self, "_trace", None)
+        if trace:
+            lines.append("explain (up to the error):")
+            lines.extend(_trace_lines(trace, 1))
+        if self.agent_asked():
+            lines.append("choices asked: " + "; ".join(self.agent_asked()[-5:]))
+        return lines
+
+    def agent_asked(self) -> list[str]:
+        agent = getattr(self, "agent", None)
+        return agent.asked if agent is not None else []
+
+
+def _trace_lines(trace: list[Derivation], indent: int) -> list[str]:
+    out = []
+    for d in trace:
+        out.extend(d.lines(indent))
+    return out
