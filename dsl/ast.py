@@ -601,8 +601,16 @@ class TestDo(Stmt):
     call: Call
 
 
+class TestOffered(Stmt):
+    """`let o = offered h`: name the options of the latest choice named `h` (none if not asked)."""
+
+    var: str
+    what: str
+
+
 class Expect(Stmt):
-    """`expect COND`, `expect legal ACTION(...)`, `expect illegal CALL(...) because "..."`."""
+    """`expect COND`, `expect legal ACTION(...)`, `expect illegal CALL(...) because "..."`. An
+    action given only some of its parameters: some instance with those values is legal (none is)."""
 
     kind: Literal["true", "legal", "illegal"]
     test: Expr | None = None

@@ -941,11 +941,22 @@ class _Checker:
                                      or "answer the name a `choose` binds (choose h from ...: answer h: ...)")
             elif isinstance(item, ast.TestDo):
                 self._test_call(item.call, w, actions_only=True)
+            elif isinstance(item, ast.TestOffered):
+                if item.what not in choices:
+                    self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
+                                     hint=did_you_mean(item.what, choices))
+                w.locals[item.var] = "list"
             elif isinstance(item, ast.Expect):
                 if item.kind == "true":
                     w.cond(item.test)
                 else:
-                    self._test_call(item.call, w, actions_only=item.kind == "legal")
+                    self._test_call(item.call, w, actions_only=item.kind == "legal", partial=True)
+                    decl = g.names.get(item.call.func)
+                    given = len(item.call.args) + len(item.call.kwargs)
+                    if item.because and isinstance(decl, ast.Action) and given < len(decl.params):
+                        self.diags.error("E-test", "`because` needs the whole action: with some parameters left "
+                                         "out, no single refusal says why", item.span,
+                                         hint="give every parameter, or leave out `because`")
             else:
                 w.stmt(item)
         for call in self.place_calls:
@@ -976,7 +987,7 @@ class _Checker:
                                  hint=did_you_mean(m, markers))
         w.locals[u.var] = "list" if u.count else "unit"
 
-    def _test_call(self, call: ast.Call, w: "_Walker", actions_only: bool) -> None:
+    def _test_call(self, call: ast.Call, w: "_Walker", actions_only: bool, partial: bool = False) -> None:
         """`do A(...)`, `expect legal A(...)`: an action with its parameters (by name, or in
         order); `expect illegal X(...)`: an action or a procedure (what the engine refuses)."""
         g = self.game
@@ -995,7 +1006,7 @@ class _Checker:
             if len(call.args) > len(params):
                 self.diags.error("E-arity", f"action '{call.func}' has {_plural(len(params), 'parameter')}, "
                                  f"but {len(call.args)} are given", call.span)
-            elif missing:
+            elif missing and not partial:
                 self.diags.error("E-arity", f"action '{call.func}' needs {', '.join(missing)}", call.span,
                                  hint=f"write: {call.func}({', '.join(p + ': ...' for p in params)})")
             return

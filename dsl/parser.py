@@ -745,6 +745,10 @@ class _ToAst(Transformer):
     def test_do(self, meta, call):
         return ast.TestDo(call=self._plain_call(call, meta, "do"), span=self.sp(meta))
 
+    def test_offered(self, meta, var, what):
+        text = _unquote(what) if what.type == "STRING" else str(what)
+        return ast.TestOffered(var=str(var), what=text, span=self.sp(meta))
+
     def expect_true(self, meta, test):
         return ast.Expect(kind="true", test=test, span=self.sp(meta))
 

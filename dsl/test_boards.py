@@ -9,6 +9,8 @@ every map diagnostic back to the line and column of the tests file it came from.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 
 from warcodex.dsl import ast
@@ -90,4 +92,8 @@ def load_board(source: BoardSource):
 
 
 def _relocate(d: Diagnostic, source: BoardSource) -> Diagnostic:
-    return replace(d, span=source.origin(d.span))
+    def line(m: re.Match) -> str:  # "already has terrain 'sea' (line 5)": a line of the tests file
+        where = source.origin(Span("", int(m.group(1)), 1))
+        return f"(line {where.line})" if where is not None else m.group(0)
+
+    return replace(d, span=source.origin(d.span), message=re.sub(r"\(line (\d+)\)", line, d.message))

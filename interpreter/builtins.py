@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
+from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
 
 
 def _loc(ctx, h, span) -> str:
@@ -156,6 +156,11 @@ def b_path_cost(ctx, span, u, to, mode):
     return entry[0] if entry else None
 
 
+def b_must_stop(ctx, span, u, to, mode):
+    entry = _mode(ctx, mode, span).reachable(ctx, u).get(to)
+    return bool(entry[2]) if entry else None
+
+
 def b_traceable(ctx, span, mode, start, targets, s):
     return _mode(ctx, mode, span).traceable(ctx, _loc(ctx, start, span), _seq(targets, span), _side(ctx, s, span))
 
@@ -177,6 +182,18 @@ def b_allowed(ctx, span, table, column):
     if t is None:
         raise RuleError(f"{show(table)} is not a table", span)
     return t.allowed(column)
+
+
+def b_cell_of(ctx, span, *codes):
+    parts = []
+    for c in codes:
+        if isinstance(c, Entity) and c.kind == "result":
+            parts.append(Code(c))
+        elif isinstance(c, CellValue):
+            parts.extend(c.codes)
+        else:
+            raise RuleError(f"cell_of: {show(c)} is not a result code", span)
+    return CellValue(tuple(parts))
 
 
 def b_column(ctx, span, table, value):

@@ -188,7 +188,12 @@ class Compiler:
 
     def call(self, e: ast.Call, scope, dyn, statement: bool) -> Fn:
         name = e.func
-        args = [self.expr(a, scope, dyn) for a in e.args]
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope:
+            # `emit(card_played, c)`: the event is named, not evaluated (the checker knows it too)
+            event = e.args[0].id
+            args = [lambda fr: event] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span
         engine = self.engine
         if name in scope:

@@ -63,14 +63,16 @@ class TestFailure(Exception):
 
 # ==================================================================== the players' answers
 class AnswerAgent:
-    """Answers `choose` from the test's `answer` lines, in order per name; a choice with no answer
-    left takes the first option (a subset choice: the fewest options allowed, the first ones).
+    """Answers `choose` from the test's `answer` lines, in order per name. A choice with no answer
+    left takes the first option, or declines when it is optional (a player does something optional
+    only when the test says so); a subset choice takes the fewest options allowed, the first ones.
     Every question asked is remembered for the failure report. The test never takes actions
     through an agent, so `choose_action` passes."""
 
     def __init__(self) -> None:
         self.answers: dict[str, list] = {}
         self.asked: list[str] = []
+        self.offered: dict[str, tuple] = {}  # the options of the latest choice of each name
 
     def _match(self, ctx, what: str, answer, options) -> int:
         for i, option in enumerate(options):
@@ -85,9 +87,10 @@ class AnswerAgent:
 
     def choose(self, ctx, who, what, options, optional):
         self.asked.append(f"{show(who)} chooses {what} among {', '.join(describe(ctx, o) for o in options)}")
+        self.offered[what] = tuple(options)
         queue = self.answers.get(what)
         if not queue:
-            return 0
+            return None if optional else 0
         answer = queue.pop(0)
         if what.startswith("re-roll ") and isinstance(answer, bool):
             return 1 if answer else 0
@@ -100,6 +103,7 @@ class AnswerAgent:
     def choose_subset(self, ctx, who, what, options, lo, hi):
         self.asked.append(f"{show(who)} chooses {what} ({lo}..{hi if hi is not None else 'any'}) among "
                           f"{', '.join(describe(ctx, o) for o in options)}")
+        self.offered[what] = tuple(options)
         queue = self.answers.get(what)
         if not queue:
             return list(range(min(lo, len(options))))
@@ -150,8 +154,6 @@ class RuleTestRunner:
         from warcodex.dsl import test_boards
         from warcodex.interpreter.engine import Engine
 
-        if scenario is None:
-            scenario = next(iter(self.game.scenarios), None)
         source = test_boards.test_board_source(self.game, test_map) if test_map is not None else None
         key = (source.text if source is not None else None, scenario)
         if key not in self._engines:
@@ -216,6 +218,12 @@ class _TestRun:
         engine = self.runner.engine_for(test_map, sc_name)
         self.engine = engine
         state = engine.new_game(sc_name, seed=0, setup=scenario is not None and scenario.setup)
+        if scenario is None:  # the rules of the game, no scenario's special rules or triggers
+            state.scenario = None
+            order = engine.game.prop("turn_order")
+            sides = engine.compiler.expr(order, frozenset())(Frame(None)) if order is not None else engine.side_entities
+            state.turn_order = tuple(s.name for s in sides)
+            state.position.turn = 1
         state.rng = FixedDice([])
         state.active = state.turn_order[0] if state.turn_order else None
         self.agent = AnswerAgent()
@@ -270,14 +278,30 @@ class _TestRun:
             self.agent.answers.setdefault(item.what, []).extend(self.value(v) for v in item.values)
         elif isinstance(item, ast.TestDo):
             self.step(item, lambda: self.apply_action(item.call, item.span))
+        elif isinstance(item, ast.TestOffered):
+            self.fr.vars[item.var] = self.agent.offered.get(item.what)
+            self.scope.add(item.var)
         elif isinstance(item, ast.Expect):
             self.expect(item)
+        elif isinstance(item, ast.SetStmt) and self.is_option(item.target):
+            value = self.value(item.value)  # an optional rule switched on or off for this test
+            if not isinstance(value, bool):
+                raise TestFailure(f"option {item.target.id} is true or false, not {describe(self.ctx, value)}",
+                                  item.span, status="error")
+            state.options[item.target.id] = value
+            state.touch()
         else:
             stmt = e.compiler.stmt(item, self.scope, False)
             if isinstance(item, ast.CallStmt):
                 self.step(item, lambda: stmt(self.fr))
             else:
                 self.traced(lambda: stmt(self.fr))
+
+    def is_option(self, target: ast.Expr) -> bool:
+        if not isinstance(target, ast.Name) or target.id in self.scope:
+            return False
+        ent = self.engine.entities.get(target.id)
+        return ent is not None and ent.kind == "option"
 
     def units(self, u: ast.TestUnit) -> None:
         e, ctx = self.engine, self.ctx
@@ -350,6 +374,8 @@ class _TestRun:
             return self.expect_true(item)
         call = item.call
         is_action = call.func in self.engine.actions
+        if is_action and len(call.args) + len(call.kwargs) < len(self.engine.actions[call.func].params):
+            return self.expect_some_instance(item)
         if item.kind == "legal":
             action, choice = self.choice(call)
             try:
@@ -378,12 +404,34 @@ class _TestRun:
             raise TestFailure(f"{self.call_text(call)} is refused, but not because \"{item.because}\"", item.span,
                               [f"the engine says: {refusal.message}"] + self.rule_location(refusal))
 
+    def expect_some_instance(self, item: ast.Expect) -> None:
+        """`expect legal attack(target: "0606")`: some legal instance has these values (`illegal`:
+        none has), among the instances the engine offers a player."""
+        call = item.call
+        action = self.engine.actions[call.func]
+        given = {p.name: self.value(a) for p, a in zip(action.params, call.args)}
+        given.update({k: self.value(a) for k, a in call.kwargs.items()})
+        found = None
+        for choice in action.instances(self.ctx):
+            args = dict(choice.args)
+            if all(args[k] == v or (isinstance(v, tuple) and isinstance(args[k], tuple) and set(v) == set(args[k]))
+                   for k, v in given.items()):
+                found = choice
+                break
+        if item.kind == "legal" and found is None:
+            raise TestFailure(f"expected legal: {self.call_text(call)}, but no legal instance has these values",
+                              item.span)
+        if item.kind == "illegal" and found is not None:
+            shown = ", ".join(f"{k}={describe(self.ctx, v)}" for k, v in found.args)
+            raise TestFailure(f"expected illegal: {self.call_text(call)}, but {call.func}({shown}) is legal", item.span)
+
     def copy(self) -> tuple[Context, Frame]:
         """A context on a copy of the position (same dice, same answers still to give): what a
         test tries without doing it. A context of its own, so memos never mix the two states."""
         agent = copy.copy(self.agent)
         agent.answers = copy.deepcopy(self.agent.answers)
         agent.asked = []
+        agent.offered = dict(self.agent.offered)
         ctx = Context(self.engine, self.state.snapshot(), {s.name: agent for s in self.engine.side_entities})
         return ctx, Frame(ctx, dict(self.fr.vars))
 
