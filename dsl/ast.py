@@ -589,10 +589,18 @@ class TestDice(Stmt):
 
 
 class TestAnswer(Stmt):
-    """`answer h: "1003", none`: the answers to the next choices named `h` (`none` declines)."""
+    """`answer h: "1003", none`: the answers to the next choices named `h` (`none` declines);
+    `answer v by united_states: tank`: only that side's."""
 
     what: str
     values: list[Expr]
+    by: Expr | None = None
+
+
+class TestSamePlayer(Stmt):
+    """`same player united_kingdom, united_states`: one player plays these sides."""
+
+    sides: list[str]
 
 
 class TestDo(Stmt):
@@ -602,10 +610,12 @@ class TestDo(Stmt):
 
 
 class TestOffered(Stmt):
-    """`let o = offered h`: name the options of the latest choice named `h` (none if not asked)."""
+    """`let o = offered h`: the options of the latest choice named `h` (none if not asked);
+    `let n = asked h`: how many times a choice named `h` was asked."""
 
     var: str
     what: str
+    count: bool = False
 
 
 class Expect(Stmt):

@@ -935,17 +935,25 @@ class _Checker:
             elif isinstance(item, ast.TestAnswer):
                 for v in item.values:
                     w.expr(v)
+                if item.by is not None:
+                    w.expr(item.by)
                 if item.what not in choices:
                     self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
                                      hint=did_you_mean(item.what, choices)
                                      or "answer the name a `choose` binds (choose h from ...: answer h: ...)")
+            elif isinstance(item, ast.TestSamePlayer):
+                sides = {d.name for d in g.sides}
+                for name in item.sides:
+                    if name not in sides:
+                        self.diags.error("E-undefined", f"unknown side '{name}'", _find(item.span, _word(name)),
+                                         hint=did_you_mean(name, sides))
             elif isinstance(item, ast.TestDo):
                 self._test_call(item.call, w, actions_only=True)
             elif isinstance(item, ast.TestOffered):
                 if item.what not in choices:
                     self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
                                      hint=did_you_mean(item.what, choices))
-                w.locals[item.var] = "list"
+                w.locals[item.var] = "int" if item.count else "list"
             elif isinstance(item, ast.Expect):
                 if item.kind == "true":
                     w.cond(item.test)

@@ -72,7 +72,8 @@ KEYWORDS = frozenset("""
     allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
-    test example map turn active dice answer expect legal marked count because without box offered
+    test example map turn active dice answer expect legal marked count because without box offered asked same
+    player
 """.split())
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -605,12 +606,15 @@ class _Layout:
             return "dice " + ", ".join(map(str, s.rolls))
         if isinstance(s, ast.TestAnswer):
             what = s.what if _NAME_RE.match(s.what) and s.what not in KEYWORDS else quote(s.what)
-            return f"answer {what}: " + ", ".join(format_expr(v) for v in s.values)
+            by = f" by {format_expr(s.by)}" if s.by is not None else ""
+            return f"answer {what}{by}: " + ", ".join(format_expr(v) for v in s.values)
+        if isinstance(s, ast.TestSamePlayer):
+            return "same player " + ", ".join(s.sides)
         if isinstance(s, ast.TestDo):
             return f"do {format_expr(s.call)}"
         if isinstance(s, ast.TestOffered):
             what = s.what if _NAME_RE.match(s.what) and s.what not in KEYWORDS else quote(s.what)
-            return f"let {s.var} = offered {what}"
+            return f"let {s.var} = {'asked' if s.count else 'offered'} {what}"
         if isinstance(s, ast.Expect):
             if s.kind == "true":
                 return f"expect {format_expr(s.test)}"

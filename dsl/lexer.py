@@ -81,7 +81,7 @@ _KEYWORDS = (
     # units, sequence, scenarios
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",
     # rule tests (tests/*.wcx)
-    "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered",
+    "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered", "asked", "same",
 )
 _OPERATOR_WORDS = ("and", "or", "not", "is", "in")
 _CONSTANTS = ("true", "false", "none")

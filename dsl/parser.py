@@ -740,14 +740,22 @@ class _ToAst(Transformer):
 
     def test_answer(self, meta, what, *values):
         text = _unquote(what) if what.type == "STRING" else str(what)
-        return ast.TestAnswer(what=text, values=list(values), span=self.sp(meta))
+        values = list(values)
+        by = values.pop(0)[1] if values and isinstance(values[0], tuple) else None
+        return ast.TestAnswer(what=text, values=values, by=by, span=self.sp(meta))
+
+    def answer_by(self, meta, side):
+        return ("by", side)
+
+    def test_same_player(self, meta, _same, *sides):
+        return ast.TestSamePlayer(sides=[str(x) for x in sides], span=self.sp(meta))
 
     def test_do(self, meta, call):
         return ast.TestDo(call=self._plain_call(call, meta, "do"), span=self.sp(meta))
 
-    def test_offered(self, meta, var, what):
+    def test_offered(self, meta, var, kind, what):
         text = _unquote(what) if what.type == "STRING" else str(what)
-        return ast.TestOffered(var=str(var), what=text, span=self.sp(meta))
+        return ast.TestOffered(var=str(var), what=text, count=str(kind) == "asked", span=self.sp(meta))
 
     def expect_true(self, meta, test):
         return ast.Expect(kind="true", test=test, span=self.sp(meta))

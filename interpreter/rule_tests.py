@@ -62,17 +62,47 @@ class TestFailure(Exception):
 
 
 # ==================================================================== the players' answers
-class AnswerAgent:
-    """Answers `choose` from the test's `answer` lines, in order per name. A choice with no answer
-    left takes the first option, or declines when it is optional (a player does something optional
-    only when the test says so); a subset choice takes the fewest options allowed, the first ones.
-    Every question asked is remembered for the failure report. The test never takes actions
-    through an agent, so `choose_action` passes."""
+class AnswerBook:
+    """The answers a test gives (`answer` lines) and the questions the rules asked, shared by the
+    players of every side. An answer `by` a side is that side's only; others go to whichever
+    side is asked first. A choice with no answer left takes the first option, or declines when it
+    is optional (a player does something optional only when the test says so); a subset choice
+    takes the fewest options allowed, the first ones."""
 
     def __init__(self) -> None:
-        self.answers: dict[str, list] = {}
+        self.answers: dict[tuple[str | None, str], list] = {}  # (side or None, what) -> answers
         self.asked: list[str] = []
         self.offered: dict[str, tuple] = {}  # the options of the latest choice of each name
+        self.times: dict[str, int] = {}  # how many times each choice was asked
+
+    def give(self, side: str | None, what: str, values) -> None:
+        self.answers.setdefault((side, what), []).extend(values)
+
+    def unused(self) -> list[str]:
+        return [f"{what}{f' by {side}' if side else ''}: {len(q)}" for (side, what), q in self.answers.items() if q]
+
+    def next(self, who, what: str):
+        side = getattr(who, "name", who)
+        for key in ((side, what), (None, what)):
+            queue = self.answers.get(key)
+            if queue:
+                return True, queue.pop(0)
+        return False, None
+
+    def copy(self) -> "AnswerBook":
+        twin = AnswerBook()
+        twin.answers = {k: list(v) for k, v in self.answers.items()}
+        twin.offered = dict(self.offered)
+        twin.times = dict(self.times)
+        return twin
+
+
+class AnswerAgent:
+    """One player: answers `choose` for its side(s) from the test's answer book. The test never
+    takes actions through an agent, so `choose_action` passes."""
+
+    def __init__(self, book: AnswerBook) -> None:
+        self.book = book
 
     def _match(self, ctx, what: str, answer, options) -> int:
         for i, option in enumerate(options):
@@ -85,13 +115,17 @@ class AnswerAgent:
         shown = ", ".join(describe(ctx, o) for o in options)
         raise TestFailure(f"the answer {describe(ctx, answer)} for {what} is not among the options: {shown}", None)
 
+    def _asked(self, ctx, who, what, options, text: str) -> None:
+        book = self.book
+        book.asked.append(f"{show(who)} chooses {what}{text} among {', '.join(describe(ctx, o) for o in options)}")
+        book.offered[what] = tuple(options)
+        book.times[what] = book.times.get(what, 0) + 1
+
     def choose(self, ctx, who, what, options, optional):
-        self.asked.append(f"{show(who)} chooses {what} among {', '.join(describe(ctx, o) for o in options)}")
-        self.offered[what] = tuple(options)
-        queue = self.answers.get(what)
-        if not queue:
+        self._asked(ctx, who, what, options, "")
+        found, answer = self.book.next(who, what)
+        if not found:
             return None if optional else 0
-        answer = queue.pop(0)
         if what.startswith("re-roll ") and isinstance(answer, bool):
             return 1 if answer else 0
         if answer is None:
@@ -101,13 +135,10 @@ class AnswerAgent:
         return self._match(ctx, what, answer, options)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
-        self.asked.append(f"{show(who)} chooses {what} ({lo}..{hi if hi is not None else 'any'}) among "
-                          f"{', '.join(describe(ctx, o) for o in options)}")
-        self.offered[what] = tuple(options)
-        queue = self.answers.get(what)
-        if not queue:
+        self._asked(ctx, who, what, options, f" ({lo}..{hi if hi is not None else 'any'})")
+        found, answer = self.book.next(who, what)
+        if not found:
             return list(range(min(lo, len(options))))
-        answer = queue.pop(0)
         items = answer if isinstance(answer, tuple) else (answer,)
         picked: list[int] = []
         for a in items:
@@ -226,8 +257,9 @@ class _TestRun:
             state.position.turn = 1
         state.rng = FixedDice([])
         state.active = state.turn_order[0] if state.turn_order else None
-        self.agent = AnswerAgent()
-        self.ctx = Context(engine, state, {s.name: self.agent for s in engine.side_entities})
+        self.book = AnswerBook()
+        self.players = {s.name: AnswerAgent(self.book) for s in engine.side_entities}  # one player a side
+        self.ctx = Context(engine, state, self.players)
         self.fr = Frame(self.ctx, {})
         self.scope: set[str] = set()
         for item in items:
@@ -237,6 +269,10 @@ class _TestRun:
         if unused:
             raise TestFailure(f"{len(unused)} die roll(s) given were never rolled: {', '.join(map(str, unused))}",
                               self.test.header.span, ["every `dice` value must be rolled by the rules the test runs"])
+        left = self.book.unused()
+        if left:
+            raise TestFailure(f"answers given were never asked for: {'; '.join(left)}", self.test.header.span,
+                              ["every `answer` must answer a choice the rules ask"] + self.asked_lines())
 
     @property
     def state(self):
@@ -275,11 +311,23 @@ class _TestRun:
                                   item.span)
             state.rng = FixedDice(item.rolls)
         elif isinstance(item, ast.TestAnswer):
-            self.agent.answers.setdefault(item.what, []).extend(self.value(v) for v in item.values)
+            side = None
+            if item.by is not None:
+                who = self.value(item.by)
+                if not (isinstance(who, Entity) and who.kind == "side"):
+                    raise TestFailure(f"`by` needs a side, not {describe(self.ctx, who)}", item.span, status="error")
+                side = who.name
+            self.book.give(side, item.what, [self.value(v) for v in item.values])
+        elif isinstance(item, ast.TestSamePlayer):
+            player = self.players[item.sides[0]]
+            for name in item.sides:
+                self.players[name] = player
+            self.ctx.agents = dict(self.players)
         elif isinstance(item, ast.TestDo):
             self.step(item, lambda: self.apply_action(item.call, item.span))
         elif isinstance(item, ast.TestOffered):
-            self.fr.vars[item.var] = self.agent.offered.get(item.what)
+            book = self.book
+            self.fr.vars[item.var] = book.times.get(item.what, 0) if item.count else book.offered.get(item.what)
             self.scope.add(item.var)
         elif isinstance(item, ast.Expect):
             self.expect(item)
@@ -351,8 +399,22 @@ class _TestRun:
             values[k] = self.value(a, fr)
         return action, ActionChoice(call.func, tuple((p.name, values[p.name]) for p in action.params))
 
+    def phase_refusal(self, action: str, ctx: Context | None = None) -> RuleError | None:
+        """A player may take only the actions the current phase allows (its `allow` lines); with
+        no phase set, the test does not say where in the sequence it stands, and any is allowed."""
+        phase = (ctx or self.ctx).state.phase
+        if phase is None:
+            return None
+        allowed = phase_actions(self.engine, phase)
+        if action in allowed:
+            return None
+        return RuleError(f"{action} is not allowed in the {phase} phase (it allows: {', '.join(sorted(allowed)) or 'none'})")
+
     def apply_action(self, call: ast.Call, span: Span | None) -> None:
         action, choice = self.choice(call)
+        refusal = self.phase_refusal(call.func)
+        if refusal is not None:
+            raise TestFailure(f"the engine refuses {self.call_text(call)}: {refusal.message}", span)
         try:
             fr = action.validate(self.ctx, choice)
         except RuleError as exc:
@@ -379,6 +441,9 @@ class _TestRun:
         if item.kind == "legal":
             action, choice = self.choice(call)
             try:
+                refusal = self.phase_refusal(call.func)
+                if refusal is not None:
+                    raise refusal
                 action.validate(self.ctx, choice)
             except RuleError as exc:
                 raise TestFailure(f"expected legal: {self.call_text(call)}", item.span,
@@ -390,6 +455,9 @@ class _TestRun:
         try:
             if is_action:
                 action, choice = self.choice(call, fr)
+                phase_refusal = self.phase_refusal(call.func, ctx)
+                if phase_refusal is not None:
+                    raise phase_refusal
                 action.validate(ctx, choice)
             else:
                 args = tuple(self.value(a, fr) for a in call.args)
@@ -412,7 +480,8 @@ class _TestRun:
         given = {p.name: self.value(a) for p, a in zip(action.params, call.args)}
         given.update({k: self.value(a) for k, a in call.kwargs.items()})
         found = None
-        for choice in action.instances(self.ctx):
+        instances = action.instances(self.ctx) if self.phase_refusal(call.func) is None else ()
+        for choice in instances:
             args = dict(choice.args)
             if all(args[k] == v or (isinstance(v, tuple) and isinstance(args[k], tuple) and set(v) == set(args[k]))
                    for k, v in given.items()):
@@ -428,11 +497,11 @@ class _TestRun:
     def copy(self) -> tuple[Context, Frame]:
         """A context on a copy of the position (same dice, same answers still to give): what a
         test tries without doing it. A context of its own, so memos never mix the two states."""
-        agent = copy.copy(self.agent)
-        agent.answers = copy.deepcopy(self.agent.answers)
-        agent.asked = []
-        agent.offered = dict(self.agent.offered)
-        ctx = Context(self.engine, self.state.snapshot(), {s.name: agent for s in self.engine.side_entities})
+        book = self.book.copy()
+        players = {}
+        for name, agent in self.players.items():  # the same players, with a copy of the answers
+            players[name] = next((p for n, p in players.items() if self.players[n] is agent), None) or AnswerAgent(book)
+        ctx = Context(self.engine, self.state.snapshot(), players)
         return ctx, Frame(ctx, dict(self.fr.vars))
 
     def expect_true(self, item: ast.Expect) -> None:
@@ -490,13 +559,13 @@ class _TestRun:
         if trace:
             lines.append("explain (up to the error):")
             lines.extend(_trace_lines(trace, 1))
-        if self.agent_asked():
-            lines.append("choices asked: " + "; ".join(self.agent_asked()[-5:]))
-        return lines
+        return lines + self.asked_lines()
 
-    def agent_asked(self) -> list[str]:
-        agent = getattr(self, "agent", None)
-        return agent.asked if agent is not None else []
+    def asked_lines(self) -> list[str]:
+        book = getattr(self, "book", None)
+        if book is None or not book.asked:
+            return []
+        return ["choices asked (the last ones):"] + ["  " + a for a in book.asked[-6:]]
 
 
 def _trace_lines(trace: list[Derivation], indent: int) -> list[str]:
@@ -504,3 +573,24 @@ def _trace_lines(trace: list[Derivation], indent: int) -> list[str]:
     for d in trace:
         out.extend(d.lines(indent))
     return out
+
+
+def phase_actions(engine, phase: str) -> frozenset:
+    """The actions a phase's `allow` lines allow (not its sub-phases')."""
+    cache = engine.__dict__.setdefault("_rule_test_phase_actions", {})
+    if phase not in cache:
+        found: set[str] = set()
+
+        def visit(items) -> None:
+            for item in items:
+                if isinstance(item, ast.Phase):
+                    if item.name == phase:
+                        found.update(a for i in item.items if isinstance(i, ast.Allow) for a in i.actions)
+                    visit([i for i in item.items if isinstance(i, ast.Phase)])
+                elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
+                    visit(item.items)
+
+        if engine.game.sequence is not None:
+            visit(engine.game.sequence.items)
+        cache[phase] = frozenset(found)
+    return cache[phase]
