@@ -878,11 +878,16 @@ class _Checker:
             return
         from warcodex.dsl import test_boards
 
+        try:
+            parse_map = importlib.import_module("warcodex.interpreter.mapfile").parse_map_text
+        except ImportError:  # the map loader is optional for rule checking
+            return
+
         boards: dict[int, object] = {}
         for fragment in g.maps.values():  # every declared board loads, used or not
             src = test_boards.board_source(fragment.name, [(fragment.text, fragment.text_span)])
             try:
-                self._map_names(test_boards.load_board(src), fragment.text_span.file)
+                self._map_names(test_boards.load_board(src, parse_map), fragment.text_span.file)
             except DiagnosticError as exc:
                 self.diags.extend(exc.diagnostics)
         choices = self._choice_names()
@@ -891,7 +896,7 @@ class _Checker:
             items = list(test.body)
             if items and isinstance(items[0], ast.TestMap):
                 try:
-                    board = test_boards.load_board(test_boards.test_board_source(g, items[0]))
+                    board = test_boards.load_board(test_boards.test_board_source(g, items[0]), parse_map)
                     if items[0].text is not None:
                         self._map_names(board, items[0].text_span.file)
                 except DiagnosticError as exc:

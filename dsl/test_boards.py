@@ -80,10 +80,10 @@ def test_board_source(game, test_map: ast.TestMap) -> BoardSource:
     return board_source(name, parts)
 
 
-def load_board(source: BoardSource):
-    """Load a test board; map errors are reported at their place in the tests file."""
-    from warcodex.interpreter.mapfile import parse_map_text
-
+def load_board(source: BoardSource, parse_map_text):
+    """Load a test board with the map loader (`warcodex.interpreter.mapfile.parse_map_text`, given
+    by the caller: the language layer does not import the engine's); map errors are reported at
+    their place in the tests file."""
     virtual = f"<test board {source.name}>"
     try:
         return parse_map_text(source.text, virtual)

@@ -115,6 +115,8 @@ class Context:
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:
         rng = self.state.rng
+        fixed = getattr(rng, "next_is_fixed", None)
+        given = fixed is not None and fixed()  # a roll the player fixed (play --dice, a rule test)
         faces = [rng.randint(1, dice.sides) for _ in range(dice.count)]
         if dice.keep is not None:
             kept = sorted(faces, reverse=dice.keep_highest)[: dice.keep]
@@ -125,7 +127,7 @@ class Context:
         if dice.keep is not None:
             shown = f"{faces}, keep {kept} = {total}"
         if self.tracing:
-            self.trace_add(Derivation(f"roll {dice.text()}: {shown}", total))
+            self.trace_add(Derivation(f"roll {dice.text()}: {shown}{' (fixed dice)' if given else ''}", total))
         return total
 
     # ------------------------------------------------------------ decisions inside procedures

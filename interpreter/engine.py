@@ -601,15 +601,19 @@ class Engine:
                 return self.compiler.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
         return default
 
-    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True):
+    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True,
+                 dice=None):
         """A fresh state with the scenario set up (setup statements run, game not started).
-        With setup=False the board is empty (tests and analysis place their own units)."""
+        With setup=False the board is empty (tests and analysis place their own units). With
+        `dice`, these rolls come first, then the seed's (interpreter/dice.py)."""
         import random
 
         from warcodex.interpreter.context import Context
+        from warcodex.interpreter.dice import FixedDice
 
         sc = self.scenario(scenario)
-        state = GameState(scenario=sc.name, seed=seed, rng=random.Random(seed))
+        rng = FixedDice(dice, seed) if dice else random.Random(seed)
+        state = GameState(scenario=sc.name, seed=seed, rng=rng)
         for opt in self.game.entities("option"):
             state.options[opt.name] = self.entities[opt.name].props.get("default", False)
         for k, v in (options or {}).items():

@@ -58,9 +58,10 @@ def agents_for(engine, specs: list[str], seed: int) -> dict:
     return {side: make_agent(spec, seed * 1000 + i + 1) for i, (side, spec) in enumerate(zip(sides, specs))}
 
 
-def start(engine, scenario: str | None, seed: int, agents: dict, options: dict | None = None, **kw) -> Game:
+def start(engine, scenario: str | None, seed: int, agents: dict, options: dict | None = None, dice=None, **kw) -> Game:
+    """A game set up and ready to run; `dice`, when given, are its first rolls (then the seed's)."""
     engine = engine.for_scenario(scenario)  # the scenario's special rules, if it overrides any
-    state = engine.new_game(scenario, seed, options)
+    state = engine.new_game(scenario, seed, options, dice=dice)
     return Game(engine, state, agents, **kw)
 
 
@@ -71,14 +72,15 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
     return start(engine, scenario, seed, agents, **kw).run(until_turn=until_turn)
 
 
-def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, **kw) -> Game:
-    """Re-execute a recorded game from its decisions; the caller compares the logs."""
+def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None, **kw) -> Game:
+    """Re-execute a recorded game from its decisions (and its fixed dice, if it had some); the
+    caller compares the logs."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)
     agent = ScriptedAgent(engine, log)
     agents = {s.name: agent for s in engine.side_entities}
-    game = start(engine, scenario, seed, agents, options=options, **kw)
+    game = start(engine, scenario, seed, agents, options=options, dice=dice, **kw)
     if any(e.get("k") == "end" for e in log):
         return game.run()
     # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and

@@ -373,12 +373,34 @@ def _progress(runner, state, engine):
     return progress
 
 
+def read_dice(text: str | None, file: str | None) -> list[int] | None:
+    """The fixed rolls of `--dice 3,5,1` and/or `--dice-file F` (the file's after the option's)."""
+    from warcodex.interpreter.dice import parse_dice
+
+    rolls: list[int] = []
+    try:
+        if text:
+            rolls += parse_dice(text)
+        if file:
+            try:
+                content = Path(file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise UserError(f"cannot read {file}: {exc}") from None
+            rolls += parse_dice(content, file)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--dice / --dice-file") from None
+    return rolls or None
+
+
 def write_log(path: Path, engine, game, options: dict) -> None:
     from warcodex.interpreter.play import log_text
     from warcodex.interpreter.saves import write_atomic
 
     header = {"format": LOG_FORMAT, "version": 1, "game": engine.game.game.name, "game_dir": str(engine.game.root),
               "rules": engine.fingerprint, "scenario": game.state.scenario, "seed": game.state.seed, "options": options}
+    rolls = getattr(game.state.rng, "rolls", None)
+    if rolls:  # the fixed dice the game was played with: a replay rolls them again
+        header["dice"] = list(rolls)
     write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + log_text(game.log))
 
 
@@ -395,6 +417,28 @@ def read_log(path: Path) -> tuple[dict, list[dict]]:
     if header.get("format") != LOG_FORMAT:
         raise UserError(f"{path} is not a Warcodex log (no '{LOG_FORMAT}' header line)")
     return header, entries
+
+
+def is_log(path: Path) -> bool:
+    """A Warcodex log starts with a header line whose `format` is warcodex-log."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+        header = json.loads(first)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(header, dict) and header.get("format") == LOG_FORMAT
+
+
+def read_record(path: Path) -> list[dict]:
+    """The log entries of a log or of a save."""
+    if is_log(path):
+        return read_log(path)[1]
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8")).get("log", [])
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        raise UserError(f"{path} is neither a Warcodex log nor a save") from None
+    return entries
 
 
 def print_report(engine, game) -> None:
@@ -442,19 +486,26 @@ def parse_options(pairs) -> dict:
 @click.option("--max-actions", type=int, help="Stop after this many actions (then --save to continue later).")
 @click.option("--explain-combat", is_flag=True, help="Print the explanation of the first combat.")
 @click.option("--check-invariants", is_flag=True, help="Check the game's invariants after every action.")
-def play(game, scenario, seed, agents, until_turn, options, log_path, save_path, load_path, max_actions, explain_combat, check_invariants):
+@click.option("--dice", "dice_text", help="The first die rolls, e.g. 3,5,1 (then the seed's dice).")
+@click.option("--dice-file", type=click.Path(dir_okay=False, exists=True),
+              help="A file of the first die rolls: numbers separated by commas, blanks or lines; # comments.")
+def play(game, scenario, seed, agents, until_turn, options, log_path, save_path, load_path, max_actions, explain_combat,
+         check_invariants, dice_text, dice_file):
     """Play GAME with agents (self-play by default) and print the final report."""
     from warcodex.interpreter.play import Game, agents_for, start
     from warcodex.interpreter.saves import load_save, save_game
 
     engine = build_engine(game)
     opts = parse_options(options)
+    dice = read_dice(dice_text, dice_file)
     if load_path:
+        if dice:
+            raise click.UsageError("--dice and --dice-file start a game: a loaded game keeps the dice it was saved with")
         state, agent_objs, log = load_save(engine, load_path)
         g = Game(engine.for_scenario(state.scenario), state, agent_objs, log=log, check_invariants=check_invariants)
     else:
         g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
-                  check_invariants=check_invariants)
+                  check_invariants=check_invariants, dice=dice)
     progress = _progress(g.runner, g.state, engine)
     try:
         with progress:
@@ -473,6 +524,10 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
         if entry:
             out.print("\n[bold]An explained combat[/]")
             out.print(format_entry(entry), markup=False)
+    if dice:
+        left = g.state.rng.remaining if hasattr(g.state.rng, "remaining") else []
+        used = len(dice) - len(left)
+        err.print(f"fixed dice: {used} of {len(dice)} rolled" + (f"; not rolled: {', '.join(map(str, left))}" if left else ""))
     if log_path:
         write_log(Path(log_path), engine, g, opts)
         err.print(f"wrote log {log_path}")
@@ -493,7 +548,8 @@ def replay(log: str, game_arg: str | None) -> None:
     engine = build_engine(game_arg or header.get("game_dir") or header["game"])
     if header.get("rules") != engine.fingerprint:
         err.print(f"warning: the log was made with rules {header.get('rules')}, these are {engine.fingerprint}", style="yellow")
-    g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {})
+    g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
+                   dice=header.get("dice"))
     if log_text(g.log) == log_text(entries):
         out.print(f"reproduced: {len(entries)} log entries identical; winner {g.state.winner or 'none'}")
         return
@@ -515,15 +571,7 @@ def explain(record: str, entry_no: int | None, combat: bool, show_all: bool) -> 
     """Show how each action of a log or save was resolved, with the rules that applied."""
     from warcodex.interpreter.explain import format_entry
 
-    path = Path(record)
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("{\"format\": \"" + LOG_FORMAT) or text.startswith('{"format": "warcodex-log"'):
-        _, entries = read_log(path)
-    else:
-        try:
-            entries = json.loads(text).get("log", [])
-        except (json.JSONDecodeError, AttributeError):
-            raise UserError(f"{path} is neither a Warcodex log nor a save") from None
+    entries = read_record(Path(record))
     if combat:
         e = first_combat(entries)
         entries = [e] if e else []
