@@ -47,7 +47,8 @@ class Header(Node):
 
 # ---------------------------------------------------------------- expressions
 class Expr(Node):
-    pass
+    # written in parentheses by the author: `fmt` keeps them (they are there for clarity)
+    parenthesized: bool = False
 
 
 class Num(Expr):

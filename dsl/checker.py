@@ -67,6 +67,14 @@ def check_path(path: str | Path, overlays=(), tests: bool = False) -> tuple[Game
     return game, out
 
 
+def check_expression(game: GameDef, expr: ast.Expr, names: dict[str, str | None] | None = None) -> Diagnostics:
+    """Check one expression against a game (names, calls, tags, properties): a query."""
+    diags = Diagnostics()
+    checker = _Checker(game, diags)
+    checker.walker(names).expr(expr)
+    return diags
+
+
 def check_game(game: GameDef) -> Diagnostics:
     """Run every semantic check on a loaded game; return all diagnostics, sorted by location."""
     diags = Diagnostics()

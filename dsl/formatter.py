@@ -23,6 +23,8 @@ Canonical layout
   scenario properties, `setup`, triggers, overrides; unit properties, then `at steps` blocks;
 * long `function` bodies and long `where` clauses (of `choose` and action params) are broken
   before each top-level `and`/`or`; other long expressions stay on one line;
+* parentheses the author wrote are kept (`(a and b) or c` stays so, for clarity); others are
+  added only where the meaning needs them;
 * strings are re-escaped (``\\"``, ``\\\\``, ``\\n``, ``\\t``, ``\\r``, ``\\xNN`` for other control
   characters); decimals keep their point (``2.0``); a string-quoted table key is written bare
   when it is a plain name that is not a keyword of the language.
@@ -112,7 +114,7 @@ def _level(e: ast.Expr) -> int:
 
 def _expr(e: ast.Expr, need: int) -> str:
     text = _expr_text(e)
-    return f"({text})" if _level(e) < need else text
+    return f"({text})" if _level(e) < need or e.parenthesized else text
 
 
 def _args(args: list[ast.Expr], kwargs: dict[str, ast.Expr] | None = None) -> str:
@@ -287,11 +289,11 @@ def _fits(line: str) -> bool:
 
 def _flatten_chain(e: ast.Expr) -> tuple[str, list[str]] | None:
     """`a and b and c` -> ("and", ["a", "b", "c"]); None if `e` is not an and/or chain."""
-    if not isinstance(e, (ast.And, ast.Or)):
+    if not isinstance(e, (ast.And, ast.Or)) or e.parenthesized:
         return None
     cls, word, lvl = (ast.And, "and", _AND) if isinstance(e, ast.And) else (ast.Or, "or", _OR)
     rights = []
-    while isinstance(e, cls):
+    while isinstance(e, cls) and not e.parenthesized:
         rights.append(e.right)
         e = e.left
     rights.reverse()

@@ -59,6 +59,9 @@ _TERMINAL_WORDS = {
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='",
     "SIGNED_INT": "a signed number", "DECIMAL": "a decimal number", "VBAR": "'|'", "SLASH": "'/'",
     "PROVENANCE": "a provenance (provisional, rulebook, player_aid)", "$END": "end of file",
+    "MOD_OP": "a modifier operation (+, -, *, /, =, at_most, at_least)", "ASSIGN_OP": "'=', '+=' or '-='",
+    "COMP_OP": "a comparison (==, !=, <, <=, >, >=)", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'",
+    "MAP_TEXT": "a map in braces: map NAME { ... }", "WS": "a blank", "COMMENT": "a comment",
 }
 
 
@@ -72,7 +75,13 @@ def _describe(expected: set[str]) -> str:
         elif term.isupper():
             pattern = grammar_parser().get_terminal(term).pattern
             value = getattr(pattern, "value", None)
-            words.append(f"'{value}'" if isinstance(value, str) and pattern.type == "str" else term.lower().replace("_", " "))
+            alternatives = re.match(r"\(([A-Za-z_|]+)\)\(\?!", value) if isinstance(value, str) else None
+            if isinstance(value, str) and pattern.type == "str":
+                words.append(f"'{value}'")
+            elif alternatives:  # a keyword family (above|below|from|upto): its words, never the terminal's name
+                words.extend(f"'{w}'" for w in alternatives.group(1).split("|"))
+            else:
+                words.append(term.lower().replace("_", " "))
         else:
             words.append(term)
     words = sorted(set(words))
@@ -919,6 +928,10 @@ class _ToAst(Transformer):
     def comprehension(self, meta, func, element, var, source, where=None):
         return ast.Comprehension(func=str(func), element=element, var=str(var), source=source,
                                  where=where[1] if where else None, span=self.sp(meta))
+
+    def paren(self, meta, e):
+        e.parenthesized = True
+        return e
 
     def int_lit(self, meta, tok):
         return ast.Num(value=int(tok), span=self.sp(meta))

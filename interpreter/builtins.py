@@ -196,6 +196,12 @@ def b_cell_of(ctx, span, *codes):
     return CellValue(tuple(parts))
 
 
+def b_unit_by_id(ctx, span, n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuleError(f"unit_by_id needs a whole number, got {show(n)}", span)
+    return UnitRef(n) if n in ctx.state.units else None
+
+
 def b_column(ctx, span, table, value):
     from warcodex.interpreter.tables import IllegalColumn
 
@@ -303,12 +309,17 @@ def b_move_to(ctx, span, u, h):
 def b_move_along(ctx, span, u, h, mode):
     m = _mode(ctx, mode, span)
     path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
-    if ctx.tracing:
-        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} for {cost}", cost, m.entity.citations))
+    if ctx.tracing:  # the path, then each step's cost term by term, with its sections
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} ({m.entity.label}) "
+                                 f"for {_fmt(cost)}", cost, m.entity.citations, m.explain_steps(ctx, u, path)))
     for loc in path[1:]:
         if ctx.state.units[u.id].loc is None:
             break  # eliminated on the way (a trigger)
         ctx.engine.move_unit(ctx, u, loc, span, trace=False)
+
+
+def _fmt(v) -> str:
+    return str(v) if not isinstance(v, Fraction) or v.denominator != 1 else str(v.numerator)
 
 
 def b_eliminate(ctx, span, u):

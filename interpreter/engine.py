@@ -214,8 +214,13 @@ class Engine:
 
     # ============================================================ values
     def unit_name(self, ctx, u: UnitRef) -> str:
+        """A unit as explanations and logs name it: its label, its id and where it is, so two
+        "Rifle division (soviet)" are told apart: `Rifle division #5 (soviet, 0805)`."""
         unit = ctx.state.units.get(u.id)
-        return f"{unit.label} ({unit.side})" if unit else str(u)
+        if unit is None:
+            return str(u)
+        where = f", {unit.loc}" if unit.loc is not None else (f", box {unit.box}" if unit.box else "")
+        return f"{unit.label} #{unit.id} ({unit.side}{where})"
 
     def describe(self, ctx, value) -> str:
         if isinstance(value, UnitRef):
@@ -628,7 +633,9 @@ class Engine:
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
+            ctx.notes = []  # the set-up's `log` lines: the game's log records them (play.Game)
             self.compiler.block(sc.setup, set())(Frame(ctx))
+            state.setup_notes = tuple(ctx.notes)
         return state
 
     def _game_prop(self, key: str):
@@ -639,10 +646,14 @@ class Engine:
         return int(self.scenario_prop(self.scenario(state.scenario), "first_turn", 1))
 
     def last_turn(self, state) -> int:
+        """The scenario's `last_turn`, or with `turns: N` (turns 1 to N) the N-th turn."""
         sc = self.scenario(state.scenario)
         last = self.scenario_prop(sc, "last_turn")
         if last is None:
-            raise RuleError(f"scenario '{sc.name}' has no last_turn", sc.span)
+            turns = self.scenario_prop(sc, "turns")
+            if turns is not None:
+                return int(self.scenario_prop(sc, "first_turn", 1)) + int(turns) - 1
+            raise RuleError(f"scenario '{sc.name}' has no last_turn (or turns)", sc.span)
         return int(last)
 
     def for_scenario(self, name: str | None) -> "Engine":

@@ -26,6 +26,9 @@ class Game:
         if log:
             self.ctx.log.extend(log)
         self.runner = Runner(engine, self.ctx, agents, check_invariants=check_invariants, trace=trace)
+        if state.setup_notes and not self.ctx.log:  # `log` lines of the set-up, before play starts
+            self.runner.log({"k": "auto", "what": "set-up", "phase": None, "side": None,
+                             "trace": [{"what": n, "value": None, "citations": [], "steps": []} for n in state.setup_notes]})
 
     @property
     def log(self) -> list[dict]:
@@ -34,6 +37,19 @@ class Game:
     def run(self, until_turn: int | None = None, max_actions: int | None = None) -> "Game":
         self.runner.run(until_turn=until_turn, max_actions=max_actions)
         return self
+
+    @property
+    def stopped_early(self) -> bool:
+        """Stopped by a turn limit or an action budget (play --until, --max-actions), not over."""
+        return not self.state.over
+
+    def turns_played(self) -> int:
+        """Whole turns played: the current turn counts once the game is over or it is complete."""
+        state, engine = self.state, self.engine
+        first, last = engine.first_turn(state), engine.last_turn(state)
+        turn = state.position.turn
+        done = turn - 1 if (state.position.op == 0 or turn > last) else turn - (0 if state.over else 1)
+        return max(0, min(done, last) - first + 1)
 
     def summary(self) -> dict:
         state = self.state

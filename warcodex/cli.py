@@ -8,6 +8,8 @@
     warcodex play GAME ...         self-play with agents, progress bar, final report, log
     warcodex replay LOG            re-execute a log and verify it reproduces the same game
     warcodex explain LOG|SAVE      the derivation of each action, with rule citations
+    warcodex query LOG|SAVE EXPR   a rules expression's value in a position, with its derivation
+    warcodex moves LOG|SAVE        the legal actions there, each move's path and step costs
     warcodex demo GAME -o DIR      the main job: check, self-play with an explained combat, outputs
     warcodex schema                the JSON schema of save files
 
@@ -345,7 +347,11 @@ def info(game: str) -> None:
         table.add_column(col)
     for sc in gamedef.scenarios.values():
         props = {p.key: p.value for p in sc.props}
-        turns = f"{getattr(props.get('first_turn'), 'value', '?')}-{getattr(props.get('last_turn'), 'value', '?')}"
+        first = getattr(props.get("first_turn"), "value", 1 if "turns" in props else "?")
+        last = getattr(props.get("last_turn"), "value", None)
+        if last is None and "turns" in props and isinstance(first, int):
+            last = first + getattr(props["turns"], "value", 1) - 1
+        turns = f"{first}-{last if last is not None else '?'}"
         table.add_row(sc.name, sc.header.title(), turns, " ".join("§" + c for c in sc.header.citations))
     out.print(table)
     from warcodex.dsl import ast
@@ -452,9 +458,17 @@ def print_report(engine, game) -> None:
         variables = ", ".join(f"{k}={v}" for k, v in s["sides"].get(side.name, {}).items())
         table.add_row(side.label, str(s["units_on_map"][side.name]), str(s["eliminated"][side.name]), variables)
     out.print(table)
-    winner = s["winner"] or "none (draw)"
-    out.print(f"winner: [bold]{winner}[/] ({s['reason']}); turns played: {min(s['turn'], engine.last_turn(game.state))}; "
-              f"actions: {s['actions']}")
+    played = game.turns_played()
+    if game.stopped_early:
+        pos = game.state.position
+        where = f"after turn {pos.turn - 1}" if pos.op == 0 else f"during turn {pos.turn}"
+        out.print(f"[bold]stopped early[/] {where}: no result yet; turns played: {played}; actions: {s['actions']}")
+    elif s["winner"]:
+        out.print(f"winner: [bold]{s['winner']}[/] ({s['reason'] or 'no reason given'}); turns played: {played}; "
+                  f"actions: {s['actions']}")
+    else:
+        out.print(f"result: [bold]a draw[/] ({s['reason'] or 'the last turn ended with no winner'}); "
+                  f"turns played: {played}; actions: {s['actions']}")
 
 
 def first_combat(log: list[dict]) -> dict | None:
@@ -506,6 +520,8 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
     else:
         g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
                   check_invariants=check_invariants, dice=dice)
+    for note in g.state.setup_notes:
+        out.print(f"set-up: {note}", markup=False)
     progress = _progress(g.runner, g.state, engine)
     try:
         with progress:
@@ -583,6 +599,87 @@ def explain(record: str, entry_no: int | None, combat: bool, show_all: bool) -> 
         raise UserError("no matching entry")
     for e in entries:
         out.print(format_entry(e), markup=False)
+
+
+def open_position(record: str, at: int | None, game_arg: str | None):
+    """The position of a log (after entry `at`, or at its end) or of a save."""
+    from warcodex.interpreter.positions import Position, logged_position
+    from warcodex.interpreter.saves import load_save
+
+    path = Path(record)
+    if is_log(path):
+        header, entries = read_log(path)
+        engine = build_engine(game_arg or header.get("game_dir") or header["game"])
+        return logged_position(engine, header, entries, at)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise UserError(f"{path} is neither a Warcodex log nor a save") from None
+    if not isinstance(raw, dict) or raw.get("format") != "warcodex-save":
+        raise UserError(f"{path} is neither a Warcodex log nor a save")
+    engine = build_engine(game_arg or raw.get("game"))
+    state, _, log = load_save(engine, path)
+    if at is not None:  # a save holds its log: replay it to that entry
+        from warcodex.interpreter.positions import logged_position
+
+        header = {"scenario": state.scenario, "seed": state.seed, "options": dict(state.options),
+                  "dice": getattr(state.rng, "rolls", None)}
+        return logged_position(engine, header, log, at)
+    return Position(engine.for_scenario(state.scenario), state, "the saved position")
+
+
+@cli.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.argument("expression")
+@click.option("--at", "at", type=int, help="The position after this log entry (default: the end).")
+@click.option("--game", "game_arg", help="Game folder (default: the one recorded).")
+def query(record: str, expression: str, at: int | None, game_arg: str | None) -> None:
+    """Evaluate a rules EXPRESSION in a position of a log or save, with its derivation:
+    warcodex query game.jsonl 'crt_column([unit_by_id(7)], "0606", 0, 0, 0)' --at 40"""
+    from warcodex.interpreter.positions import parse_expression, query as evaluate
+    from warcodex.interpreter.rule_tests import describe
+
+    position = open_position(record, at, game_arg)
+    expr = parse_expression(position.engine.game, expression)
+    value, trace = evaluate(position, expr)
+    out.print(f"position: {position.heading()}", markup=False)
+    from warcodex.interpreter.context import Context
+
+    ctx = Context(position.engine, position.state, {})
+    out.print(f"{expression} = {describe(ctx, value)}", markup=False)
+    for d in trace:
+        out.print("\n".join(d.lines(1)), markup=False)
+
+
+@cli.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.option("--unit", "unit", help="Only actions involving this unit: its id (7) or part of its label.")
+@click.option("--at", "at", type=int, help="The position after this log entry (default: the end).")
+@click.option("--limit", type=int, default=20, show_default=True, help="Actions shown per kind of action (0: all).")
+@click.option("--game", "game_arg", help="Game folder (default: the one recorded).")
+def moves(record: str, unit: str | None, at: int | None, limit: int, game_arg: str | None) -> None:
+    """The legal actions in a position of a log or save: each movement with its path and the cost
+    of every step, term by term, with the sections."""
+    from warcodex.interpreter.positions import legal_moves
+
+    position, side, by_action, totals = legal_moves(open_position(record, at, game_arg), unit, limit or None)
+    out.print(f"position: {position.heading()}", markup=False)
+    if side is None:
+        out.print("no side is to act here (the game is over, or no phase offers actions now)")
+        return
+    shown = sum(len(v) for v in by_action.values())
+    out.print(f"{side} may take {sum(totals.values())} action(s)" + (f" involving '{unit}'" if unit else "")
+              + ", or pass" + (f"; {shown} shown" if shown < sum(totals.values()) else ""), markup=False)
+    for name, found in by_action.items():
+        if not totals[name]:
+            continue
+        out.print(f"\n[bold]{name}[/]: {totals[name]}")
+        for m in found:
+            out.print(f"  {m.text}", markup=False)
+            for d in m.explanation:
+                out.print("\n".join(d.lines(2)), markup=False)
+        if totals[name] > len(found):
+            out.print(f"  ... and {totals[name] - len(found)} more (--unit, --limit)")
 
 
 @cli.command()
