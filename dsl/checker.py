@@ -1090,6 +1090,10 @@ class _Checker:
         self.diags.extend(warnings.items)
         self.board = board
         self._map_names(board, str(path))
+        for number, span, _what in getattr(board, "citations", ()):  # `§5.5.2` after a map statement
+            if number not in self.game.sections:
+                self.diags.error("E-unknown-section", f"unknown section §{number}", span,
+                                 hint=self._section_hint(number))
 
     def _map_names(self, board, map_file: str) -> None:
         """Names the map uses must be declared by the rules, or `terrain(h) is X` can never match."""

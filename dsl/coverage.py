@@ -93,10 +93,15 @@ def tests_citing(tests) -> dict[str, list[str]]:
     return found
 
 
-def coverage(game: GameDef, tests=()) -> list[SectionCoverage]:
+def coverage(game: GameDef, tests=(), board=None) -> list[SectionCoverage]:
     """The coverage of the game's rules (declarations of its tests folder never count: load the
-    game without tests); `tests`, the game's rule tests, fill the "tested" column."""
+    game without tests); `tests`, the game's rule tests, fill the "tested" column; `board`, the
+    loaded map, adds the sections its statements cite."""
     cites = citing_constructs(game)
+    for number, _span, what in getattr(board, "citations", ()):
+        listed = cites.setdefault(number, [])
+        if f"map: {what}" not in listed:
+            listed.append(f"map: {what}")
     tested = tests_citing(tests)
     entries = list(game.sections.values())
     children: dict[str, list[str]] = {}

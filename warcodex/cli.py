@@ -179,7 +179,7 @@ def coverage_cmd(game: str, html_path: str | None, as_json: bool) -> None:
     from warcodex.dsl.coverage import coverage, summary, tested_count
 
     gamedef, _ = load_checked(game)
-    report = coverage(gamedef, rule_tests(gamedef))
+    report = coverage(gamedef, rule_tests(gamedef), game_board(gamedef))
     counts = summary(report)
     if as_json:
         out.print_json(json.dumps({"sections": [vars(c) for c in report], "summary": counts,
@@ -300,6 +300,16 @@ def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bo
         err.print(f"wrote {junit_path}")
     if failed:
         raise SystemExit(1)
+
+
+def game_board(gamedef):
+    """The game's map, for the sections it cites (None when there is none to load)."""
+    from warcodex.interpreter.engine import load_board
+
+    try:
+        return load_board(gamedef)
+    except Exception:  # noqa: BLE001 - `check` reports a map that does not load; coverage goes on
+        return None
 
 
 def rule_tests(gamedef) -> list:
@@ -726,7 +736,7 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     from warcodex.dsl.coverage_html import render_html
     from warcodex.interpreter.saves import write_atomic
 
-    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef, rule_tests(gamedef))))
+    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef, rule_tests(gamedef), engine.board)))
     made = ["game.log.jsonl (replay with `warcodex replay`)", "final.save.json", "coverage.html"]
     # the exporters: player aids (HTML, PDF, odds charts) and a VASSAL module of the scenario
     from warcodex.exporters.aids import write_aids
