@@ -709,7 +709,7 @@ def schema() -> None:
 def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     """The main job on a game: check it, self-play one game with an explained combat, and write
     the log, a save and the coverage report (plus player aids and a VASSAL module where available)."""
-    from warcodex.dsl.coverage import coverage, summary
+    from warcodex.dsl.coverage import coverage, summary, tested_count
     from warcodex.interpreter.engine import Engine
     from warcodex.interpreter.explain import format_entry
     from warcodex.interpreter.play import agents_for, start
@@ -719,8 +719,23 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     gamedef, diags = load_checked(game)
     out.print(f"[bold]1. check[/]: {gamedef.game.header.title()} ok, {len(diags.warnings)} warning(s) "
               f"({sum(1 for w in diags.warnings if w.code == 'W-provisional')} provisional item(s))")
-    counts = summary(coverage(gamedef))
-    out.print(f"[bold]2. coverage[/]: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()))
+    tests = rule_tests(gamedef)
+    report = coverage(gamedef, tests)
+    counts = summary(report)
+    out.print(f"[bold]2. coverage[/]: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+              + f"; {tested_count(report)} section(s) tested by a rule test")
+    if tests:  # the rulebook's worked examples, written in the rules language (tests/*.wcx)
+        from warcodex.dsl.checker import check_path
+        from warcodex.interpreter.rule_test_report import summary_line
+        from warcodex.interpreter.rule_tests import RuleTestRunner
+
+        import time
+
+        with_tests, _ = check_path(gamedef.root, tests=True)
+        started = time.perf_counter()
+        outcomes = RuleTestRunner(with_tests).run_all(list(with_tests.tests.values()))
+        seconds = time.perf_counter() - started
+        out.print(f"[bold]2b. rule tests[/] (`warcodex test`): {summary_line(outcomes, seconds)}")
     engine = Engine(gamedef)
     g = start(engine, scenario, seed, agents_for(engine, ["random"], seed), check_invariants=True)
     with _progress(g.runner, g.state, engine):
