@@ -73,7 +73,8 @@ _DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns")
 # Clause and statement words.
 _KEYWORDS = (
     # quantities, tables
-    "base", "modifier", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row",
+    "base", "modifier", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row", "at_most",
+    "at_least",
     "clamp", "beyond", "above", "below", "from", "upto", "use", "result", "illegal",
     # actions, procedures, statements
     "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose", "reroll", "hidden",
@@ -82,6 +83,8 @@ _KEYWORDS = (
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",
     # rule tests (tests/*.wcx)
     "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered", "asked", "same",
+    # sections: how far a section is encoded
+    "partial", "not_encoded", "not_applicable",
 )
 _OPERATOR_WORDS = ("and", "or", "not", "is", "in")
 _CONSTANTS = ("true", "false", "none")
