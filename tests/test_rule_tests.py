@@ -286,3 +286,13 @@ def test_the_examples_of_the_testing_guide_parse():
     assert len(blocks) >= 2
     for body in blocks:
         assert parse_text(body, "docs/testing-rules.md").decls
+
+
+def test_bundled_game_tests_highlight_without_errors():
+    from pygments.token import Error
+
+    from warcodex.dsl.lexer import WarcodexLexer
+
+    for f in sorted((ROOT / "games").glob("*/tests/*.wcx")):
+        errors = [v for t, v in WarcodexLexer().get_tokens(f.read_text(encoding="utf-8")) if t in Error]
+        assert errors == [], f
