@@ -83,6 +83,7 @@ _KEYWORDS = (
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",
     # rule tests (tests/*.wcx)
     "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered", "asked", "same",
+    "player", "turn", "active", "count",  # also built-in names: those rules come first (below)
     # sections: how far a section is encoded
     "partial", "not_encoded", "not_applicable",
 )
@@ -163,6 +164,9 @@ class WarcodexLexer(RegexLexer):
             (words(_PROVENANCE, suffix=_END), Provenance),
             (words(_CONSTANTS, suffix=_END), Keyword.Constant),
             (words(_OPERATOR_WORDS, suffix=_END), Operator.Word),
+            # `turn`, `active` (rule tests' lines too) read as the built-in values; `count(` as the call
+            (words(_BUILTIN_CONSTANTS, suffix=_END), Name.Builtin.Pseudo),
+            (rf"count(?=[ \t]*\()", Name.Builtin),
             (words(_KEYWORDS, suffix=_END), Keyword),
             (words(_BUILTIN_FUNCS, suffix=_END), Name.Builtin),
             (words(_BUILTIN_EVENTS, suffix=_END), Name.Builtin),

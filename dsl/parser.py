@@ -689,29 +689,36 @@ class _ToAst(Transformer):
         return ast.Deck(header=self.header(meta, name, label, m), cards=list(cards), span=self.sp(meta))
 
     # -- rule tests (tests/*.wcx)
-    def _map_text(self, tok: Token) -> tuple[str | None, str | None, str, Span]:
-        """Split a MAP_TEXT token into (name, label, body text, where the body starts)."""
+    def _at(self, tok: Token, offset: int) -> tuple[int, int]:
+        """The line and column of a character of a (multi-line) token."""
+        before = str(tok)[:offset]
+        line = tok.line + before.count("\n")
+        return line, (offset - before.rfind("\n")) if "\n" in before else tok.column + offset
+
+    def _map_text(self, tok: Token) -> tuple[str | None, str | None, str, Span, Span | None]:
+        """Split a MAP_TEXT token into (name, label, body text, where the body starts, the name)."""
         m = _MAP_TEXT.match(str(tok))
         name = m.group("name")
         label = _unquote(Token("STRING", m.group("label"))) if m.group("label") else None
-        start = m.start("body")
-        before = str(tok)[:start]
-        line = tok.line + before.count("\n")
-        column = (start - before.rfind("\n")) if "\n" in before else tok.column + start
-        return name, label, m.group("body"), Span(self.path, line, column)
+        line, column = self._at(tok, m.start("body"))
+        name_span = None
+        if name is not None:
+            nl, nc = self._at(tok, m.start("name"))
+            name_span = Span(self.path, nl, nc, nl, nc + len(name))
+        return name, label, m.group("body"), Span(self.path, line, column), name_span
 
     def map_fragment(self, meta, tok):
-        name, label, text, where = self._map_text(tok)
+        name, label, text, where, name_span = self._map_text(tok)
         if name is None:
             raise _BadInput("E-syntax", "a map declared in a tests file needs a name", tok,
                             'write: map NAME "Label" { grid hex ... }; tests use it with `map NAME`')
-        header = ast.Header(name=name, label=label, span=Span(self.path, tok.line, tok.column + 4))
+        header = ast.Header(name=name, label=label, span=name_span)
         return ast.MapFragment(header=header, text=text, text_span=where, span=self.sp(meta))
 
     def test_map(self, meta, tok):
         if tok.type == "NAME":
             return ast.TestMap(base=str(tok), span=self.sp(meta))
-        name, label, text, where = self._map_text(tok)
+        name, label, text, where, _ = self._map_text(tok)
         if label is not None:
             raise _BadInput("E-syntax", "a test's map has no label", tok,
                             "label the board where it is declared: map NAME \"Label\" { ... }")
