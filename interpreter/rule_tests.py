@@ -529,6 +529,14 @@ class _TestRun:
             sides = (("value", test.obj),)
         elif isinstance(test, ast.Not):
             sides = (("value", test.operand),)
+        elif isinstance(test, ast.And):  # which of `a and b and c` does not hold
+            parts: list[ast.Expr] = []
+            e = test
+            while isinstance(e, ast.And) and not e.parenthesized:
+                parts.insert(0, e.right)
+                e = e.left
+            parts.insert(0, e)
+            sides = tuple((f"part {i}", p) for i, p in enumerate(parts, 1))
         for word, e in sides:
             try:
                 v = self.value(e, fr)

@@ -296,3 +296,16 @@ def test_bundled_game_tests_highlight_without_errors():
     for f in sorted((ROOT / "games").glob("*/tests/*.wcx")):
         errors = [v for t, v in WarcodexLexer().get_tokens(f.read_text(encoding="utf-8")) if t in Error]
         assert errors == [], f
+
+
+def test_a_failed_conjunction_says_which_part_does_not_hold(tmp_path):
+    folder = tiny_with(tmp_path, '''
+test parts "a conjunction" §2.1 {
+  unit a: tank_corps soviet at "0909"
+  expect a.loc == "0909" and a.steps == 1 and a.move == 6
+}
+''')
+    f = run(folder)["parts"]
+    assert f.status == "failed"
+    assert 'part 1: a.loc == "0909" = true' in f.details
+    assert "part 2: a.steps == 1 = false" in f.details and "part 3: a.move == 6 = true" in f.details
