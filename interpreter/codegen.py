@@ -269,7 +269,11 @@ class Generator:
         s = self.span(e.span)
         if name in scope:
             raise RuleError(f"'{name}' is a local value, not a function", e.span)
-        args = [self.expr(a, scope) for a in e.args]
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope:
+            # `emit(card_played, c)`: the event is named, not evaluated (as in the closure compiler)
+            args = [repr(e.args[0].id)] + [self.expr(a, scope) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope) for a in e.args]
         decl = self.engine.game.names.get(name)
         if isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
             if len(args) != len(decl.params):

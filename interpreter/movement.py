@@ -199,18 +199,18 @@ class MovementMode:
         from warcodex.interpreter.values import Derivation
 
         u = ctx.state.units[unit.id]
-        fr = Frame(ctx, {"u": unit, "s": ctx.engine.entities[u.side], "origin": path[0]})
+        side = ctx.engine.entities[u.side]
         out = []
         for a, b in zip(path, path[1:]):
-            fr.vars["from"], fr.vars["to"] = a, b
+            args = (unit, side, path[0], a, b)  # PARAMS: u, s, origin, from, to
             parts = []
             for label, cites, term, traced in self.cost_terms:
                 if traced:  # a quantity explains itself: base, modifiers, sections
-                    value, shown = ctx.collect(lambda: term(fr))
+                    value, shown = ctx.collect(lambda: term(ctx, *args))
                 elif label is None:  # a number: the step's own line says it
-                    value, shown = term(fr), []
+                    value, shown = term(ctx, *args), []
                 else:
-                    value, inner = ctx.collect(lambda: term(fr))
+                    value, inner = ctx.collect(lambda: term(ctx, *args))
                     shown = [Derivation(f"{label} = {_show(value)}", value, cites, inner)]
                 parts.append((value, shown))
             total = sum(v for v, _ in parts if v is not None) if all(v is not None for v, _ in parts) else None
@@ -413,7 +413,7 @@ def _cost_terms(compiler: Compiler, expr) -> list:
             label, cites = None, ()
         else:
             label, cites = format_expr(t), ()
-        out.append((label, cites, compiler.expr(t, BINDINGS), traced))
+        out.append((label, cites, compiler.value(t, PARAMS), traced))
     return out
 
 

@@ -87,7 +87,7 @@ def query(position: Position, expr: ast.Expr) -> tuple[object, list[Derivation]]
     so a query that rolls dice changes nothing)."""
     engine = position.engine
     ctx = Context(engine, position.state.snapshot(), {})
-    fn = engine.compiler.expr(expr, frozenset())
+    fn = engine.reference.expr(expr, frozenset())  # a one-off expression: the closure compiler
     return ctx.collect(lambda: fn(Frame(ctx)))
 
 

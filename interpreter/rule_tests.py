@@ -253,7 +253,7 @@ class _TestRun:
         if scenario is None:  # the rules of the game, no scenario's special rules or triggers
             state.scenario = None
             order = engine.game.prop("turn_order")
-            sides = engine.compiler.expr(order, frozenset())(Frame(None)) if order is not None else engine.side_entities
+            sides = engine.reference.expr(order, frozenset())(Frame(None)) if order is not None else engine.side_entities
             state.turn_order = tuple(s.name for s in sides)
             state.position.turn = 1
         state.rng = FixedDice([])
@@ -284,7 +284,7 @@ class _TestRun:
         return rng.rolls[rng.used:] if isinstance(rng, FixedDice) else []
 
     def value(self, e: ast.Expr, fr: Frame | None = None):
-        return self.engine.compiler.expr(e, frozenset(self.scope))(fr if fr is not None else self.fr)
+        return self.engine.reference.expr(e, frozenset(self.scope))(fr if fr is not None else self.fr)
 
     # ------------------------------------------------------------ one line
     def line(self, item: ast.Node) -> None:
@@ -340,7 +340,7 @@ class _TestRun:
             state.options[item.target.id] = value
             state.touch()
         else:
-            stmt = e.compiler.stmt(item, self.scope, False)
+            stmt = e.reference.stmt(item, self.scope, False)
             if isinstance(item, ast.CallStmt):
                 self.step(item, lambda: stmt(self.fr))
             else:

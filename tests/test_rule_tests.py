@@ -309,3 +309,20 @@ test parts "a conjunction" §2.1 {
     assert f.status == "failed"
     assert 'part 1: a.loc == "0909" = true' in f.details
     assert "part 2: a.steps == 1 = false" in f.details and "part 3: a.move == 6 = true" in f.details
+
+
+def test_rules_emit_their_own_events_with_both_compilers(tmp_path):
+    """`emit(EVENT, ...)` names its event (language.md, section 20): both compilers take it as a
+    name, not a value to evaluate."""
+    folder = tiny_with(tmp_path, '''
+test fired "a rule that fires its own event" §9 {
+  scenario meeting without setup
+  alarm("0606")
+  expect loc("0606").alarmed
+}
+''')
+    with open(folder / "combat.wcx", "a", encoding="utf-8") as f:
+        f.write('\nlocation_var alarmed: bool = false §9\n'
+                'procedure alarm(h: location) "Raise the alarm" §9 { emit(alarm_raised, h) }\n'
+                'on alarm_raised(h: location) "The alarm" §9 { set h.alarmed = true }\n')
+    assert run(folder)["fired"].status == "passed"
