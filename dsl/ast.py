@@ -533,6 +533,11 @@ class Deck(Decl):
 
 
 # ---------------------------------------------------------------- rule tests (tests/*.wcx only)
+class TestLine(Node):
+    """A line only a rule test has (`unit`, `dice`, `expect`...): run by the rule-test runner,
+    never by the compilers of the rules (a test's other lines are rule statements)."""
+
+
 class MapFragment(Decl):
     """`map NAME "Label" { ... }`: a board for tests, written as the statements of a .wcmap file
     (kept as raw text; the map loader parses it). Tests start from it and may add statements."""
@@ -541,7 +546,7 @@ class MapFragment(Decl):
     text_span: Span | None = Field(default=None, repr=False, exclude=True)  # where `text` starts
 
 
-class TestMap(Stmt):
+class TestMap(TestLine):
     """`map NAME` (a declared fragment), `map NAME { more }` or `map { ... }`: the test's board."""
 
     base: str | None = None
@@ -549,26 +554,26 @@ class TestMap(Stmt):
     text_span: Span | None = Field(default=None, repr=False, exclude=True)
 
 
-class TestScenario(Stmt):
+class TestScenario(TestLine):
     """`scenario NAME [without setup]`: the scenario whose rules, turn order and set-up apply."""
 
     name: str
     setup: bool = True
 
 
-class TestTurn(Stmt):
+class TestTurn(TestLine):
     value: Expr
 
 
-class TestPhase(Stmt):
+class TestPhase(TestLine):
     name: str
 
 
-class TestActive(Stmt):
+class TestActive(TestLine):
     value: Expr
 
 
-class TestUnit(Stmt):
+class TestUnit(TestLine):
     """`unit a "Label": TYPE SIDE at LOC [steps N] [marked m, ...] [count N]`: place units (a list
     of `count` units when given) and name them."""
 
@@ -583,13 +588,13 @@ class TestUnit(Stmt):
     count: int | None = None
 
 
-class TestDice(Stmt):
+class TestDice(TestLine):
     """`dice 3, 5, 1`: the next die rolls (replacing any not used yet)."""
 
     rolls: list[int]
 
 
-class TestAnswer(Stmt):
+class TestAnswer(TestLine):
     """`answer h: "1003", none`: the answers to the next choices named `h` (`none` declines);
     `answer v by united_states: tank`: only that side's."""
 
@@ -598,19 +603,19 @@ class TestAnswer(Stmt):
     by: Expr | None = None
 
 
-class TestSamePlayer(Stmt):
+class TestSamePlayer(TestLine):
     """`same player united_kingdom, united_states`: one player plays these sides."""
 
     sides: list[str]
 
 
-class TestDo(Stmt):
+class TestDo(TestLine):
     """`do ACTION(param: value, ...)`: take an action as a player would (validated first)."""
 
     call: Call
 
 
-class TestOffered(Stmt):
+class TestOffered(TestLine):
     """`let o = offered h`: the options of the latest choice named `h` (none if not asked);
     `let n = asked h`: how many times a choice named `h` was asked."""
 
@@ -619,7 +624,7 @@ class TestOffered(Stmt):
     count: bool = False
 
 
-class Expect(Stmt):
+class Expect(TestLine):
     """`expect COND`, `expect legal ACTION(...)`, `expect illegal CALL(...) because "..."`. An
     action given only some of its parameters: some instance with those values is legal (none is)."""
 
@@ -633,7 +638,7 @@ class Test(Decl):
     """`test NAME "Label" §x { ... }` (or `example`): a worked example run by `warcodex test`."""
 
     kind: Literal["test", "example"] = "test"
-    body: list[Stmt] = Field(default_factory=list)
+    body: list[Union[TestLine, Stmt]] = Field(default_factory=list)
 
 
 class Include(Node):
