@@ -530,6 +530,7 @@ class Card(Decl):
 
 class Deck(Decl):
     cards: list[Card]
+    props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at
 
 
 # ---------------------------------------------------------------- rule tests (tests/*.wcx only)

@@ -170,6 +170,16 @@ class GameDef:
             for m in getattr(decl, "modifiers", []) or []:
                 if m.provenance is not None and m.provenance.kind == "provisional":
                     found.append((f"modifier '{m.label}' of {decl.name}", m, m.provenance))
+            for sv in getattr(decl, "step_values", []) or []:  # a counter's other side
+                for p in sv.props:
+                    if p.provenance is not None and p.provenance.kind == "provisional":
+                        found.append((f"{_kind(decl)} {decl.name}.{p.key} at {sv.steps} step(s)", p, p.provenance))
+            for card in getattr(decl, "cards", []) or []:  # a deck's cards
+                if card.header.provenance is not None and card.header.provenance.kind == "provisional":
+                    found.append((f"card {card.name}", card, card.header.provenance))
+                for p in card.props:
+                    if p.provenance is not None and p.provenance.kind == "provisional":
+                        found.append((f"card {card.name}.{p.key}", p, p.provenance))
         return found
 
 

@@ -269,8 +269,9 @@ class Generator:
         s = self.span(e.span)
         if name in scope:
             raise RuleError(f"'{name}' is a local value, not a function", e.span)
-        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope:
-            # `emit(card_played, c)`: the event is named, not evaluated (as in the closure compiler)
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
             args = [repr(e.args[0].id)] + [self.expr(a, scope) for a in e.args[1:]]
         else:
             args = [self.expr(a, scope) for a in e.args]

@@ -218,10 +218,11 @@ class Compiler:
 
     def call(self, e: ast.Call, scope, dyn, statement: bool) -> Fn:
         name = e.func
-        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope:
-            # `emit(card_played, c)`: the event is named, not evaluated (the checker knows it too)
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
             event = e.args[0].id
-            args = [lambda fr: event] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+            args = [(lambda fr, event=event: event)] + [self.expr(a, scope, dyn) for a in e.args[1:]]
         else:
             args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span

@@ -100,7 +100,10 @@ class Engine:
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
         self._locations_with: dict[str, tuple[str, ...]] = {}
+        from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
+
+        self.cards = Cards(self)
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
@@ -130,7 +133,7 @@ class Engine:
             decl = ent.decl
             # only data declarations carry constant properties; movement modes and actions
             # have rule expressions in theirs, compiled elsewhere
-            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)) else []
+            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card, ast.Deck)) else []
             tags = {ent.name}
             fr = Frame(None, {})
             for p in props:
@@ -218,8 +221,9 @@ class Engine:
 
     def observation(self, state, side: str) -> dict:
         """What `side` may observe of the state: everything, except the hidden variables of the
-        other sides' units and of the other sides (shown as "hidden"). The state itself stays
-        complete; an agent that reads the game should read this view."""
+        other sides' units and of the other sides (shown as "hidden"), the cards in the other
+        sides' hands and the order of the draw piles (shown as as many "hidden"). The state itself
+        stays complete; an agent that reads the game should read this view."""
         from warcodex.interpreter.saves import state_to_data
 
         data = state_to_data(self, state).model_dump()
@@ -232,6 +236,7 @@ class Engine:
             if s != side:
                 for name in self.hidden_vars & set(values):
                     values[name] = "hidden"
+        self.cards.observe(data, side)
         return data
 
     def hidden_from(self, owners) -> list[str]:
@@ -319,6 +324,8 @@ class Engine:
                 return unit.label
             if name == "id":
                 return unit.id
+            if name == "box":
+                return unit.box
             value = self.unit_prop(unit, name)
             if value is None and name not in self.entities[unit.type].props:
                 return None
@@ -630,45 +637,15 @@ class Engine:
         else:
             raise RuleError(f"cannot mark {show(x)}", span)
 
-    # -- cards
-    def _deck(self, ctx, deck, span) -> dict:
-        name = deck.name if isinstance(deck, Entity) else str(deck)
-        decl = self.game.names.get(name)
-        if not isinstance(decl, ast.Deck):
-            raise RuleError(f"{show(deck)} is not a deck", span)
-        piles = ctx.state.decks.get(name)
-        if piles is None:
-            cards = [c.name for c in decl.cards]
-            ctx.state.rng.shuffle(cards)
-            piles = ctx.state.decks[name] = {"draw": cards, "discard": []}
-        return piles
-
+    # -- cards (interpreter/cards.py)
     def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        hand = ctx.state.hands.setdefault(side.name, [])
-        for _ in range(n):
-            if not piles["draw"]:
-                break
-            hand.append(piles["draw"].pop())
-        ctx.state.touch()
+        self.cards.draw(ctx, side, self.cards.deck_name(deck, span), n, span)
 
     def discard_card(self, ctx, side: Entity, card, span) -> None:
-        name = card.name if isinstance(card, Entity) else str(card)
-        hand = ctx.state.hands.get(side.name, [])
-        if name not in hand:
-            raise RuleError(f"{side.name} has no card {name} in hand", span)
-        hand.remove(name)
-        for deck in self.game.of_kind(ast.Deck):
-            if any(c.name == name for c in deck.cards):
-                self._deck(ctx, deck.name, span)["discard"].append(name)
-        ctx.state.touch()
+        self.cards.discard(ctx, side, self.cards.card_name(card, span), span)
 
     def shuffle_deck(self, ctx, deck, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        piles["draw"].extend(piles["discard"])
-        piles["discard"].clear()
-        ctx.state.rng.shuffle(piles["draw"])
-        ctx.state.touch()
+        self.cards.reshuffle(ctx, self.cards.deck_name(deck, span), span)
 
     # ============================================================ JSON
     def to_json(self, value) -> Any:
@@ -815,7 +792,7 @@ class _Constant:
 
     def __init__(self, value) -> None:
         self.value = value
-_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id"})  # read from the record
+_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id", "box"})  # read from the record
 
 
 def single_value(v):
