@@ -33,7 +33,13 @@ def cases():
             yield pytest.param(name, test, id=f"{name}::{test}")
 
 
-@pytest.mark.parametrize("game_name", BUNDLED)
+# games whose worked examples are still to be written as rule tests, and why: an entry must go
+# once the game has tests (the check is strict: a game listed here that has tests fails it)
+PENDING = {"no-retreat": "No Retreat! arrived without rule tests; its branch writes its examples (#13)"}
+
+
+@pytest.mark.parametrize("game_name", [pytest.param(g, marks=pytest.mark.xfail(strict=True, reason=PENDING[g]))
+                                       if g in PENDING else g for g in BUNDLED])
 def test_every_bundled_game_has_rule_tests(game_name):
     assert runner(game_name).game.tests, f"games/{game_name}/tests/*.wcx holds no test"
 
