@@ -154,3 +154,29 @@ def test_hex_ids_with_a_separator(engine):
     with pytest.raises(ValueError):
         board.grid.parse_id("0203")
     assert board.distance("01.01", "03.03") == 3
+
+
+def test_a_rule_test_takes_the_actions_of_a_phase_inside_a_repeat_and_a_player_turn(tmp_path):
+    """A rule test's `phase` line finds the phase wherever the sequence holds it: inside a
+    `repeat` and a `player_turn`, inside another phase."""
+    import shutil
+
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    folder = tmp_path / "chit_cup"
+    shutil.copytree(GAME, folder)
+    (folder / "tests").mkdir()
+    (folder / "tests" / "t.wcx").write_text('''
+test act "the chit's owner works in the Act phase" §3 {
+  phase act
+  active red
+  move_card(chits, r_alpha, "drawn")
+  set chit = r_alpha
+  do work(f: "alpha")
+  expect red.done_work == ["alpha"]
+}
+''', encoding="utf-8")
+    game, diags = check_path(folder, tests=True)
+    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
+    outcome = RuleTestRunner(game).run(game.tests["act"])
+    assert outcome.status == "passed", outcome

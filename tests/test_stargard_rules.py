@@ -1,5 +1,6 @@
-"""Stargard Solstice rules beyond the digest's worked examples, each asserting what its section
-says, with the REAL game rules (games/stargard-solstice) on a fragment of clear hexes or on the
+"""Stargard Solstice rules beyond the digest's worked examples (those are rule tests in the rules
+language: games/stargard-solstice/tests/*.wcx, run by tests/test_game_rule_tests.py), each
+asserting what its section says, with the REAL game rules (games/stargard-solstice) on a fragment of clear hexes or on the
 game's own (provisional) board: the chit cup and special chits, Festung, Volkssturm, HQ capture,
 the separate supply sources, the random events the text refers to, reinforcement entry, rail
 movement, the optional rules and the provisional victory rules."""
@@ -29,6 +30,33 @@ def test_chits_are_usable_in_the_turns_the_digest_derives(chit, turns):
     # digest 15.3 "Chit availability derived from 15.3 + 7.2 + 3.1.5"
     s = Scene()
     assert [t for t in range(1, 11) if s.f("chit_available", s.e(chit), t)] == turns
+
+
+class Passer:
+    """Takes no action, answers every question with its first option."""
+
+    def choose_action(self, ctx, side, legal):
+        return None
+
+    def choose(self, ctx, who, what, options, optional):
+        return 0
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        return list(range(lo))
+
+
+def test_a_game_starts_with_the_3rd_ss_panzer_corps_activation():
+    # §2.3.1 exception (worked example A7): on turn 1 the first chit is the 3rd SS Panzer Corps',
+    # whatever the seed; the sequence stops at the German movement segment of its activation
+    from warcodex.interpreter.play import start
+    from test_stargard_support import real_engine
+
+    e = real_engine()
+    for seed in (1, 2, 3):
+        g = start(e, "solstice", seed, {"german": Passer(), "soviet": Passer()})
+        g.run(max_actions=0)
+        assert g.state.vars["current_chit"].name == "chit_3sspz"
+        assert g.state.active == "german" and g.state.phase == "movement_segment"
 
 
 def test_the_cup_at_the_start_holds_the_chits_of_the_hqs_on_the_map():

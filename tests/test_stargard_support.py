@@ -1,5 +1,5 @@
 """Support for the Stargard Solstice tests: the REAL game rules (games/stargard-solstice) with the
-test-only units of tests/data/stargard_test_units.wcx, on a constructed map fragment (16 x 14
+test-only units of its rule tests (games/stargard-solstice/tests/units.wcx), on a constructed map fragment (16 x 14
 flat-top hexes, ids CC.RR like the game's) or on the game's own board, with fixed dice and
 scripted choices. Other test modules import `Scene` from here; the tests below check the support."""
 
@@ -21,13 +21,12 @@ from scripted import Picker
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_DIR = ROOT / "games" / "stargard-solstice"
-TEST_UNITS = Path(__file__).resolve().parent / "data" / "stargard_test_units.wcx"
 GRID = HexGrid("flat", "odd", cols=16, rows=14, separator=".")
 
 
 @lru_cache(maxsize=1)
 def game():
-    g, diags = check_path(GAME_DIR, [TEST_UNITS])
+    g, diags = check_path(GAME_DIR, tests=True)
     assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
     return g
 
