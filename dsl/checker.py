@@ -22,6 +22,7 @@ literal types, unit properties); the other families check declarations as wholes
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from fractions import Fraction
@@ -30,6 +31,8 @@ from pathlib import Path
 from warcodex.dsl import ast, stdlib
 from warcodex.dsl import diagnostics as _diagnostics_module
 from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, did_you_mean
+from warcodex import inputs
+from warcodex.dsl.diagnostics import input_diagnostic
 from warcodex.dsl.loader import load_game
 from warcodex.dsl.model import GameDef
 
@@ -47,11 +50,12 @@ INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
 
 
 # ================================================================ public API
-def check_path(path: str | Path, overlays=()) -> tuple[GameDef | None, Diagnostics]:
-    """Load a game (entry file or folder, plus overlays) and check it. Never raises for bad input."""
+def check_path(path: str | Path, overlays=(), include_roots=()) -> tuple[GameDef | None, Diagnostics]:
+    """Load a game (entry file or folder, plus overlays) and check it. Never raises for bad input.
+    The game reads files only inside its folder, the overlays' folders and `include_roots`."""
     diags = Diagnostics()
     try:
-        game = load_game(path, list(overlays), diags)
+        game = load_game(path, list(overlays), diags, include_roots)
     except DiagnosticError as exc:
         out = Diagnostics()
         out.extend(exc.diagnostics)
@@ -865,18 +869,20 @@ class _Checker:
             self.diags.error("E-type", "`map:` must be the file name of the map, in quotes", prop.span,
                              hint='e.g. map: "map.wcmap"')
             return
-        path = self.game.root / prop.value.value
-        if not path.is_file():
-            self.diags.error("E-map-read", f"map file not found: {path}", prop.value.span)
+        try:
+            path = self.game.map_file()
+        except inputs.InputError as exc:
+            self.diags.items.append(input_diagnostic(exc, "E-map-read", prop.value.span))
             return
         warnings = Diagnostics()
         try:
             board = mapfile.load_map(path, warnings)
         except DiagnosticError as exc:
-            self.diags.extend(exc.diagnostics)
+            for d in exc.diagnostics:  # a map that cannot be read is reported at `map:`
+                self.diags.items.append(d if d.span is not None else dataclasses.replace(d, span=prop.value.span))
             return
         self.diags.extend(warnings.items)
-        self.board = board
+        self.board = self.game.board = board  # the engine plays on the board checked here
         self._map_names(board, str(path))
 
     def _map_names(self, board, map_file: str) -> None:

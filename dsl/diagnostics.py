@@ -107,6 +107,17 @@ class Diagnostics:
             raise DiagnosticError(list(self.items))
 
 
+def input_diagnostic(exc, code: str, span: Span | None) -> Diagnostic:
+    """A diagnostic for a file that cannot be read (a `warcodex.inputs.InputError`): at the bad
+    byte when the problem is inside the file (invalid UTF-8), else at the statement that named
+    the file (`include`, `map:`), if any."""
+    if exc.line is not None:
+        if exc.text is not None:
+            remember_source(exc.path, exc.text)  # show the line, bad bytes replaced
+        return Diagnostic(Severity.ERROR, code, exc.message, Span(exc.path, exc.line, exc.column), exc.hint)
+    return Diagnostic(Severity.ERROR, code, exc.message, span, exc.hint)
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     """A hint naming the closest known spelling, if any is close."""
     match = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.75)

@@ -5,6 +5,11 @@ Layout of a game folder (`games/NAME/`):
   overlay.wcx     optional: loaded last if present, for a user's own published values
   *.wcmap         maps, named by the game's `map:` property
 
+A game reads only files inside its own folder (and the folders of the overlays the user names):
+an `include` or a `map:` that resolves elsewhere, symbolic links followed, is refused unless the
+user names that folder as an include root (`warcodex --include-root DIR ...`). Files are read
+through `warcodex.inputs` (regular files only, bounded size, UTF-8 located).
+
 Names share one namespace. Declaring a name twice is an error, unless the later declaration is
 written `override ...`: then the parts it gives replace the earlier ones (properties by key, table
 rows by key, provenance), so a user can replace a provisional CRT grid by the published one in a
@@ -16,9 +21,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from warcodex import inputs
 from warcodex.dsl import ast
 from warcodex.dsl import cache as parse_cache
-from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, remember_source
+from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, input_diagnostic, remember_source
 from warcodex.dsl.model import GameDef
 from warcodex.dsl.parser import parse_text
 
@@ -42,8 +48,25 @@ def find_entry(path: Path) -> Path:
     return path / ENTRY_FILE if path.is_dir() else path
 
 
+def allowed_roots(path: str | Path, overlays=(), include_roots=()) -> tuple[Path, ...]:
+    """The folders a game may read: its own, each overlay's, and the roots the user names."""
+    root = Path(path)
+    resolved = []
+    for folder in [root if root.is_dir() else root.parent, *include_roots]:
+        try:
+            resolved.append(inputs.resolve(folder))
+        except inputs.InputError:
+            continue
+    for overlay in overlays:  # named by the user: where it really is may be read
+        try:
+            resolved.append(inputs.resolve(overlay).parent)
+        except inputs.InputError:
+            continue
+    return tuple(dict.fromkeys(resolved))
+
+
 def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
-                 sources: dict[str, str] | None = None) -> list[ast.Module]:
+                 sources: dict[str, str] | None = None, include_roots=()) -> list[ast.Module]:
     """Parse the entry file, its includes (depth first, each once) and overlays, in order."""
     diags = diags if diags is not None else Diagnostics()
     root = Path(path)
@@ -52,14 +75,15 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
         diags.error("E-no-game", f"no game found: {entry} does not exist",
                     hint=f"a game folder needs a {ENTRY_FILE} entry file")
         raise DiagnosticError(diags.items)
+    roots = allowed_roots(path, overlays, include_roots)
     modules: list[ast.Module] = []
     seen: set[Path] = set()
 
     def visit(file: Path, span: Span | None, stack: tuple[Path, ...]) -> None:
         try:
-            resolved = file.resolve()
-        except (OSError, ValueError) as exc:
-            diags.error("E-include", f"bad include path {str(file)!r}: {exc}", span)
+            resolved = inputs.confine(file, roots, "included file" if span is not None else "rules file")
+        except inputs.InputError as exc:
+            diags.items.append(input_diagnostic(exc, "E-include", span))
             return
         if resolved in stack:
             diags.error("E-include-cycle", f"include cycle: {' -> '.join(p.name for p in stack + (resolved,))}", span)
@@ -68,12 +92,9 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
             return
         seen.add(resolved)
         try:
-            text = file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            diags.error("E-include", f"included file not found: {file}", span)
-            return
-        except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
-            diags.error("E-include", f"cannot read {file!s}: {exc}", span)
+            text = inputs.read_text(file, inputs.MAX_RULES_BYTES, "rules file")
+        except inputs.InputError as exc:
+            diags.items.append(input_diagnostic(exc, "E-include", span))
             return
         if sources is not None:
             sources[str(file)] = text
@@ -100,15 +121,17 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
     return modules
 
 
-def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None) -> GameDef:
+def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
+              include_roots=()) -> GameDef:
     """Load and merge a game. Syntax and merge errors raise DiagnosticError (all found at once).
 
     Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
     diags = diags if diags is not None else Diagnostics()
     sources: dict[str, str] = {}
-    modules = load_modules(path, overlays, diags, sources)
+    modules = load_modules(path, overlays, diags, sources, include_roots)
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
+    game.roots = allowed_roots(path, overlays, include_roots)
     game.fingerprint = fingerprint(sources, game.root)
     for module in modules:
         for decl in module.decls:

@@ -26,6 +26,8 @@ class GameDef:
         self.decls: list[ast.Decl] = []  # in load order, for coverage and formatting
         self.diagnostics = Diagnostics()
         self.fingerprint = ""  # hash of the rules files (set by the loader)
+        self.roots: tuple[Path, ...] = (root.resolve(),)  # folders the game may read (set by the loader)
+        self.board = None  # the map, once the checker has loaded it (the engine reuses it)
 
     # ------------------------------------------------------------ building
     def add(self, decl: ast.Decl, diags: Diagnostics) -> None:
@@ -89,7 +91,12 @@ class GameDef:
         scenario = self.scenarios[name]
         if not scenario.overrides:
             return self
-        derived = copy.deepcopy(self)
+        board, self.board = self.board, None  # the map is shared, never copied
+        try:
+            derived = copy.deepcopy(self)
+        finally:
+            self.board = board
+        derived.board = board
         diags = Diagnostics()
         for decl in derived.scenarios[name].overrides:
             decl = copy.deepcopy(decl)
@@ -108,6 +115,18 @@ class GameDef:
             if p.key == key:
                 return p.value
         return default
+
+    def map_file(self) -> Path | None:
+        """The map file named by `map:`, inside the folders the game may read; None without a
+        `map:` in quotes. Raises `warcodex.inputs.InputError` for a path outside those folders."""
+        from warcodex import inputs
+
+        value = self.prop("map")
+        if not isinstance(value, ast.Str):
+            return None
+        path = self.root / value.value
+        inputs.confine(path, self.roots, "map file")
+        return path
 
     def of_kind(self, cls: type, kind: str | None = None) -> Iterator:
         for decl in self.names.values():

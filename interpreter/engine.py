@@ -674,30 +674,36 @@ _CONSTANT_READERS = {
 }
 
 
-def _map_path(game: GameDef) -> Path | None:
-    value = game.prop("map")
-    return Path(game.root) / value.value if isinstance(value, ast.Str) else None
-
-
 def _fingerprint(game: GameDef) -> str:
     """The rules' fingerprint extended with the map file's text."""
     import hashlib
 
+    from warcodex import inputs
+
     digest = hashlib.sha256(game.fingerprint.encode())
-    path = _map_path(game)
-    if path is not None and path.exists():
-        digest.update(path.read_bytes())
+    try:
+        path = game.map_file()
+        if path is not None:
+            digest.update(inputs.read_bytes(path, inputs.MAX_MAP_BYTES, "map file"))
+    except inputs.InputError:
+        pass  # no map to read: loading the board says why
     return digest.hexdigest()[:16]
 
 
 def load_board(game: GameDef):
-    """Load the map named by the game's `map:` property, relative to the game folder."""
+    """The board of the game's `map:` file (the one the checker loaded, if it did)."""
+    from warcodex import inputs
     from warcodex.interpreter.mapfile import load_map
 
+    if game.board is not None:
+        return game.board
     value = game.prop("map")
     if value is None:
         raise RuleError("the game has no `map:` property", game.game.span)
     if not isinstance(value, ast.Str):
         raise RuleError("`map:` must be a file name in quotes", value.span)
-    return load_map(_map_path(game))
-
+    try:
+        path = game.map_file()
+    except inputs.InputError as exc:
+        raise RuleError(f"{exc.path}: {exc.message}", value.span, hint=exc.hint) from None
+    return load_map(path)
