@@ -72,7 +72,7 @@ class Module:
 
     def write(self, path: str | Path) -> Path:
         """Write the .vmod atomically (a temp file in the same folder, then os.replace)."""
-        from warcodex.interpreter.saves import write_atomic
+        from warcodex.outputs import write_atomic
 
         path = Path(path)
         write_atomic(path, self.zip_bytes())
