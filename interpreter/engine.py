@@ -14,6 +14,7 @@ from typing import Any
 
 from warcodex.dsl import ast
 from warcodex.dsl.checker import resolve_code
+from warcodex.dsl.limits import MAX_UNITS
 from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
@@ -419,7 +420,11 @@ class Engine:
                 continue
             inner = Frame(ctx, dict(fr.vars))
             inner.vars.update(zip(names, code.args))
-            body(inner)
+            ctx.enter(f"result {code}", span)
+            try:
+                body(inner)
+            finally:
+                ctx.depth -= 1
 
     # ============================================================ triggers and invariants
     def _compile_triggers(self, triggers: list[ast.Trigger]) -> dict[str, list]:
@@ -438,7 +443,11 @@ class Engine:
             if when is not None and not when(fr):
                 continue
             ctx.tick(decl.span)
-            ctx.traced(decl.header.label or f"on {event}", decl.header.citations, body, fr)
+            ctx.enter(f"on {event}", decl.span)  # a trigger that fires itself stops here
+            try:
+                ctx.traced(decl.header.label or f"on {event}", decl.header.citations, body, fr)
+            finally:
+                ctx.depth -= 1
 
     def _compile_invariants(self):
         from warcodex.interpreter.invariants import compile_invariant
@@ -455,6 +464,8 @@ class Engine:
         if not (isinstance(type_, Entity) and type_.kind == "unit"):
             raise RuleError(f"{show(type_)} is not a unit type", span)
         steps = int(type_.props.get("steps", 1))
+        if ctx.state.next_unit_id > MAX_UNITS:
+            raise RuleError(f"more than {MAX_UNITS:,} units in one game: a rule creates units without end", span)
         unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label)
         ref = UnitRef(unit.id)
         if ctx.tracing:
@@ -624,7 +635,10 @@ class Engine:
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
-            self.compiler.block(sc.setup, set())(Frame(ctx))
+            try:
+                self.compiler.block(sc.setup, set())(Frame(ctx))
+            except RecursionError:
+                raise ctx.too_deep() from None
         return state
 
     def _game_prop(self, key: str):
