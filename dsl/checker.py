@@ -416,8 +416,26 @@ class _Checker:
                     self.walker().expr(p.value)
         self._check_events()
 
+    def _check_unit_sides(self, decl: ast.Unit) -> None:
+        """`side: axis` or `sides: [germany, italy]` on a unit type states the side(s) that own
+        it (what the facts model would otherwise infer from the rules that bring it into play)."""
+        for p in decl.props:
+            if p.key not in ("side", "sides"):
+                continue
+            items = p.value.items if isinstance(p.value, ast.ListLit) else [p.value]
+            for item in items:
+                target = self.game.names.get(item.id) if isinstance(item, ast.Name) else None
+                if not (isinstance(target, ast.Entity) and target.kind == "side"):
+                    span = item.span if item is not None else p.span
+                    sides = ", ".join(s.name for s in self.game.sides) or "none declared"
+                    what = f"'{item.id}'" if isinstance(item, ast.Name) else _literal_text(item)
+                    self.diags.error("E-type", f"unit '{decl.name}': `{p.key}:` must name sides, not {what}", span,
+                                     hint=f"the sides are: {sides}")
+
     def _walk_decl(self, decl: ast.Decl) -> None:
         w = self.walker()
+        if isinstance(decl, ast.Unit):
+            self._check_unit_sides(decl)
         if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)):
             for p in decl.props:
                 if p.value is not None:

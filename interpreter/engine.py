@@ -53,6 +53,9 @@ class Engine:
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
         self.static_cache: dict = {}  # values that depend only on the board, unit types and globals
+        # what other layers compute once from these compiled rules (the facts model), kept as long
+        # as the engine and dropped with it; the engine never reads it
+        self.derived_cache: dict = {}
         # registries first, filled in place: rules call each other in any order (late binding)
         self.quantities: dict = {}
         self.functions: dict = {}
@@ -143,27 +146,19 @@ class Engine:
             if ent.kind == "option":
                 return lambda fr: fr.ctx.state.options.get(name)
             return lambda fr: ent
-        if name in self._phase_names():
+        if name in self.phase_names():
             # a phase's name is its value as `phase` reads it: `phase == noncombat`
             return lambda fr: name
         return None
 
-    def _phase_names(self) -> frozenset:
+    def phase_names(self) -> frozenset:
+        """The names of the declared phases (asked of the turn sequence's declaration: names are
+        resolved while the rules compile, before the `TurnSequence` itself exists)."""
         names = getattr(self, "_phase_name_set", None)
         if names is None:
-            found = set()
+            from warcodex.interpreter.sequence import declared_phases
 
-            def visit(items):
-                for item in items:
-                    if isinstance(item, ast.Phase):
-                        found.add(item.name)
-                        visit([i for i in item.items if isinstance(i, ast.Phase)])
-                    elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
-                        visit(item.items)
-
-            if self.game.sequence is not None:
-                visit(self.game.sequence.items)
-            names = self._phase_name_set = frozenset(found)
+            names = self._phase_name_set = frozenset(p.name for p in declared_phases(self.game.sequence))
         return names
 
     def observation(self, state, side: str) -> dict:
@@ -663,6 +658,15 @@ class Engine:
         if sc.name not in self._derived:
             self._derived[sc.name] = Engine(self.base_game, self.board, sc.name)
         return self._derived[sc.name]
+
+    def evaluate(self, expr: ast.Expr, state, names: dict | None = None):
+        """The value of a checked expression in `state`, with `names` bound (the public way for
+        tools to evaluate a rule expression; an expression with effects changes the state, so
+        give it a snapshot)."""
+        from warcodex.interpreter.context import Context
+
+        names = dict(names or {})
+        return self.compiler.expr(expr, frozenset(names))(Frame(Context(self, state), names))
 
     def legal_actions(self, ctx, names: list[str], rng=None):
         """Lazily generate the legal instances of the allowed actions (shuffled with rng)."""

@@ -29,6 +29,23 @@ class Op:
     when: object = None  # compiled `when` condition of a phase
 
 
+def declared_phases(sequence: ast.Sequence | None) -> list[ast.Phase]:
+    """Every phase of a `sequence` declaration (sub-phases included), in the order written."""
+    found: list[ast.Phase] = []
+
+    def visit(items) -> None:
+        for item in items:
+            if isinstance(item, ast.Phase):
+                found.append(item)
+                visit([i for i in item.items if isinstance(i, ast.Phase)])
+            elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
+                visit(item.items)
+
+    if sequence is not None:
+        visit(sequence.items)
+    return found
+
+
 class TurnSequence:
     def __init__(self, engine) -> None:
         self.engine = engine

@@ -557,6 +557,22 @@ def test_d03_a_battleship_takes_two_hits_and_is_repaired_after_the_battle():
     assert t.steps(bb) == 2
 
 
+def test_d03_an_attacking_battleship_that_retreats_after_one_hit_is_repaired():
+    """12.3.1: "A battleship that survives a battle with one hit is stood upright again." An
+    attacker that retreats in Step 6 survives the battle too, though it has left the space: it is
+    repaired, and the next single hit does not sink it. Round 1: the German battleship (4) rolls 6,
+    the UK destroyer (2) rolls 1 -> the battleship is damaged; Germany retreats to sz5."""
+    t = Table(rolls=[6, 1], active="germany",
+              agents={"germany": Script(decisions=["retreat"]), "united_kingdom": Script()})
+    bb = t.place("battleship", "germany", "sz6")
+    t.set(bb, "came_from", "sz5")
+    dd = t.place("destroyer", "united_kingdom", "sz6")
+    t.fight("sz6")
+    assert t.loc(bb) == "sz5" and t.alive(dd)
+    assert t.steps(bb) == 2  # stood upright again, though no longer in sz6
+    assert t.var(bb, "retreated_from") == "sz6"
+
+
 def test_d03_the_second_hit_destroys_it():
     t = Table(rolls=[1, 6, 1], active="germany")
     sub = t.place("submarine", "germany", "sz6")

@@ -32,6 +32,9 @@ from fractions import Fraction
 from warcodex.dsl import ast
 from warcodex.dsl.model import GameDef
 from warcodex.exporters.aids.words import LANG_NAMES, Labels, Words, key_words, num_text, signed
+from warcodex.facts import facts_of
+from warcodex.facts.partial import UNKNOWN, Slice, constant, is_number, truth
+from warcodex.facts.tables import table_facts
 from warcodex.interpreter.values import CellValue, Entity, Odds, RuleError
 
 OFF_TABLE = "off"  # chart category of a modified roll that falls off a table without `clamp`
@@ -398,241 +401,8 @@ def pct(p: Fraction) -> str:
     return f"{value:.1f}%"
 
 
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN = _Unknown()
-
-
-@dataclass(frozen=True)
-class _Slice:
-    """A table row read for one known key (a terrain), the other key unknown: shown as text."""
-    text: str
-
-
-def _kand(a, b):
-    a, b = _truth(a), _truth(b)
-    if a is False or b is False:
-        return False
-    if a is True and b is True:
-        return True
-    return UNKNOWN
-
-
-def _kor(a, b):
-    a, b = _truth(a), _truth(b)
-    if a is True or b is True:
-        return True
-    if a is False and b is False:
-        return False
-    return UNKNOWN
-
-
-def _knot(a):
-    a = _truth(a)
-    return UNKNOWN if a is UNKNOWN else not a
-
-
-def _truth(v):
-    if v is UNKNOWN or isinstance(v, _Slice):
-        return UNKNOWN
-    return bool(v)
-
-
-# ======================================================================== the partial evaluator
-class Partial:
-    """Evaluates a rule expression knowing only one thing: the terrain (or hexside feature, map
-    feature, marker) of the row being built, and/or the game turn. Anything else is UNKNOWN, and
-    `and`/`or`/`not` follow three-valued logic. Records whether the row's domain was consulted
-    (`touched`) and whether one of the row's own tags decided a test (`own`)."""
-
-    MAX_DEPTH = 12
-
-    def __init__(self, b: "_Builder", kind: str | None = None, row: Entity | None = None, turn: int | None = None) -> None:
-        self.b = b
-        self.kind = kind
-        self.row = row
-        self.turn = turn
-        self.touched = False
-        self.own = False
-        self.used: set[str] = set()
-
-    def ev(self, e, env: dict | None = None, depth: int = 0):
-        if e is None:
-            return True
-        env = env if env is not None else {}
-        if depth > self.MAX_DEPTH:
-            return UNKNOWN
-        ev = lambda x, en=env: self.ev(x, en, depth + 1)  # noqa: E731
-        if isinstance(e, (ast.Num, ast.Str, ast.Bool)):
-            return e.value
-        if isinstance(e, ast.NoneLit):
-            return None
-        if isinstance(e, ast.OddsLit):
-            return Odds.ratio(e.attack, e.defense)
-        if isinstance(e, ast.Name):
-            if e.id in env:
-                return env[e.id]
-            if e.id == "turn":
-                return self.turn if self.turn is not None else UNKNOWN
-            decl = self.b.game.names.get(e.id)
-            if decl is None or isinstance(decl, ast.VarDecl):
-                return UNKNOWN
-            if isinstance(decl, ast.Entity) and decl.kind == "option":
-                return UNKNOWN
-            return self.b.engine.entities.get(e.id, UNKNOWN)
-        if isinstance(e, ast.Attr):
-            obj = ev(e.obj)
-            if isinstance(obj, Entity):
-                if obj.kind == "side" and e.name in self.b.engine.vars:
-                    return UNKNOWN
-                if self.row is not None and obj is self.row:
-                    self.used.add(e.name)
-                if e.name in obj.props:
-                    return obj.props[e.name]
-                if obj.kind in ("terrain", "edge", "feature", "marker"):
-                    return None
-                return UNKNOWN
-            return UNKNOWN
-        if isinstance(e, ast.Call):
-            return self._call(e, env, depth)
-        if isinstance(e, ast.Is):
-            return self._is(e, env, depth)
-        if isinstance(e, ast.Compare):
-            a, c = ev(e.left), ev(e.right)
-            if a is UNKNOWN or c is UNKNOWN or isinstance(a, _Slice) or isinstance(c, _Slice):
-                return UNKNOWN
-            try:
-                return {"==": lambda: a == c, "!=": lambda: a != c, "<": lambda: a < c, "<=": lambda: a <= c,
-                        ">": lambda: a > c, ">=": lambda: a >= c}[e.op]()
-            except TypeError:
-                return UNKNOWN
-        if isinstance(e, ast.And):
-            return _kand(ev(e.left), ev(e.right))
-        if isinstance(e, ast.Or):
-            return _kor(ev(e.left), ev(e.right))
-        if isinstance(e, ast.Not):
-            return _knot(ev(e.operand))
-        if isinstance(e, ast.BinOp):
-            a, c = ev(e.left), ev(e.right)
-            if not _is_number(a) or not _is_number(c):
-                return UNKNOWN
-            try:
-                if e.op == "+":
-                    return a + c
-                if e.op == "-":
-                    return a - c
-                if e.op == "*":
-                    return a * c
-                if e.op == "/":
-                    return Fraction(a) / Fraction(c)
-                return a % c
-            except (ZeroDivisionError, TypeError):
-                return UNKNOWN
-        if isinstance(e, ast.Neg):
-            v = ev(e.operand)
-            return -v if _is_number(v) else UNKNOWN
-        if isinstance(e, ast.Cond):
-            t = _truth(ev(e.test))
-            a, c = ev(e.then), ev(e.orelse)
-            if t is True:
-                return a
-            if t is False:
-                return c
-            return a if a == c and a is not UNKNOWN else UNKNOWN
-        if isinstance(e, ast.Comprehension):
-            inner = dict(env)
-            inner[e.var] = UNKNOWN
-            ev(e.source)
-            where = self.ev(e.where, inner, depth + 1) if e.where is not None else True
-            elem = self.ev(e.element, inner, depth + 1)
-            if e.func == "any":
-                return _kand(where, elem)
-            if e.func == "all":
-                return _kor(_knot(where), elem)
-            return UNKNOWN
-        if isinstance(e, ast.ListLit):
-            items = [ev(i) for i in e.items]
-            return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
-        if isinstance(e, ast.In):
-            ev(e.item)
-            ev(e.collection)
-            return UNKNOWN
-        if isinstance(e, ast.Index):
-            return self._index(e, env, depth)
-        return UNKNOWN
-
-    def _call(self, e: ast.Call, env: dict, depth: int):
-        if e.func == "terrain":
-            for a in e.args:
-                self.ev(a, env, depth + 1)
-            if self.kind == "terrain":
-                self.touched = True
-                return self.row
-            return UNKNOWN
-        if e.func == "number" and e.args:
-            return self.ev(e.args[0], env, depth + 1)
-        decl = self.b.game.names.get(e.func)
-        if isinstance(decl, ast.Function):
-            inner = {p.name: UNKNOWN for p in decl.params}
-            for a in e.args:
-                self.ev(a, env, depth + 1)
-            return self.ev(decl.body, inner, depth + 1)
-        for a in e.args:
-            self.ev(a, env, depth + 1)
-        return UNKNOWN
-
-    def _is(self, e: ast.Is, env: dict, depth: int):
-        tag = e.tag
-        obj = e.obj
-        result = UNKNOWN
-        domain = self.b.domain_tags.get(self.kind, set()) if self.kind else set()
-        obj_domain = None
-        if isinstance(obj, ast.Call) and obj.func in ("terrain", "edge"):
-            obj_domain = obj.func
-        if self.kind and tag in domain and obj_domain in (None, self.kind):
-            if obj_domain == "terrain":
-                self.ev(obj, env, depth + 1)
-            self.touched = True
-            has = tag in self.row.tags
-            if has:
-                self.own = True
-                self.used.add(tag)
-            result = has if self.kind == "terrain" else (True if has else UNKNOWN)
-        else:
-            value = self.ev(obj, env, depth + 1)
-            if isinstance(value, Entity):
-                result = tag in value.tags
-        return _knot(result) if e.negated else result
-
-    def _index(self, e: ast.Index, env: dict, depth: int):
-        args = [self.ev(a, env, depth + 1) for a in e.args]
-        if not isinstance(e.obj, ast.Name):
-            return UNKNOWN
-        table = self.b.engine.tables.get(e.obj.id)
-        if table is None:
-            return UNKNOWN
-        known = [(i, a) for i, a in enumerate(args) if isinstance(a, Entity)]
-        if len(args) == 2 and len(known) == 1:
-            i, ent = known[0]
-            if i == 1:  # a row key: show the row, one value per column
-                for low, _high, cells, text in table.rows:
-                    if low == ent.name:
-                        return _Slice("; ".join(f"{table.column_text[j]} {_cell_text(c)}" for j, c in enumerate(cells)))
-            elif ent.name in table.columns:
-                j = table.columns.index(ent.name)
-                return _Slice("; ".join(f"{text} {_cell_text(cells[j])}" for _low, _high, cells, text in table.rows))
-        return UNKNOWN
-
-
 def _is_number(v) -> bool:
-    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
-
-
-def _cell_text(c: CellValue) -> str:
-    return str(c)
+    return is_number(v)
 
 
 # ======================================================================== the builder
@@ -646,14 +416,7 @@ class _Builder:
         self.words = Words(self.game, self.labels)
         self.paper = paper
         self.cited: dict[str, Ref] = {}
-        self.domain_tags: dict[str, set[str]] = {}
-        for kind in ("terrain", "edge", "feature", "marker"):
-            tags: set[str] = set()
-            for decl in self.game.entities(kind):
-                ent = self.engine.entities[decl.name]
-                tags |= set(ent.tags)
-            self.domain_tags[kind] = tags
-        self._lookups = None
+        self.facts = facts_of(engine, self.scenario.name if self.scenario is not None else None) if self.game.scenarios else None
 
     # ------------------------------------------------------------ small pieces
     def refs(self, citations) -> list[Ref]:
@@ -684,75 +447,15 @@ class _Builder:
     # ------------------------------------------------------------ rule bodies
     def owners(self):
         """Every declaration or block that holds rule expressions, as (node, its let-bindings)."""
-        nodes: list = [d for d in self.game.names.values()]
-        nodes += list(self.game.triggers)
-        if self.game.sequence is not None:
-            nodes.append(self.game.sequence)
-        for sc in self.game.scenarios.values():
-            nodes.append(sc)
-        for node in nodes:
-            env: dict[str, list] = {}
-            for n in walk(node):
-                if isinstance(n, ast.Let):
-                    env.setdefault(n.name, []).append(n.value)
-            yield node, env
+        from warcodex.facts.tables import rule_bodies
 
-    def lookups(self):
-        """(table, column expr or None, row expr or None, env) for each lookup in the rules."""
-        if self._lookups is None:
-            found = []
-            for node, env in self.owners():
-                for n in walk(node):
-                    if isinstance(n, ast.Index) and isinstance(n.obj, ast.Name) and n.obj.id in self.engine.tables:
-                        if len(n.args) == 2:
-                            found.append((n.obj.id, n.args[0], n.args[1], env))
-                        elif len(n.args) == 1:
-                            found.append((n.obj.id, None, n.args[0], env))
-                    elif (isinstance(n, ast.Call) and n.func == "allowed" and len(n.args) == 2
-                          and isinstance(n.args[0], ast.Name) and n.args[0].id in self.engine.tables):
-                        found.append((n.args[0].id, n.args[1], None, env))
-            self._lookups = found
-        return self._lookups
-
-    def calls(self, expr, env, seen=None) -> list[str]:
-        """The rules called by an expression, following `let` names back to their values."""
-        seen = seen if seen is not None else set()
-        out: list[str] = []
-        for n in walk(expr):
-            if isinstance(n, ast.Call):
-                out.append(n.func)
-            elif isinstance(n, ast.Name) and n.id in env and n.id not in seen:
-                seen.add(n.id)
-                for v in env[n.id]:
-                    out.extend(self.calls(v, env, seen))
-        return out
-
-    def quantity_closure(self, names: list[str]) -> list[str]:
-        """The quantities among `names` and every quantity they (or functions they call) call."""
-        order: list[str] = []
-        queue = list(names)
-        seen: set[str] = set()
-        while queue:
-            name = queue.pop(0)
-            if name in seen:
-                continue
-            seen.add(name)
-            decl = self.game.names.get(name)
-            if isinstance(decl, ast.Quantity):
-                order.append(name)
-                parts = [decl.base] + [m.value for m in decl.modifiers] + [m.when for m in decl.modifiers]
-                for p in parts:
-                    if p is not None:
-                        queue.extend(n.func for n in walk(p) if isinstance(n, ast.Call))
-            elif isinstance(decl, ast.Function):
-                queue.extend(n.func for n in walk(decl.body) if isinstance(n, ast.Call))
-        return order
+        return rule_bodies(self.game)
 
     # ------------------------------------------------------------ quantities in words
     def effect(self, q: ast.Quantity, op: str, value, rounding=None, known=UNKNOWN) -> str:
-        v = known if known is not UNKNOWN else Partial(self).ev(value)
+        v = known if known is not UNKNOWN else constant(self.engine, value)
         is_num = _is_number(v)
-        if isinstance(v, _Slice):
+        if isinstance(v, Slice):
             text = v.text
         else:
             text = num_text(v) if is_num else self.words(value)
@@ -949,28 +652,10 @@ class _Builder:
         return list(entries.values())
 
     def table_rules(self, t):
-        """The quantities feeding a table's lookups; the die-roll modifier quantities and values."""
-        direct: list[str] = []
-        drm_q: list[str] = []
-        for name, col, row, env in self.lookups():
-            if name != t.name:
-                continue
-            if col is not None:
-                direct.extend(self.calls(col, env))
-            if row is not None:
-                drm_q.extend(c for c in self.calls(row, env) if self.quantity_decl(c) is not None)
-        feed = self.quantity_closure(direct + drm_q)
-        values: set[int] = set()
-        for name in OrderedDict.fromkeys(drm_q):
-            q = self.quantity_decl(name)
-            base = Partial(self).ev(q.base) if q.base is not None else UNKNOWN
-            if _is_number(base) and base != 0:
-                values.add(int(base))
-            for m in q.modifiers:
-                v = Partial(self).ev(m.value)
-                if _is_number(v) and m.op in ("+", "-"):
-                    values.add(int(v if m.op == "+" else -v))
-        return feed, list(OrderedDict.fromkeys(drm_q)), values
+        """The quantities feeding a table's lookups; the die-roll modifier quantities and values
+        (from the game's facts)."""
+        tf = next(x for x in table_facts(self.engine) if x.name == t.name)
+        return tf.inputs, tf.drm_quantities, tf.drm_values
 
     def odds_chart(self, t, dist, drm_quantities, drm_values, categories, cat_index) -> OddsChart:
         decl = t.decl
@@ -1020,80 +705,37 @@ class _Builder:
         return OddsChart(t.name, self.labels.of(decl), decl.rows.dice.text(), drms, reason, categories, panels, intro)
 
     # ------------------------------------------------------------ effects charts
-    def candidates(self):
-        """Every rule that may depend on terrain: quantity bases and modifiers, movement limits."""
-        out = []
-        for q in self.game.of_kind(ast.Quantity):
-            qlabel = self.labels.of(q)
-            if q.base is not None:
-                out.append(dict(kind="base", q=q, label=qlabel, rule=self.labels.ui("base"), when=None, value=q.base,
-                                op=None, rounding=None, refs=q.base_citations or q.header.citations, prov=None))
-            for m in q.modifiers:
-                prov = (m.provenance.note or "provisional") if m.provenance is not None and m.provenance.kind == "provisional" else None
-                out.append(dict(kind="modifier", q=q, label=m.label or "", rule=qlabel, when=m.when, value=m.value,
-                                op=m.op, rounding=m.rounding, refs=m.citations, prov=prov))
-        for mode in self.game.of_kind(ast.Movement):
-            for p in mode.props:
-                if p.key in ("prohibited", "stop") and p.value is not None:
-                    out.append(dict(kind=p.key, q=None, label=self.labels.ui("prohibited" if p.key == "prohibited" else "must_stop"),
-                                    rule=self.labels.of(mode), when=p.value, value=None, op=None, rounding=None,
-                                    refs=p.citations or mode.header.citations, prov=None))
-        return out
-
     def effects(self) -> list[EffectsChart]:
-        """Terrain effects chart, hexside features, map features and markers: one row per declared
-        name, one column per rule (quantity base or modifier, movement limit) that depends on it.
+        """Terrain effects chart, hexside features, map features and markers, rendered from the
+        game's effects facts (`warcodex.facts.effects`): one row per declared name, one column per
+        rule that depends on it. A cell reads: the effect where the row brings the rule, or allows
+        it when no row brings it outright (the armor shift "allowed" in clear terrain); `no` where
+        one of the row's own names or flags stops it; `—` where the row has no bearing on it.
+        Columns with the same label and cells (one limit in several movement modes) are merged."""
+        from warcodex.facts.effects import effects as effects_facts
 
-        A terrain is exclusive (a location has one), so a test of another terrain is false for it;
-        features and markers combine, so only tests of the row's own name or flags count. A cell
-        reads: the effect where the row makes the rule apply, or allows it when no row makes it apply
-        outright (the armor shift "allowed" in clear terrain); `no` where one of the row's own
-        names or flags blocks it; `—` where the row has nothing to do with it. A rule that reads
-        the same for every terrain does not depend on terrain and gets no column."""
         charts = []
-        cands = self.candidates()
         titles = {"terrain": ("tec", "terrain"), "edge": ("edges", "edge"), "feature": ("features", "feature"),
                   "marker": ("markers", "marker")}
-        for kind, (title_key, caption_key) in titles.items():
-            decls = self.game.entities(kind)
-            if not decls:
-                continue
-            exclusive = kind == "terrain"
-            kept: list[tuple[dict, list[tuple[str, str]]]] = []
-            used_by_row: list[set[str]] = [set() for _ in decls]
-            for cand in cands:
-                cells: list[tuple[str, str]] = []  # (status, text)
-                used: list[set[str]] = []
-                for decl in decls:
-                    pe = Partial(self, kind, self.engine.entities[decl.name])
-                    if cand["kind"] == "base":
-                        v = pe.ev(cand["value"])
-                        relevant = pe.touched if exclusive else pe.own
-                        if relevant and v is not UNKNOWN and v is not None:
-                            cells.append(("value", v.text if isinstance(v, _Slice) else num_text(v)))
-                        else:
-                            cells.append(("irrelevant", ""))
-                        used.append(pe.used)
-                        continue
-                    w = _truth(pe.ev(cand["when"]))
-                    v = pe.ev(cand["value"]) if cand["value"] is not None else UNKNOWN
-                    used.append(pe.used)
-                    if not (pe.touched if exclusive else pe.own):
-                        cells.append(("irrelevant", ""))
-                    elif w is False:
-                        cells.append(("false_own" if pe.own else "false", ""))
-                    else:
-                        text = (self.effect(cand["q"], cand["op"], cand["value"], cand["rounding"], known=v)
+        for chart in effects_facts(self.engine):
+            kind = chart.kind
+            title_key, caption_key = titles[kind]
+            decls = chart.rows
+            used_by_row = chart.used
+            kept = []
+            for rule, fcells in chart.columns:
+                cand = self._candidate(rule)
+                cells = []
+                for c in fcells:
+                    if c.status == "value":
+                        cells.append(("value", c.value.text if isinstance(c.value, Slice) else num_text(c.value)))
+                    elif c.status in ("true", "unknown"):
+                        text = (self.effect(cand["q"], cand["op"], cand["value"], cand["rounding"], known=c.value)
                                 if cand["kind"] == "modifier" else cand["label"])
-                        cells.append(("true" if w is True else "unknown", text))
-                statuses = {c[0] for c in cells}
-                if not statuses & {"value", "true", "unknown"}:
-                    continue
-                if exclusive and len(set(cells)) == 1:
-                    continue  # the same for every terrain: the terrain does not matter
+                        cells.append((c.status, text))
+                    else:
+                        cells.append((c.status, ""))
                 kept.append((cand, cells))
-                for i, u in enumerate(used):
-                    used_by_row[i] |= u
             columns: list[EffectColumn] = []
             shown: list[list[str]] = []
             merged: dict[tuple, int] = {}
@@ -1146,6 +788,19 @@ class _Builder:
                                        _column_groups(columns, 5 if any_props else 6)))
         return charts
 
+    def _candidate(self, rule) -> dict:
+        """An effects-chart rule in the words of this aid."""
+        if rule.kind == "base":
+            return dict(kind="base", q=rule.quantity, label=self.labels.of(rule.quantity), rule=self.labels.ui("base"),
+                        when=None, value=rule.value, op=None, rounding=None, refs=rule.citations, prov=None)
+        if rule.kind == "modifier":
+            return dict(kind="modifier", q=rule.quantity, label=rule.label or "", rule=self.labels.of(rule.quantity),
+                        when=rule.when, value=rule.value, op=rule.op, rounding=rule.rounding, refs=rule.citations,
+                        prov=rule.provisional)
+        return dict(kind=rule.kind, q=None, label=self.labels.ui("prohibited" if rule.kind == "prohibited" else "must_stop"),
+                    rule=self.labels.of(rule.mode), when=rule.when, value=None, op=None, rounding=None,
+                    refs=rule.citations, prov=None)
+
     def _value_text(self, v) -> str:
         if isinstance(v, Entity):
             return self.labels.name(v.name)
@@ -1197,12 +852,9 @@ class _Builder:
                     if p.value is not None and p.key not in keys:
                         keys.append(p.key)
         keys = [k for k in canonical if k in keys] + [k for k in keys if k not in canonical]
-        sides: dict[str, list[str]] = {}
-        for call, _cond, _trig in self.place_calls():
-            if len(call.args) >= 2 and isinstance(call.args[0], ast.Name) and isinstance(call.args[1], ast.Name):
-                lst = sides.setdefault(call.args[0].id, [])
-                if call.args[1].id not in lst:
-                    lst.append(call.args[1].id)
+        from warcodex.facts.owners import owners
+
+        sides = {name: list(o.sides) for name, o in owners(self.engine).items()}
         rows = []
         any_steps = False
         max_steps_seen = 1
@@ -1481,7 +1133,9 @@ class _Builder:
         uses_turn = any(isinstance(n, ast.Name) and n.id == "turn" for n in walk(when))
         if not uses_turn:
             return None
-        return [t for t in range(first, last + 1) if _truth(Partial(self, turn=t).ev(when)) is not False]
+        from warcodex.facts.partial import Partial
+
+        return [t for t in range(first, last + 1) if truth(Partial(self.engine, turn=t).ev(when)) is not False]
 
     def turns_text(self, turns: list[int] | None, first: int, last: int) -> str:
         if turns is None:
