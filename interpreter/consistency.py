@@ -39,7 +39,7 @@ class Rules:
         self.cards = {c for cards in self.decks.values() for c in cards}
         self.vars = {scope: {n: d for n, d in engine.vars.items() if d.scope == scope}
                      for scope in ("var", "side_var", "unit_var", "location_var")}
-        self.phases = set(engine._phase_names())
+        self.phases = set(engine.phase_names())
         self.scenarios = game.scenarios
         self.board = engine.board
         self.actions = {name: [p.name for p in a.decl.params] for name, a in engine.actions.items()}
