@@ -267,16 +267,30 @@ def _header_region(decl: ast.Decl) -> Span | None:
     return Span(h.file, h.line, h.column, d.end_line, d.end_column)
 
 
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an AST class that may hold nodes, in reverse order (read once per class:
+    pydantic's `model_fields` is slow to ask for every node)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in reversed(cls.model_fields) if f != "span")
+    return fields
+
+
 def _iter_nodes(node):
     """Every AST node under `node` (itself included), depth first."""
     stack = [node]
+    node_type = ast.Node
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.Node):
+        if isinstance(n, node_type):
             yield n
-            for field in reversed(type(n).model_fields):
-                if field != "span":
-                    stack.append(getattr(n, field))
+            for field in _child_fields(type(n)):
+                value = getattr(n, field)
+                if value is not None and not isinstance(value, (str, int, bool)):
+                    stack.append(value)
         elif isinstance(n, (list, tuple)):
             stack.extend(reversed(n))
         elif isinstance(n, dict):

@@ -6,7 +6,9 @@ diagnostics that say what was expected in words, never a Lark traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import re
 from fractions import Fraction
 from importlib import resources
@@ -51,8 +53,27 @@ def _check_limits(tree: Tree, path: str) -> None:
         stack.extend((child, depth + 1) for child in node.children)
 
 
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """Building a parse tree and its AST allocates millions of objects and frees none: Python's
+    cycle collector would scan the growing heap again and again (time quadratic in the file's
+    size), and would find nothing to free. Reference counting still frees as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_text(text: str, path: str = "<text>") -> ast.Module:
     """Parse one file's text. Raises DiagnosticError (with a located syntax error) on bad input."""
+    with _no_cycle_collection():
+        return _parse(text, path)
+
+
+def _parse(text: str, path: str) -> ast.Module:
     remember_source(path, text)
     try:
         tree = grammar_parser().parse(text)
