@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -79,15 +80,27 @@ def rules_game(target: Path, size: int) -> Path:
 
 
 def map_game(target: Path, cols: int, rows: int) -> Path:
-    """A copy of Tiny Front on a generated hex map of cols x rows hexes (the scenario's hexes
-    exist on it: the map starts where Tiny Front's does)."""
+    """A copy of Tiny Front on a generated hex map of cols x rows hexes; with 100 columns or
+    more, hex ids have 6 digits (CCCRRR) and the rules' ids are rewritten to match."""
     shutil.copytree(TINY, target)
+    wide = max(cols, rows) >= 100
+
+    def hex_id(c: int, r: int) -> str:
+        return f"{c:03d}{r:03d}" if wide else f"{c:02d}{r:02d}"
+
+    if wide:
+        for path in target.glob("*.wcx"):
+            text = path.read_text(encoding="utf-8")
+            path.write_text(re.sub(r'"(\d\d)(\d\d)"', lambda m: f'"0{m.group(1)}0{m.group(2)}"', text), encoding="utf-8")
+    west = " ".join(hex_id(1, r) for r in range(5, 9))
+    east = " ".join(hex_id(11, r) for r in range(5, 9))
     (target / "map.wcmap").write_text(
         f'map "Generated {cols}x{rows}" provisional "generated for bench/scale.py" {{\n'
-        f"  grid hex flat odd cols 1..{cols} rows 1..{rows} default clear\n"
-        '  location 0105..0108 { entry_area: "west" }\n'
-        '  location 1105..1108 { entry_area: "east" }\n'
-        "  feature objective: 0606 0607\n"
+        f"  grid hex flat odd cols 1..{cols} rows 1..{rows} ids {'CCCRRR' if wide else 'CCRR'}\n"
+        "  default terrain clear\n"
+        f'  location {west} {{ entry_area: "west" }}\n'
+        f'  location {east} {{ entry_area: "east" }}\n'
+        f"  feature objective: {hex_id(6, 6)} {hex_id(6, 7)}\n"
         "}\n", encoding="utf-8")
     return target
 
