@@ -124,7 +124,7 @@ def any_value_problem(rules: Rules, value, unit_ids) -> str | None:
         if not isinstance(v, dict) or len(v) not in (1, 2):
             return f"holds {_short(v)}, which is no value of the rules"
         if "unit" in v:
-            if _unit(v) not in unit_ids:
+            if _unit(v) is None or _unit(v) not in unit_ids:
                 return f"names unit {_short(v['unit'])}, which is not in the game"
         elif "name" in v:
             if _name(v) not in rules.engine.entities:
@@ -143,11 +143,12 @@ def any_value_problem(rules: Rules, value, unit_ids) -> str | None:
     return None
 
 
-def _name(value):
-    return value.get("name") if isinstance(value, dict) and len(value) == 1 else None
+def _name(value) -> str | None:
+    name = value.get("name") if isinstance(value, dict) and len(value) == 1 else None
+    return name if type(name) is str else None
 
 
-def _unit(value):
+def _unit(value) -> int | None:
     uid = value.get("unit") if isinstance(value, dict) and len(value) == 1 else None
     return uid if type(uid) is int else None
 

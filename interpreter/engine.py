@@ -218,7 +218,7 @@ class Engine:
             return self.unit_name(ctx, value)
         if isinstance(value, tuple):
             return ", ".join(self.describe(ctx, v) for v in value) or "none"
-        return show(value) if value is not None else "none"
+        return str(show(value)) if value is not None else "none"
 
     def unit_prop(self, unit, name: str):
         ent = self.entities[unit.type]

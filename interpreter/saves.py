@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_serializer,
+                      model_validator)
 
 from warcodex import inputs
 from warcodex.interpreter.agents import FirstAgent, RandomAgent
@@ -172,7 +173,9 @@ class RngState(Record):
             raise ValueError("the RNG state's index (its last number) must be at most 624")
         return self
 
+    @model_serializer
     def as_list(self) -> list:
+        """Written as Python's getstate() is: [3, [625 numbers], gauss_next]."""
         return [self.version, list(self.internal), self.gauss_next]
 
 
