@@ -45,8 +45,8 @@ CLASSES = ("saves", "logs", "rules", "overlays", "includes", "outputs")
 
 
 # ------------------------------------------------------------------ running one input
-class Hang(Exception):
-    pass
+class Hang(BaseException):
+    """The time bound ran out (a BaseException: the CLI's handlers must not turn it into a message)."""
 
 
 @dataclass
@@ -120,7 +120,7 @@ def judge(argv: list[str], impossible: bool = False, bound: float = TIME_BOUND) 
         return Outcome("traceback", err[-600:])
     if code == 0:
         return Outcome("silent", out[-300:]) if impossible else Outcome("accepted")
-    if not err.strip():
+    if not err.strip() and not (argv[0] == "fmt" and out.strip()):  # fmt --check reports on stdout
         return Outcome("traceback", f"exit {code} without a message")
     if "\N{HUNDRED POINTS SYMBOL}" in err or "\N{HUNDRED POINTS SYMBOL}" in out:
         return Outcome("traceback", "an emoji in a diagnostic")
@@ -583,9 +583,12 @@ def run_output(fx: Fixtures, spec) -> tuple[Outcome, str]:
         return outcome, what
     with fault(how, FAULTS[code_name]):
         outcome = judge(argv)
-    if outcome.kind == "accepted" and how != "umask 027" and spec[0] != "fmt":
-        return Outcome("silent", f"{what}: wrote where it could not"), what
-    if how == "a folder in the way" and not (target / "mine.txt").exists():
+    if outcome.kind == "accepted":
+        # a fault in an operation this writer does not use changes nothing; anything else must fail
+        must_fail = not how.startswith("fault ") and spec[0] != "fmt"
+        if must_fail or not target.exists():
+            return Outcome("silent", f"{what}: reported success without its output"), what
+    if spec[0] != "fmt" and how == "a folder in the way" and not (target / "mine.txt").exists():
         return Outcome("silent", "the user's file was lost"), what
     leftovers = [p for p in target.parent.glob(".*") if ".tmp" in p.name or ".new-" in p.name] if target.parent.exists() else []
     if leftovers:
@@ -674,7 +677,7 @@ def run_class(cls: str, fx: Fixtures, n: int, seed: int, tally: Tally, progress=
 
 
 # relative cost of one input of each class, to split a total number of inputs
-WEIGHTS = {"saves": 40, "logs": 25, "rules": 14, "overlays": 12, "includes": 5, "outputs": 4}
+WEIGHTS = {"saves": 50, "logs": 30, "rules": 8, "overlays": 6, "includes": 4, "outputs": 2}
 
 
 def campaign(total: int, seed: int, classes=CLASSES, work: Path | None = None, progress=None) -> Tally:

@@ -19,7 +19,7 @@ MAX_FACES = 1000  # faces of a die [12]
 
 # -- evaluation (interpreter)
 MAX_CALL_DEPTH = 100  # rules calling rules, triggers firing triggers [about 12]
-MAX_UNITS = 100_000  # units created in one game [about 400]
+MAX_UNITS = 10_000  # units created in one game [about 400]
 MAX_RANGE = 1_000_000  # elements of one range(a, b) [about 100]; the step limit counts them too
 MAX_MAGNITUDE = 10**18  # a number computed by the rules, and a fraction's terms [VP, IPCs: thousands];
 #                         repeated doubling would otherwise grow a number until memory runs out
