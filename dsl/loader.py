@@ -65,9 +65,29 @@ def allowed_roots(path: str | Path, overlays=(), include_roots=()) -> tuple[Path
     return tuple(dict.fromkeys(resolved))
 
 
+def _read_file(file: Path) -> str:
+    """A rules file from disk, through `warcodex.inputs` (regular files, bounded, UTF-8 located)."""
+    return inputs.read_text(file, inputs.MAX_RULES_BYTES, "rules file")
+
+
+def _parse_cached(text: str, path: str) -> ast.Module:
+    module = parse_cache.get(text, path)
+    if module is None:
+        module = parse_text(text, path)
+        parse_cache.put(text, path, module)
+    else:
+        remember_source(path, text)  # diagnostics can still show the line
+    return module
+
+
 def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
-                 sources: dict[str, str] | None = None, include_roots=()) -> list[ast.Module]:
-    """Parse the entry file, its includes (depth first, each once) and overlays, in order."""
+                 sources: dict[str, str] | None = None, read=_read_file, parse=_parse_cached,
+                 include_roots=()) -> list[ast.Module]:
+    """Parse the entry file, its includes (depth first, each once) and overlays, in order.
+
+    `read(path) -> text` and `parse(text, path) -> Module` default to the disk and the parse cache;
+    the language server passes its own, to read unsaved editor buffers and keep parse trees. Files
+    are read only inside the game's folder, the overlays' folders and `include_roots`."""
     diags = diags if diags is not None else Diagnostics()
     root = Path(path)
     entry = find_entry(root)
@@ -92,22 +112,23 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
             return
         seen.add(resolved)
         try:
-            text = inputs.read_text(file, inputs.MAX_RULES_BYTES, "rules file")
+            text = read(file)
         except inputs.InputError as exc:
             diags.items.append(input_diagnostic(exc, "E-include", span))
             return
+        except FileNotFoundError:  # a reader of the language server's
+            diags.error("E-include", f"included file not found: {file}", span)
+            return
+        except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
+            diags.error("E-include", f"cannot read {file!s}: {exc}", span)
+            return
         if sources is not None:
             sources[str(file)] = text
-        module = parse_cache.get(text, str(file))
-        if module is None:
-            try:
-                module = parse_text(text, str(file))
-            except DiagnosticError as exc:
-                diags.extend(exc.diagnostics)
-                return
-            parse_cache.put(text, str(file), module)
-        else:
-            remember_source(str(file), text)  # diagnostics can still show the line
+        try:
+            module = parse(text, str(file))
+        except DiagnosticError as exc:
+            diags.extend(exc.diagnostics)
+            return
         modules.append(module)
         for inc in module.includes:
             visit(file.parent / inc.path, inc.span, stack + (resolved,))
@@ -128,7 +149,18 @@ def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnost
     Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
     diags = diags if diags is not None else Diagnostics()
     sources: dict[str, str] = {}
-    modules = load_modules(path, overlays, diags, sources, include_roots)
+    modules = load_modules(path, overlays, diags, sources, include_roots=include_roots)
+    game = build_game(path, modules, sources, diags, overlays, include_roots)
+    diags.raise_if_errors()
+    game.diagnostics = diags
+    return game
+
+
+def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, str], diags: Diagnostics,
+               overlays=(), include_roots=()) -> GameDef:
+    """Merge parsed modules into a GameDef, reporting merge errors into `diags` (never raising).
+
+    `override` declarations change the declarations they override in place."""
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
     game.roots = allowed_roots(path, overlays, include_roots)
@@ -139,6 +171,4 @@ def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnost
     if not game.games and not diags.errors:
         diags.error("E-no-game", "no `game` declaration found", Span(str(find_entry(root)), 1, 1),
                     hint='start the entry file with: game NAME "Title" { ... }')
-    diags.raise_if_errors()
-    game.diagnostics = diags
     return game

@@ -69,11 +69,19 @@ def _no_cycle_collection():
 
 def parse_text(text: str, path: str = "<text>") -> ast.Module:
     """Parse one file's text. Raises DiagnosticError (with a located syntax error) on bad input."""
+    return parse_with_tree(text, path)[1]
+
+
+def parse_with_tree(text: str, path: str = "<text>") -> tuple[Tree, ast.Module]:
+    """Parse one file's text into Lark's parse tree and the AST built from it.
+
+    The tree keeps every name token with its grammar rule, which the AST does not (the language
+    server classifies names by it). Raises DiagnosticError like `parse_text`."""
     with _no_cycle_collection():
         return _parse(text, path)
 
 
-def _parse(text: str, path: str) -> ast.Module:
+def _parse(text: str, path: str) -> tuple[Tree, ast.Module]:
     remember_source(path, text)
     try:
         tree = grammar_parser().parse(text)
@@ -81,7 +89,7 @@ def _parse(text: str, path: str) -> ast.Module:
         raise DiagnosticError([_syntax_diagnostic(exc, text, path)]) from None
     _check_limits(tree, path)
     try:
-        return _ToAst(path).transform(tree)
+        return tree, _ToAst(path).transform(tree)
     except VisitError as exc:  # a malformed construct found while building the AST
         orig = exc.orig_exc
         if isinstance(orig, _BadInput):

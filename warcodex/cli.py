@@ -221,6 +221,15 @@ def fmt(path: str, check_only: bool) -> None:
         raise SystemExit(1)
 
 
+# ------------------------------------------------------------------ lsp
+@cli.command()
+def lsp() -> None:
+    """Run the language server on stdin/stdout, for editors (docs/editors.md)."""
+    from warcodex.lsp.server import main as serve
+
+    serve()
+
+
 # ------------------------------------------------------------------ info
 @cli.command()
 @click.argument("game")
@@ -426,6 +435,46 @@ def schema() -> None:
     out.print_json(json.dumps(SaveFile.model_json_schema()))
 
 
+# ------------------------------------------------------------------ compile
+@cli.command(name="compile")
+@click.argument("game")
+@click.option("--show", "names", multiple=True, metavar="NAME",
+              help="Print the generated Python of a declaration (a quantity, function, procedure, action, "
+                   "movement mode, trigger event, invariant...); repeatable.")
+@click.option("--scenario", "-s", help="The rules as this scenario's special rules change them.")
+@click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A .wcx file loaded last (repeatable).")
+def compile_cmd(game: str, names, scenario: str | None, overlays) -> None:
+    """Compile the rules of GAME to Python and say how much code they became; with --show NAME,
+    print the code generated for NAME (docs/engine.md, "How rules become Python")."""
+    import time
+
+    from warcodex.interpreter.engine import Engine
+
+    gamedef, _ = load_checked(game, overlays)
+    t0 = time.perf_counter()
+    engine = Engine(gamedef, evaluator="generated")
+    if scenario is not None:
+        engine = engine.for_scenario(scenario)
+    seconds = time.perf_counter() - t0
+    compiler = engine.compiler
+    if not names:
+        lines = compiler.source().count("\n")
+        out.print(f"{gamedef.game.name}: {len(compiler.units)} generated units, {lines} lines of Python "
+                  f"(engine built in {seconds:.2f} s{', from the cache' if compiler.from_cache else ''})")
+        return
+    for name in names:
+        code = compiler.show(name)
+        if not code:
+            known = sorted({u.owner for u in compiler.units if u.owner})
+            import difflib
+
+            close = difflib.get_close_matches(name, known, n=3)
+            raise UserError(f"no generated code belongs to '{name}'"
+                            + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        out.print(code, markup=False, highlight=False)
+
+
 # ------------------------------------------------------------------ demo (the main job)
 @cli.command()
 @click.argument("game")
@@ -486,8 +535,8 @@ INTERNAL_ERROR = 70  # exit status of a failure that is a bug in Warcodex, not b
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input ends with a message (located when it comes from a file) and exit
     status 1, a usage error with status 2, never a traceback. A failure that is not bad input is
-    a bug: it is reported as an internal error (status 70), with the traceback only when
-    WARCODEX_TRACEBACK=1."""
+    a bug: it is reported as an internal error (status 70), located at the rule that was running
+    when generated code raised it, with the traceback only when WARCODEX_DEBUG=1."""
     import os
 
     from warcodex.inputs import InputError
@@ -521,10 +570,18 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - a bug must still end with a message, not a traceback
-        if os.environ.get("WARCODEX_TRACEBACK"):
+        from warcodex.interpreter.generated import span_of_traceback
+
+        if os.environ.get("WARCODEX_DEBUG"):
             raise
-        err.print(f"internal error: {type(exc).__name__}: {exc}", style="red")
-        err.print("this is a bug in Warcodex, not in your input; WARCODEX_TRACEBACK=1 shows where it happened")
+        span = span_of_traceback(exc.__traceback__)  # the rule that was running, in generated code
+        if span is not None:
+            print_diagnostics([Diagnostic(Severity.ERROR, "E-internal", f"internal error while running this rule: "
+                                          f"{type(exc).__name__}: {exc}", span,
+                                          "this is a bug in Warcodex; WARCODEX_DEBUG=1 shows the Python traceback")])
+        else:
+            err.print(f"internal error: {type(exc).__name__}: {exc}", style="red")
+            err.print("this is a bug in Warcodex, not in your input; WARCODEX_DEBUG=1 shows where it happened")
         sys.exit(INTERNAL_ERROR)
 
 
