@@ -155,7 +155,9 @@ def test_rules_that_reach_themselves_on_every_path_are_refused(game, rules, chai
 def test_bounded_recursion_passes_check_and_runaway_recursion_stops_with_a_located_error(game):
     add_rules(game, 'procedure down(k: int) "d" §7 { if k > 0 { down(k - 1) } }\n'
                     'on turn_start "t" §9 when turn == 2 { down(10) }\non turn_start "t" §9 when turn == 3 { down(5000) }\n')
-    err = refused(cli("play", game, "--seed", "1"), "extra.wcx:1:44: error[E-runtime]: down: rules call each other more than 100 levels deep")
+    # located in the procedure: at its call (closure evaluator) or at its name (generated code)
+    err = refused(cli("play", game, "--seed", "1"), "extra.wcx:1:", "error[E-runtime]: down: rules call each other more "
+                  "than 100 levels deep")
     assert "hint: a rule calls itself" in err
 
 
