@@ -677,7 +677,8 @@ def run_class(cls: str, fx: Fixtures, n: int, seed: int, tally: Tally, progress=
 
 
 # relative cost of one input of each class, to split a total number of inputs
-WEIGHTS = {"saves": 50, "logs": 30, "rules": 8, "overlays": 6, "includes": 4, "outputs": 2}
+# (a save or a log costs milliseconds; a rules mutant is checked and played, an output writes a game)
+WEIGHTS = {"saves": 110, "logs": 70, "rules": 10, "overlays": 6, "includes": 3, "outputs": 2}
 
 
 def campaign(total: int, seed: int, classes=CLASSES, work: Path | None = None, progress=None) -> Tally:
