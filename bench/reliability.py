@@ -61,6 +61,8 @@ class Tally:
     by_class: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
 
+    inputs: Counter = field(default_factory=Counter)  # generated inputs per class (an input may run several commands)
+
     def add(self, cls: str, what: str, outcome: Outcome) -> None:
         self.counts[outcome.kind] += 1
         self.by_class.setdefault(cls, Counter())[outcome.kind] += 1
@@ -669,6 +671,7 @@ def run_class(cls: str, fx: Fixtures, n: int, seed: int, tally: Tally, progress=
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def campaign(spec):
+        tally.inputs[cls] += 1
         one(spec)
 
     from hypothesis import seed as hypothesis_seed
@@ -725,10 +728,12 @@ def main() -> None:
 
     tally = campaign(args.inputs, args.seed, classes, progress=progress)
     seconds = time.perf_counter() - started
-    print(f"reliability campaign: {tally.total()} runs of hostile inputs in {seconds:.0f} s (seed {args.seed})")
+    print(f"reliability campaign: {sum(tally.inputs.values())} hostile inputs, {tally.total()} runs of the CLI, "
+          f"in {seconds:.0f} s (seed {args.seed})")
     for cls in classes:
         c = tally.by_class.get(cls, Counter())
-        print(f"  {cls:9} " + ", ".join(f"{c[k]} {k}" for k in ("accepted", "refused", "traceback", "hang", "silent")))
+        print(f"  {cls:9} {tally.inputs[cls]:5} inputs: " +
+              ", ".join(f"{c[k]} {k}" for k in ("accepted", "refused", "traceback", "hang", "silent")))
     c = tally.counts
     print(f"  total     {c['accepted']} accepted, {c['refused']} refused, {c['traceback']} tracebacks, {c['hang']} hangs, "
           f"{c['silent']} silent acceptances")

@@ -81,22 +81,23 @@ def rules_game(target: Path, size: int) -> Path:
 
 def map_game(target: Path, cols: int, rows: int) -> Path:
     """A copy of Tiny Front on a generated hex map of cols x rows hexes; with 100 columns or
-    more, hex ids have 6 digits (CCCRRR) and the rules' ids are rewritten to match."""
+    more, hex ids have 6 or 8 digits (CCCRRR, CCCCRRRR) and the rules' ids are rewritten to match."""
     shutil.copytree(TINY, target)
-    wide = max(cols, rows) >= 100
+    digits = max(2, len(str(max(cols, rows))))
 
     def hex_id(c: int, r: int) -> str:
-        return f"{c:03d}{r:03d}" if wide else f"{c:02d}{r:02d}"
+        return f"{c:0{digits}d}{r:0{digits}d}"
 
-    if wide:
+    if digits > 2:
+        pad = "0" * (digits - 2)
         for path in target.glob("*.wcx"):
             text = path.read_text(encoding="utf-8")
-            path.write_text(re.sub(r'"(\d\d)(\d\d)"', lambda m: f'"0{m.group(1)}0{m.group(2)}"', text), encoding="utf-8")
+            path.write_text(re.sub(r'"(\d\d)(\d\d)"', lambda m: f'"{pad}{m.group(1)}{pad}{m.group(2)}"', text), encoding="utf-8")
     west = " ".join(hex_id(1, r) for r in range(5, 9))
     east = " ".join(hex_id(11, r) for r in range(5, 9))
     (target / "map.wcmap").write_text(
         f'map "Generated {cols}x{rows}" provisional "generated for bench/scale.py" {{\n'
-        f"  grid hex flat odd cols 1..{cols} rows 1..{rows} ids {'CCCRRR' if wide else 'CCRR'}\n"
+        f"  grid hex flat odd cols 1..{cols} rows 1..{rows} ids {'C' * digits}{'R' * digits}\n"
         "  default terrain clear\n"
         f'  location {west} {{ entry_area: "west" }}\n'
         f'  location {east} {{ entry_area: "east" }}\n'
@@ -143,6 +144,8 @@ def map_memory(tmp: Path, side: int) -> dict:
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     hexes = side * side
+    if diags.errors:
+        print("\n".join(d.render() for d in diags.errors[:3]))
     return {"hexes": hexes, "check s": seconds, "errors": len(diags.errors), "KB/hex held": current / hexes / 1024,
             "KB/hex peak": peak / hexes / 1024, "game": game}
 

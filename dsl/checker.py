@@ -982,8 +982,16 @@ class _Checker:
 
     def _turn_order(self, prop: ast.Prop) -> None:
         value = prop.value
+        if value is None or (_literal_type(value) is not None and not isinstance(value, ast.ListLit)):
+            self.diags.error("E-type", "turn_order is a list of sides, like [axis, soviet]",
+                             value.span if value is not None else prop.span)
+            return
         if not isinstance(value, ast.ListLit):
             return  # a computed turn order is checked when the game plays
+        for item in value.items:
+            if not isinstance(item, ast.Name):
+                self.diags.error("E-type", f"turn_order lists sides; {_literal_text(item) if _literal_type(item) else 'this'} "
+                                 "is not a side", item.span)
         if not value.items:
             self.diags.error("E-value", "an empty turn_order: no side would ever play", value.span,
                              hint="list the sides in the order they take their player turns")

@@ -749,6 +749,9 @@ class Engine:
             if decl.scope == "var":
                 state.vars[name] = self._var_default(ctx, name)
         order = self.scenario_prop(sc, "turn_order") or self._game_prop("turn_order") or self.side_entities
+        order = order if isinstance(order, tuple) else (order,)
+        if not all(isinstance(s, Entity) and s.kind == "side" for s in order):
+            raise RuleError(f"turn_order must list sides, not {show(order)}", sc.span)
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
