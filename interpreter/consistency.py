@@ -321,7 +321,19 @@ def check_hands(rules: Rules, hands: dict, f: _Findings) -> None:
                 f.fail(f"state.hands[{side}]", f"'{_short(card)}' is not a declared card")
 
 
-PLAIN_CHECKS = {"decks": check_decks, "hands": check_hands}
+def check_card_uses(rules: Rules, uses: list, f: _Findings) -> None:
+    """The current player turn's card uses (cards.py): declared cards and sides."""
+    for i, use in enumerate(uses):
+        if not isinstance(use, dict):
+            f.fail(f"state.card_uses[{i}]", "a card use is an object")
+        card, side = use.get("card"), use.get("side")
+        if card is not None and card not in rules.cards:
+            f.fail(f"state.card_uses[{i}]", f"'{_short(card)}' is not a declared card")
+        if side is not None and side not in rules.sides:
+            f.fail(f"state.card_uses[{i}]", f"'{_short(side)}' is not a side")
+
+
+PLAIN_CHECKS = {"decks": check_decks, "hands": check_hands, "card_uses": check_card_uses}
 
 
 def _check_cards(rules: Rules, data, f: _Findings) -> None:

@@ -39,6 +39,7 @@ from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from warcodex import inputs
 from warcodex.interpreter.agents import FirstAgent, RandomAgent
+from warcodex.interpreter.dice import FixedDice
 from warcodex.interpreter.state import GameState, Position, Unit, plain_fields
 from warcodex.outputs import write_atomic
 
@@ -142,6 +143,8 @@ class LogHeader(Record):
     scenario: str
     seed: Int
     options: dict[str, bool | Int | str]
+    dice: list[Annotated[int, Field(ge=1, le=10**6)]] | None = Field(
+        default=None, description="the fixed die rolls the game was played with (play --dice)")
     entries: Count = Field(description="how many entries follow, before the end marker")
 
 
@@ -229,6 +232,15 @@ class StateBase(Record):
     over: bool
     ended: bool
     rng: RngState = Field(description="Python random.Random state: [version, [625 ints], gauss_next]")
+    dice: list[Annotated[int, Field(ge=1, le=10**6)]] | None = Field(
+        default=None, description="fixed die rolls given to the game (play --dice), rolled first; then the RNG's")
+    dice_used: Count = 0
+
+    @model_validator(mode="after")
+    def dice_in_range(self):
+        if self.dice_used > len(self.dice or ()):
+            raise ValueError(f"dice_used {self.dice_used} is more than the {len(self.dice or ())} fixed rolls")
+        return self
 
 
 def _plain_state_fields() -> dict:
@@ -284,6 +296,8 @@ def state_to_data(engine, state: GameState) -> StateData:
         active=state.active, phase=state.phase, turn_order=list(state.turn_order),
         position=PositionData(**vars(state.position)), next_unit_id=state.next_unit_id, winner=state.winner,
         win_reason=state.win_reason, over=state.over, ended=state.ended, rng=_rng_dump(state.rng),
+        dice=list(state.rng.rolls) if isinstance(state.rng, FixedDice) else None,
+        dice_used=state.rng.used if isinstance(state.rng, FixedDice) else 0,
         **{f.name: getattr(state, f.name) for f in plain_fields()},
     )
 
@@ -291,7 +305,13 @@ def state_to_data(engine, state: GameState) -> StateData:
 def state_from_data(engine, data: StateData) -> GameState:
     """The state a checked save describes (`consistency.check_state` first)."""
     f = engine.from_json
-    state = GameState(scenario=data.scenario, seed=data.seed, rng=_rng_load(data.rng))
+    rng = _rng_load(data.rng)
+    if data.dice is not None:  # fixed rolls given with play --dice: those not used yet come first
+        fixed = FixedDice(data.dice, data.seed)
+        fixed.used = data.dice_used
+        fixed.setstate(rng.getstate())
+        rng = fixed
+    state = GameState(scenario=data.scenario, seed=data.seed, rng=rng)
     for u in data.units:
         state.put(Unit(id=u.id, type=u.type, side=u.side, loc=u.loc, steps=u.steps, max_steps=u.max_steps, label=u.label,
                        markers=frozenset(u.markers), vars=tuple(sorted((k, f(v)) for k, v in u.vars.items())), box=u.box))
@@ -405,9 +425,13 @@ def load_save(engine, path: str | Path, force: bool = False):
 
 # ------------------------------------------------------------------ logs: write and read
 def log_header(engine, game, options: dict, entries: int) -> dict:
-    return {"format": LOG_FORMAT, "version": LOG_VERSION, "game": engine.game.game.name,
-            "game_dir": str(engine.game.root), "rules": engine.fingerprint, "scenario": game.state.scenario,
-            "seed": game.state.seed, "options": options, "entries": entries}
+    header = {"format": LOG_FORMAT, "version": LOG_VERSION, "game": engine.game.game.name,
+              "game_dir": str(engine.game.root), "rules": engine.fingerprint, "scenario": game.state.scenario,
+              "seed": game.state.seed, "options": options, "entries": entries}
+    rolls = getattr(game.state.rng, "rolls", None)
+    if rolls:  # the fixed dice the game was played with: a replay rolls them again
+        header["dice"] = list(rolls)
+    return header
 
 
 def write_log(path: str | Path, engine, game, options: dict) -> None:

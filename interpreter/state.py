@@ -69,6 +69,9 @@ class GameState:
     loc_markers: dict[str, frozenset[str]] = field(default_factory=dict)
     decks: dict[str, dict[str, list[str]]] = field(default_factory=dict, metadata=PLAIN)  # deck -> draw/discard
     hands: dict[str, list[str]] = field(default_factory=dict, metadata=PLAIN)
+    # the current player turn's card uses (interpreter/cards.py): {key: [turn, active], card, side,
+    # use: event | payment | cancelled, purpose}
+    card_uses: list[dict] = field(default_factory=list, metadata=PLAIN)
     options: dict[str, Any] = field(default_factory=dict)
     active: str | None = None
     phase: str | None = None
@@ -82,6 +85,7 @@ class GameState:
     version: int = 0  # bumped on every change; caches key on it
     positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
+    setup_notes: tuple[str, ...] = ()  # `log` lines of the set-up, logged when the game starts (not saved)
 
     # ------------------------------------------------------------ snapshots
     def snapshot(self) -> "GameState":
