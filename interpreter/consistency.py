@@ -304,8 +304,10 @@ def check_decks(rules: Rules, decks: dict, f: _Findings) -> None:
     for deck, piles in decks.items():
         if deck not in rules.decks:
             f.fail("state.decks", f"'{_short(deck)}' is not a declared deck")
-        if set(piles) != {"draw", "discard"}:
-            f.fail(f"state.decks[{deck}]", "a deck has exactly the piles 'draw' and 'discard'")
+        from warcodex.interpreter.cards import PILES
+
+        if not {"draw", "discard"} <= set(piles) <= set(PILES):
+            f.fail(f"state.decks[{deck}]", f"a deck has the piles 'draw', 'discard' and at most {', '.join(PILES[2:])}")
         for pile, cards in piles.items():
             for card in cards:
                 if card not in rules.decks[deck]:
