@@ -171,7 +171,7 @@ def check(game: str, overlays, quiet: bool) -> None:
         from warcodex.dsl.loader import test_files
 
         if test_files(gamedef.root):  # the rule tests check against the game, without joining it
-            with_tests, test_diags = check_path(resolve_game(game), overlays, tests=True)
+            with_tests, test_diags = check_path(resolve_game(game), overlays, include_roots(), tests=True)
             seen = set(diags.items)
             new_errors = [d for d in test_diags.errors if d not in seen]
             print_diagnostics(new_errors)
@@ -244,7 +244,7 @@ def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bo
     from warcodex.interpreter.rule_tests import RuleTestRunner
 
     root = resolve_game(game)
-    gamedef, diags = check_path(root, tests=True)
+    gamedef, diags = check_path(root, include_roots=include_roots(), tests=True)
     if diags.errors or gamedef is None:
         print_diagnostics(diags.errors)
         err.print(f"{len(diags.errors)} error(s): the rules or their tests do not check", style="bold red")
@@ -788,7 +788,7 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 
         import time
 
-        with_tests, _ = check_path(gamedef.root, tests=True)
+        with_tests, _ = check_path(gamedef.root, include_roots=include_roots(), tests=True)
         started = time.perf_counter()
         outcomes = RuleTestRunner(with_tests).run_all(list(with_tests.tests.values()))
         seconds = time.perf_counter() - started
