@@ -148,6 +148,26 @@ CASES = [
      "E-type", "place(): 'inf' is a unit, not a side", 6, 49, None),
     ("unknown-unit-property", 'unit inf "Inf" §1 { attack: 1 }\nfunction f(u: unit): int "f" §1 = u.atack\n', HEADER,
      "E-unknown-property", "units have no property 'atack'", 5, 37, "did you mean 'attack'?"),
+    # a loop variable is a unit when the list it runs over holds units: a builtin's, or a function's
+    # that returns one (its body says so), through `let`, `list(...)` and `if ... then ... else`
+    ("unknown-unit-property-comprehension", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
+     'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 6, 77, "did you mean 'attack'?"),
+    ("unknown-unit-property-builtin-source", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'function f(s: side): int "f" §1 = sum(u.atack for u in units_of(s))\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 5, 41, "did you mean 'attack'?"),
+    ("unknown-unit-property-for", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'procedure p() "p" §1 { let xs = list(v for v in all_units() where v.attack > 1) for u in xs '
+     '{ log "x" if u.atack > 0 { stop } } }\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 5, 108, "did you mean 'attack'?"),
+    ("unknown-unit-property-choose", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'procedure p(s: side) "p" §1 { choose u from units_of(s) where u.atak > 0 by s }\n', HEADER,
+     "E-unknown-property", "units have no property 'atak'", 5, 65, "did you mean 'attack'?"),
+    ("unknown-unit-property-action-param", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'action a "A" §1 { param u: from list(v for v in units_of(active) where v.attack > 0) where u.atack > 0 '
+     'do { stop } }\n', HEADER_A,
+     "E-unknown-property", "units have no property 'atack'", 5, 94, "did you mean 'attack'?"),
     ("unknown-terrain-property", 'terrain clear "Clear" §1 { move_cost: 1 }\n'
      'function f(h: location): int "f" §1 = terrain(h).movecost\n', HEADER,
      "E-unknown-property", "no terrain has a property 'movecost'", 5, 50, "did you mean 'move_cost'?"),
