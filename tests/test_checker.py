@@ -389,3 +389,14 @@ def test_tiny_game_checks_clean():
 def test_check_game_directly_on_tiny():
     game = load_game(ROOT / "games" / "tiny")
     assert not check_game(game).errors
+
+
+def test_misspelt_property_of_a_comprehension_variable_is_shown_with_a_caret(tmp_path):
+    body = ('unit inf "Inf" §1 { attack: 1 }\n'
+            'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
+            'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n')
+    text = rendered(check_text(tmp_path, body))
+    line = 'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)'
+    assert f"game.wcx:6:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
+    assert f"    6 | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
+    assert "hint: did you mean 'attack'?" in text
