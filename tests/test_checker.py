@@ -400,3 +400,12 @@ def test_misspelt_property_of_a_comprehension_variable_is_shown_with_a_caret(tmp
     assert f"game.wcx:6:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
     assert f"    6 | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
     assert "hint: did you mean 'attack'?" in text
+
+
+@pytest.mark.parametrize("folder", sorted(p.parent for p in (ROOT / "tests" / "data" / "games").glob("*/game.wcx")),
+                         ids=lambda p: p.name)
+def test_test_game_folders_check_clean(folder):
+    """The small games of tests/data/games are loaded as they are (`warcodex check`, `aids`, the
+    language server): each checks without errors, its map included."""
+    game, diags = check_path(folder)
+    assert game is not None and not diags.errors, rendered(diags)
