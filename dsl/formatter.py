@@ -43,8 +43,10 @@ properties, cards, table rows and axes, modifiers, action params, sequence items
 * An end-of-line comment stays at the end of the line of the item it ended (two spaces before the
   `#`), or of the head line of a block (``if x {  # why``).
 * A block holding a comment is never written inline (``{ a: 1 }``), so every comment keeps a line.
-* A comment whose line the layout does not keep (a second end-of-line comment inside an
-  expression that is joined onto one line) goes on its own line just before its item.
+* An end-of-line comment that cannot keep its line goes on a line of its own, keeping its order
+  and its block: a second one inside an expression the layout joins onto one line goes just
+  before that item; one on a line that holds no item (``} else {  # c``, ``do {  # c``, a
+  quantity's ``base:`` or ``order:`` line) goes before the next item, or at the end of the block.
 
 So formatting twice gives the same text as formatting once. `format_module`, which sees only the
 AST, writes no comments.
@@ -565,7 +567,10 @@ class _Layout:
     def _seq_items(self, items: list, ind: str) -> list[str]:
         out: list[str] = []
         for item in items:
-            out += self._noted(item, self._seq_item(item, ind), ind) if not isinstance(item, ast.Phase) else self.decl(item, ind)
+            if isinstance(item, ast.Phase):
+                out += self.decl(item, ind)
+            else:
+                out += self._noted(item, self._seq_item(item, ind), ind)
         return out
 
     def _seq_item(self, item, ind: str) -> list[str]:
