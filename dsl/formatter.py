@@ -62,6 +62,7 @@ the same text.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -1025,7 +1026,8 @@ def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = N
         for line, text in inside:
             layout.places.place(decl, line, text, line in trailing)
         lines = layout.decl(decl)
-        if sorted(c for _, c in scan_comments("\n".join(lines))) != sorted(c for _, c in inside):
+        written = Counter(c for _, c in scan_comments("\n".join(lines)))  # map bodies' comments too
+        if Counter(c for _, c in inside) - written:
             # a comment the layout could not place: all of this declaration's go before it
             layout.places = _Places()
             before, lines = comments_of, layout.decl(decl)
