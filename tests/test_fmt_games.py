@@ -1,5 +1,6 @@
-"""`warcodex fmt` on the bundled games: every file formats idempotently, and formatting a game
-changes nothing but layout (the checked model, tests included, is the same before and after)."""
+"""`warcodex fmt` on the bundled games: every file is in the canonical layout and formats
+idempotently, and formatting a game changes nothing but layout (the checked model, tests
+included, is the same before and after)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,9 @@ def test_formatting_a_bundled_game_changes_nothing_but_layout(game: Path, tmp_pa
         assert _model(copy) == _model(game), f"formatting {[str(f.relative_to(copy)) for f in changed]} changes the game"
     else:
         assert all(f.read_bytes() == (game / f.relative_to(copy)).read_bytes() for f in copy.rglob("*.wcx"))
+
+
+@pytest.mark.parametrize("path", GAME_FILES, ids=_rel)
+def test_bundled_game_file_is_in_the_canonical_layout(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert formatted(text, str(path)) == text, f"run `warcodex fmt {_rel(path)}` (from games/)"
