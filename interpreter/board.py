@@ -402,6 +402,29 @@ class Board:
         """Adjacent locations: hex direction order (see hexgrid), or declaration order for areas."""
         return self._neighbors[loc]
 
+    def ball(self, loc: str, radius: int) -> tuple[str, ...]:
+        """The locations within `radius` steps of adjacency of `loc` (itself included), the ones
+        a rule reading `units_at` of neighbours of neighbours... can see (memo.py)."""
+        balls = self.__dict__.setdefault("_balls", {})
+        found = balls.get((loc, radius))
+        if found is None:
+            if loc not in self._neighbors:
+                found = ()
+            else:
+                seen = {loc: None}  # a dict: insertion order, nearest first
+                frontier = [loc]
+                for _ in range(radius):
+                    outer = []
+                    for h in frontier:
+                        for n in self._neighbors[h]:
+                            if n not in seen:
+                                seen[n] = None
+                                outer.append(n)
+                    frontier = outer
+                found = tuple(seen)
+            balls[(loc, radius)] = found
+        return found
+
     def is_adjacent(self, a: str, b: str) -> bool:
         return b in self._adjacent[a]
 

@@ -412,7 +412,7 @@ def b_set_turn_order(ctx, span, sides):
     if ctx.tracing:
         ctx.trace_add(Derivation("player-turn order from the next turn: " + ", ".join(order)))
     ctx.state.turn_order = order
-    ctx.state.touch()
+    ctx.state.changed(("turn_order",))
 
 
 def b_place_in_box(ctx, span, type_, s, box, label=None):

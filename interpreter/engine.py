@@ -21,6 +21,7 @@ from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
 from warcodex.interpreter.compiler import Compiler, Frame
 from warcodex.interpreter.dependencies import DependencyAnalysis
+from warcodex.interpreter.reads import EVERYTHING, ReadAnalysis
 from warcodex.interpreter.movement import MovementMode
 from warcodex.interpreter.state import GameState
 from warcodex.interpreter.tables import CompiledTable
@@ -73,6 +74,9 @@ class Engine:
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
+        # what each rule reads, and where, and the plans of the memos built from it (memo.py)
+        self.reads = ReadAnalysis(game)
+        self.memo_plans: list = []
         self.static_cache: dict = {}  # values that depend only on the board, unit types and globals
         # what other layers compute once from these compiled rules (the facts model), kept as long
         # as the engine and dropped with it; the engine never reads it
@@ -236,6 +240,19 @@ class Engine:
             if o is not None and o in self.entities:
                 out |= {e.name for e in self.enemies_of(self.entities[o])}
         return sorted(out)
+
+    def new_memos(self):
+        """The memos of one game's rules (memo.py): the plans of the generated code, and the
+        derived globals they read with the way to evaluate them."""
+        from warcodex.interpreter.memo import Memos
+
+        derived = {}
+        if hasattr(self.compiler, "plain"):
+            for name, kinds in self.reads.derived.items():
+                decl = self.game.names[name]
+                if not self.deps.reads_hidden(decl) and EVERYTHING not in kinds:
+                    derived[name] = (kinds, self.compiler.plain(name))
+        return Memos(self.memo_plans, self.board, derived)
 
     def var_decl(self, name: str) -> ast.VarDecl | None:
         return self.vars.get(name)
@@ -405,18 +422,18 @@ class Engine:
             if decl is None or decl.scope != "location_var":
                 raise RuleError(f"cannot set '{name}' of a location: declare it with `location_var {name}: TYPE`", span)
             state.loc_vars.setdefault(obj, {})[name] = self.coercer(decl.type)(value)
-            state.touch()
+            state.changed(("lvar:" + name,), (obj,))
         elif isinstance(obj, Entity) and obj.kind == "side":
             if decl is None or decl.scope != "side_var":
                 raise RuleError(f"cannot set '{name}' of a side: declare it with `side_var {name}: TYPE`", span)
             state.side_vars.setdefault(obj.name, {})[name] = self.coercer(decl.type)(value)
-            state.touch()
+            state.changed(("svar:" + name,))
         else:
             raise RuleError(f"cannot set '{name}' of {show(obj)}", span)
 
     def set_var(self, ctx, name: str, value) -> None:
         ctx.state.vars[name] = value
-        ctx.state.touch()
+        ctx.state.changed(("var:" + name,))
         if ctx.tracing:
             ctx.trace_add(Derivation(f"{name} = {show(value)}", value))
 
@@ -616,7 +633,7 @@ class Engine:
         elif isinstance(x, str):
             current = state.loc_markers.get(x, frozenset())
             state.loc_markers[x] = current | {name} if on else current - {name}
-            state.touch()
+            state.changed(("marker:" + name,), (x,))
         else:
             raise RuleError(f"cannot mark {show(x)}", span)
 
@@ -640,7 +657,7 @@ class Engine:
             if not piles["draw"]:
                 break
             hand.append(piles["draw"].pop())
-        ctx.state.touch()
+        ctx.state.changed(("cards",))
 
     def discard_card(self, ctx, side: Entity, card, span) -> None:
         name = card.name if isinstance(card, Entity) else str(card)
@@ -651,14 +668,14 @@ class Engine:
         for deck in self.game.of_kind(ast.Deck):
             if any(c.name == name for c in deck.cards):
                 self._deck(ctx, deck.name, span)["discard"].append(name)
-        ctx.state.touch()
+        ctx.state.changed(("cards",))
 
     def shuffle_deck(self, ctx, deck, span) -> None:
         piles = self._deck(ctx, deck, span)
         piles["draw"].extend(piles["discard"])
         piles["discard"].clear()
         ctx.state.rng.shuffle(piles["draw"])
-        ctx.state.touch()
+        ctx.state.changed(("cards",))
 
     # ============================================================ JSON
     def to_json(self, value) -> Any:

@@ -32,6 +32,7 @@ from warcodex.dsl import ast
 from warcodex.dsl.cache import cache_dir
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.interpreter.codegen import Generator, Unit, symbol
+from warcodex.interpreter.memo import plan_of
 from warcodex.interpreter.compiler import (
     STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
     divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
@@ -117,12 +118,15 @@ class GeneratedCompiler:
         self._cached = _read_cache(self._cache_file, engine)
         self.from_cache = self._cached is not None
         self._written = False
+        self._plan_ids: dict[str, int] = {}  # rule name -> its memo's number (memo.py)
         if self._cached is not None:
             gen = self.gen
             (gen.constants, gen.spans, gen.symbols, gen._temp, self._entries, gen.readers,
-             gen.testers) = self._cached["state"]
+             gen.testers, plans) = self._cached["state"]
             gen._const_index = {}  # a cached build does not generate: no new constants to share
             gen._span_index = {}
+            for name in plans:  # the memo numbers the cached code uses
+                self._memo_plan(engine.game.names[name])
         self._file = f"<warcodex {engine.game.game.name if engine.game.games else 'rules'} {id(self):x}>"
         self._bound = [0, 0]  # constants and spans already in the namespace
         self._codes: list = []
@@ -290,7 +294,9 @@ class GeneratedCompiler:
                 gen.emit(line, m.span)
 
     def _cached_call(self, decl, level: str, pure: bool, body: str, args: str, names: list) -> None:
-        """The caching of compiler.cached_call and the memo of the closures' `run`, inlined."""
+        """The caching of compiler.cached_call and the memo of the closures' `run`, inlined; the
+        per-state memo replaced by one that survives the changes the rule does not read
+        (memo.py), except while tracing (`traced`: the per-version memo, as before)."""
         gen, engine = self.gen, self.engine
         key_args = "(" + "".join(gen.local(n) + ", " for n in names) + ")"
         deps = engine.deps.of(decl)
@@ -312,12 +318,9 @@ class GeneratedCompiler:
             typed = "(" + "".join(part + ", " for part in parts) + ")"
             key = f"({name}, {typed}" + (f", {read_code})" if reads else ")")
             self._memo_lines("STATIC", key, body, args, state=True)
-        elif level == "positions":
-            key = f"({name}, {key_args}" + (f", {read_code})" if reads else ")")
-            gen.emit("memo = ctx._positions_memo if ctx._positions_version == ctx.state.positions_version "
-                     "else ctx.positions_memo()")
-            self._memo_lines("memo", key, body, args, state=bool(reads))
-        elif pure:
+        elif level == "traced":
+            # while tracing: the per-version memo (a value computed at an earlier version is
+            # evaluated again, so the trace shows what it did)
             gen.emit("memo = ctx._memo if ctx._memo_version == ctx.state.version else ctx.memo()")
             gen.emit(f"k = ({name}, {key_args})")
             gen.emit("try:")
@@ -328,8 +331,44 @@ class GeneratedCompiler:
             gen.emit("except TypeError:  # an unhashable argument")
             gen.emit("    pass")
             gen.emit(f"return {body}({args})")
+        elif pure:
+            # level "positions" (never traced here) or "dynamic" (also while tracing: a value
+            # is then used only if computed at this version, as the per-version memo did)
+            i, plan = self._memo_plan(decl)
+            gen.emit(f"memo = ctx.memo_values[{i}] if ctx.memo_version == ctx.state.version else ctx.sync_memos()[{i}]")
+            gen.emit(f"k = {key_args}")
+            gen.emit("try:")
+            gen.emit("    e = memo[k]")
+            gen.emit("except KeyError:")
+            gen.emit("    pass")
+            gen.emit("except TypeError:  # an unhashable argument")
+            gen.emit(f"    return {body}({args})")
+            gen.emit("else:")
+            if level == "dynamic" and isinstance(decl, ast.Function):
+                gen.emit("    if not ctx.tracing or e[1] == ctx.state.version:")
+                gen.emit("        return e[0]")
+            else:
+                gen.emit("    return e[0]")
+            gen.emit(f"v = memo[k] = ({body}({args}), ctx.memo_version)")
+            if plan.slots:  # indexed by the anchors and unit parameters, for invalidation
+                gen.emit(f"ix = ctx.memo_index[{i}]")
+                for j, p in enumerate(plan.slots):
+                    a = gen.local(names[p])
+                    gen.emit(f"x = ix[{j}].get({a})")
+                    gen.emit(f"if x is None: ix[{j}][{a}] = [k]")
+                    gen.emit("else: x.append(k)")
+            gen.emit("return v[0]")
         else:
             gen.emit(f"return {body}({args})")
+
+    def _memo_plan(self, decl):
+        """The number and plan of a rule's surviving memo (memo.py), made once per rule."""
+        engine = self.engine
+        found = self._plan_ids.get(decl.name)
+        if found is None:
+            found = self._plan_ids[decl.name] = len(engine.memo_plans)
+            engine.memo_plans.append(plan_of(decl, engine.reads.of(decl)))
+        return found, engine.memo_plans[found]
 
     def _memo_lines(self, memo: str, key: str, body: str, args: str, state: bool) -> None:
         gen = self.gen
@@ -368,7 +407,12 @@ class GeneratedCompiler:
                 gen.emit("if not ctx.tracing:")
                 with gen.indented():
                     self._cached_call(f, level, pure, "B" + rule[1:], args, names)
-            self._cached_call(f, "dynamic", pure, "B" + rule[1:], args, names)
+                if pure:
+                    self._cached_call(f, "traced", pure, "B" + rule[1:], args, names)
+                else:
+                    gen.emit(f"return B{rule[1:]}({args})")
+            else:
+                self._cached_call(f, "dynamic", pure, "B" + rule[1:], args, names)
         gen.function(unit, rule, params, (), entry, fr=False, docline=f"function {f.name}: cache, then B")
         fn = self._load(unit)
         return _registry_entry(fn, len(names), f.name)
@@ -458,7 +502,7 @@ class GeneratedCompiler:
                  for req, u, code in zip(self._requests, self.units, self._codes)]
         data = {"units": units,
                 "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries,
-                          gen.readers, gen.testers)}
+                          gen.readers, gen.testers, [p.name for p in self.engine.memo_plans])}
         _write_cache(self._cache_file, data)
 
     def _bind_constants(self) -> None:
@@ -478,6 +522,15 @@ class GeneratedCompiler:
     def source(self) -> str:
         return "".join(u.source for u in self.units)
 
+    def plain(self, name: str):
+        """The plain evaluation `B_name(ctx, *args)` of a function or quantity."""
+        return self.ns["B" + self.gen.rule(name)[1:]]
+
+    def bodies(self) -> dict:
+        """{rule name: its plain evaluation `B_name(ctx, *args)`} of the rules with a surviving
+        memo (memo.Memos.audit re-evaluates their remembered values with these)."""
+        return {p.name: self.ns["B" + self.gen.rule(p.name)[1:]] for p in self.engine.memo_plans}
+
     def show(self, name: str) -> str:
         """The generated code of a declaration (every unit it owns), or '' if none."""
         return "".join(u.source for u in self.units if u.owner == name)
@@ -492,7 +545,8 @@ def _toolchain() -> bytes:
     from warcodex.dsl.cache import _toolchain_key
 
     digest = hashlib.sha256(_toolchain_key() + sys.version.encode())
-    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py"):
+    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py", "reads.py",
+                 "memo.py"):
         digest.update(resources.files("warcodex.interpreter").joinpath(name).read_bytes())
     return digest.digest()
 
@@ -515,11 +569,11 @@ def _read_cache(path, engine) -> dict | None:
     try:
         with open(path, "rb") as f:
             data = pickle.load(f)
-        constants, spans, symbols, temp, entries, readers, testers = data["state"]
+        constants, spans, symbols, temp, entries, readers, testers, plans = data["state"]
         thawed = []
         for kind, value in constants:
             thawed.append(engine.entities[value] if kind == "entity" else value)
-        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers)
+        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers, plans)
         return data
     except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
         return None
