@@ -14,7 +14,7 @@ import random
 from typing import Iterator, Protocol
 
 from warcodex.interpreter.actions import ActionChoice
-from warcodex.interpreter.values import RuleError
+from warcodex.interpreter.values import RuleError, show
 
 
 class LegalActions:
@@ -155,6 +155,19 @@ class ScriptedAgent(Agent):
         # arguments in parameter order (the log stores them with sorted keys)
         args = tuple((p.name, self.engine.from_json(recorded[p.name])) for p in action.params)
         return ActionChoice(entry["action"], args)
+
+    def joint_players(self, sides: list, what: str) -> list:
+        """The sides that proposed in the recorded joint choice of `what` coming next (one agent
+        plays every side in a replay, but the game replayed may have had one agent a side): the
+        next recorded choices of `what` by distinct sides among `sides`, in order."""
+        by_name = {show(s): s for s in sides}
+        found = []
+        for kind, entry in self.queue[self.position:]:
+            name = entry.get("by")
+            if kind != "choice" or entry.get("choice") != what or name not in by_name or by_name[name] in found:
+                break
+            found.append(by_name[name])
+        return found
 
     def choose(self, ctx, who, what, options, optional):
         entry = self._next("choice")

@@ -243,6 +243,10 @@ class Context:
             if not any(agent is a for a in seen_agents):
                 seen_agents.append(agent)
                 players.append(w)
+        if len(seen_agents) == 1 and hasattr(seen_agents[0], "joint_players"):
+            # a replay: one agent plays every side, but the game it replays may have asked
+            # several players; it says which from its log
+            players = seen_agents[0].joint_players(sides, what) or players
 
         def ask(who):
             if subset:
