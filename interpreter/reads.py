@@ -37,7 +37,7 @@ from warcodex.dsl.stdlib import BUILTINS
 _PURE = frozenset({
     "distance", "terrain", "edge", "sides", "enemies", "allies", "is_enemy", "odds", "difference", "allowed",
     "round_up", "round_down", "abs", "range", "count", "sum", "min", "max", "any", "all", "contains", "number",
-    "hex_col", "hex_row", "sheet",
+    "hex_col", "hex_row", "sheet", "cell_of", "column",
 })
 _PASS = frozenset({"list"})  # the value of its argument
 _ELEMENT = frozenset({"first"})  # an element of its argument
@@ -374,6 +374,9 @@ class ReadAnalysis:
             if obj.kind == "unit" and obj.param is not None:
                 return loc({obj.param: 0})
             return loc(_located(obj))
+        if name == "box":  # the holding box a unit is in: where it is, off the map
+            acc.read(("positions",), obj)
+            return OTHER
         if scope == "unit_var":
             acc.read(("uvar:" + name,), obj)
             return TOP
