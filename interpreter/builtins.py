@@ -87,8 +87,20 @@ def b_side_of_location(ctx, span, h):
 
 
 # ---------------------------------------------------------------- units
+def _on_map(ctx, key, side=None) -> tuple:
+    """The units on the map (of one side), in the state's order: found once per positions
+    version (a unit that moves, enters or leaves the map bumps it), kept in the context."""
+    state = ctx.state
+    found = ctx.cache.get(key)
+    if found is not None and found[0] == state.positions_version:
+        return found[1]
+    value = tuple(UnitRef(u.id) for u in state.units.values() if u.loc is not None and (side is None or u.side == side))
+    ctx.cache[key] = (state.positions_version, value)
+    return value
+
+
 def b_all_units(ctx, span):
-    return tuple(UnitRef(u.id) for u in ctx.state.on_map())
+    return _on_map(ctx, "all_units")
 
 
 _REFS = UnitRef._interned
@@ -106,7 +118,7 @@ def b_units_at(ctx, span, h):
 
 def b_units_of(ctx, span, s):
     name = _side(ctx, s, span).name
-    return tuple(UnitRef(u.id) for u in ctx.state.on_map() if u.side == name)
+    return _on_map(ctx, ("units_of", name), name)
 
 
 def b_occupied(ctx, span):

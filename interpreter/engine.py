@@ -19,7 +19,7 @@ from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
-from warcodex.interpreter.compiler import Compiler, Frame
+from warcodex.interpreter.compiler import Compiler, Frame, read_global
 from warcodex.interpreter.dependencies import DependencyAnalysis
 from warcodex.interpreter.reads import EVERYTHING, ReadAnalysis
 from warcodex.interpreter.movement import MovementMode
@@ -74,6 +74,10 @@ class Engine:
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
+        # rules the engine makes of the game's own (an invariant's element: invariants.py), by name
+        from warcodex.interpreter.invariants import element_rule
+
+        self.synthetic_rules = {r.name: r for r in map(element_rule, game.invariants.values()) if r is not None}
         # what each rule reads, and where, and the plans of the memos built from it (memo.py)
         self.reads = ReadAnalysis(game)
         self.memo_plans: list = []
@@ -251,18 +255,31 @@ class Engine:
                 out |= {e.name for e in self.enemies_of(self.entities[o])}
         return sorted(out)
 
-    def new_memos(self):
-        """The memos of one game's rules (memo.py): the plans of the generated code, and the
-        derived globals they read with the way to evaluate them."""
-        from warcodex.interpreter.memo import Memos
+    def global_value(self, ctx, kind: str):
+        """The current value of a global kind of state (reads.py): a variable or option, the turn,
+        phase, active side or scenario, or a derived global's value (`fn:winter`)."""
+        if kind.startswith("fn:"):
+            name = kind[3:]
+            registry = self.functions if name in self.functions else self.quantities
+            return registry[name](ctx, (), None)
+        return read_global(ctx.state, kind[4:] if kind.startswith("var:") else kind)
 
-        derived = {}
-        if hasattr(self.compiler, "plain"):
-            for name, kinds in self.reads.derived.items():
-                decl = self.game.names[name]
-                if not self.deps.reads_hidden(decl) and EVERYTHING not in kinds:
-                    derived[name] = (kinds, self.compiler.plain(name))
-        return Memos(self.memo_plans, self.board, derived)
+    def new_memos(self):
+        """The memos of one game's rules (memo.py), on the engine's layout (made once): the
+        plans of the generated code, and the derived globals they read with the way to evaluate
+        them."""
+        from warcodex.interpreter.memo import Layout, Memos
+
+        layout = self.__dict__.get("_memo_layout")
+        if layout is None or layout.plans is not self.memo_plans or len(layout.plans) != layout.size:
+            derived = {}
+            if hasattr(self.compiler, "plain"):
+                for name, kinds in self.reads.derived.items():
+                    decl = self.game.names[name]
+                    if not self.deps.reads_hidden(decl) and EVERYTHING not in kinds:
+                        derived[name] = (kinds, self.compiler.plain(name))
+            layout = self._memo_layout = Layout(self.memo_plans, self.board, derived)
+        return Memos(layout)
 
     def var_decl(self, name: str) -> ast.VarDecl | None:
         return self.vars.get(name)

@@ -33,6 +33,7 @@ from warcodex.dsl.cache import cache_dir
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.interpreter.codegen import Generator, Unit, symbol
 from warcodex.interpreter.memo import plan_of
+from warcodex.interpreter.reads import is_global_kind
 from warcodex.interpreter.compiler import (
     STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
     divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
@@ -126,7 +127,7 @@ class GeneratedCompiler:
             gen._const_index = {}  # a cached build does not generate: no new constants to share
             gen._span_index = {}
             for name in plans:  # the memo numbers the cached code uses
-                self._memo_plan(engine.game.names[name])
+                self._memo_plan(engine.game.names.get(name) or engine.synthetic_rules[name])
         self._file = f"<warcodex {engine.game.game.name if engine.game.games else 'rules'} {id(self):x}>"
         self._bound = [0, 0]  # constants and spans already in the namespace
         self._codes: list = []
@@ -304,12 +305,26 @@ class GeneratedCompiler:
         read_code = "(" + "".join(f"READ_GLOBAL(state, {n!r}), " for n in reads) + ")"
         name = repr(decl.name)
         if level == "static":
-            # compiler._unit_types_args, argument by argument: a unit stands for its type and side
+            # compiler._unit_types_args, argument by argument: a unit stands for its type and side,
+            # or for the facts of its type the rule reads (reads.py: `move_cost` reads whether
+            # the unit is mechanized); the globals it reads, derived globals by their value
             types = {p.name: p.type for p in decl.params}
+            found = engine.reads.of(decl)
+            by_facts = not found.near and not found.units and all(is_global_kind(k) for k in found.everywhere)
+            facts = dict(found.facts) if by_facts else {}
+            if by_facts:
+                kinds = sorted(found.everywhere) + (["var:scenario"] if "scenario" in deps.reads else [])
+                read_code = "(" + "".join(self._global_code(k) + ", " for k in kinds) + ")"
+                reads = tuple(kinds)
             parts = []
-            for n in names:
+            for i, n in enumerate(names):
                 x = gen.local(n)
-                if types.get(n) == "unit":
+                if types.get(n) == "unit" and by_facts and facts.get(i, ()) is not None:
+                    u = gen.temp("u")
+                    values = "".join(self._fact_code(f, x, u) + ", " for f in sorted(facts.get(i, ())))
+                    parts.append(f"(({values}) if type({x}) is UnitRef and ({u} := state.units.get({x}.id)) is not None "
+                                 f"else UNIT_TYPES(state, {x}))")
+                elif types.get(n) == "unit":
                     u = gen.temp("u")
                     parts.append(f"(('unit', {u}.type, {u}.side) if type({x}) is UnitRef and "
                                  f"({u} := state.units.get({x}.id)) is not None else UNIT_TYPES(state, {x}))")
@@ -360,6 +375,26 @@ class GeneratedCompiler:
             gen.emit("return v[0]")
         else:
             gen.emit(f"return {body}({args})")
+
+    def _global_code(self, kind: str) -> str:
+        """The current value of a global kind of state, in a cache key (reads.py)."""
+        if kind.startswith("fn:"):  # a derived global: its value
+            return f"{self.gen.rule(kind[3:])}(ctx)"
+        name = kind[4:] if kind.startswith("var:") else kind
+        return f"READ_GLOBAL(state, {name!r})"
+
+    def _fact_code(self, fact: str, x: str, u: str) -> str:
+        """The value of a fact of unit `x`'s type (record `u`), in a cache key."""
+        if fact in ("side", "type"):
+            return f"{u}.{fact}"
+        kind, name = fact.split(":", 1)
+        if kind == "tag":
+            tester = symbol("IS_", name, self.gen.symbols)
+            self.gen.testers[tester] = name
+            return f"{tester}(ctx, {x})"
+        reader = symbol("A_", name, self.gen.symbols)
+        self.gen.readers[reader] = name
+        return f"{reader}(ctx, {x}, None)"
 
     def _memo_plan(self, decl):
         """The number and plan of a rule's surviving memo (memo.py), made once per rule."""

@@ -81,26 +81,39 @@ def plan_of(decl, reads: Reads) -> Plan:
                 tuple((position[i], frozenset(ks)) for i, ks in sorted(units.items())))
 
 
-class Memos:
-    """The memoized values of one game's rules (one per `Context`), and their invalidation.
+class Layout:
+    """What one engine's memos need to know, made once per engine (`Engine.memo_layout`): the
+    plans, and for each kind of change the rules it can alter (to clear, to drop near the change,
+    to drop for a unit); the derived globals some rule reads and what they read.
     `derived`: {derived global: (the kinds it reads, its plain evaluation `B(ctx)`)}."""
 
     def __init__(self, plans: list[Plan], board, derived: dict | None = None) -> None:
         self.plans = plans
+        self.size = len(plans)  # the plans made so far (an engine adds none after its build)
         self.board = board
-        self.values: list[dict] = [{} for _ in plans]
-        self.index: list[tuple] = [tuple({} for _ in p.slots) for p in plans]
-        self.by_kind: dict[str, list[int]] = {}
-        self.always: list[int] = []  # rules that read anything: every change drops them
+        self.clear_on: dict[str, list[int]] = {}  # kind -> rules it clears
+        self.near_on: dict[str, list] = {}  # kind -> (rule, anchors) it drops near the change
+        self.unit_on: dict[str, list] = {}  # kind -> (rule, unit slots) it drops for the unit
+        self.always: list[int] = []  # rules that read anything: every change clears them
         for i, p in enumerate(plans):
             if EVERYTHING in p.everywhere:
                 self.always.append(i)
                 continue
-            for k in p.kinds:
-                self.by_kind.setdefault(k, []).append(i)
+            for k in p.everywhere:
+                self.clear_on.setdefault(k, []).append(i)
+            for k in p.near:
+                if k not in p.everywhere:
+                    self.near_on.setdefault(k, []).append((i, p.anchors))
+            slots: dict[str, list] = {}
+            for slot, ks in p.units:
+                for k in ks:
+                    slots.setdefault(k, []).append(slot)
+            for k, found in slots.items():
+                if k not in p.everywhere:
+                    self.unit_on.setdefault(k, []).append((i, tuple(found)))
         # the derived globals some rule reads (directly or through another derived global)
         derived = derived or {}
-        wanted = {k[3:] for k in self.by_kind if k.startswith("fn:")}
+        wanted = {k[3:] for k in self.clear_on if k.startswith("fn:")}
         while True:
             more = {k[3:] for name in wanted if name in derived for k in derived[name][0] if k.startswith("fn:")} - wanted
             if not more:
@@ -111,6 +124,17 @@ class Memos:
         for name, (kinds, _) in self.derived.items():
             for k in kinds:
                 self.watch.setdefault(k, []).append(name)
+
+
+class Memos:
+    """The memoized values of one game's rules (one per `Context`), and their invalidation."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.plans = layout.plans
+        self.watch = layout.watch
+        self.values: list[dict] = [{} for _ in layout.plans]
+        self.index: list[tuple] = [tuple({} for _ in p.slots) for p in layout.plans]
         self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
 
     def clear(self) -> None:
@@ -124,15 +148,16 @@ class Memos:
     def recheck(self, ctx, names) -> None:
         """Evaluate derived globals whose reads changed (`names`; all of them after a clear)
         again; a new value is an event for the rules that read it. Run with the memos synced."""
-        if not self.derived:
+        derived = self.layout.derived
+        if not derived:
             return
-        pending = sorted(self.derived if names is None else names)
+        pending = sorted(derived if names is None else names)
         was_tracing, steps = ctx.tracing, ctx.steps
         ctx.tracing = False  # an evaluation of the engine's own, not of a rule being explained
         try:
             while pending:
                 name = pending.pop(0)
-                value = self.derived[name][1](ctx)
+                value = derived[name][1](ctx)
                 old = self.last.get(name, _UNSET)
                 self.last[name] = value
                 if old is not _UNSET and (old != value or type(old) is not type(value)):
@@ -160,36 +185,41 @@ class Memos:
         if EVERYTHING in kinds:
             self.clear()
             return
-        rules = set(self.always)
-        by_kind = self.by_kind
-        for k in kinds:
-            found = by_kind.get(k)
-            if found:
-                rules.update(found)
-        if not rules:
-            return
-        kinds = frozenset(kinds)
+        layout = self.layout
+        all_values, all_index = self.values, self.index
+        for i in layout.always:
+            if all_values[i]:
+                self._clear_rule(i)
         # a change that names no location (a side's variable...) is a change everywhere; a
         # unit's change names where the unit was and is (none for a unit off the map)
         nowhere = uid is None and not where
-        ball, at = self.board.ball, state.at
-        all_values, all_index = self.values, self.index
-        for i in rules:
-            values = all_values[i]
-            if not values:
-                continue
-            plan = self.plans[i]
-            if kinds & plan.everywhere or (nowhere and kinds & plan.near):
-                self._clear_rule(i)
-                continue
-            index = all_index[i]
+        ball, at = layout.board.ball, state.at
+        for k in kinds:
+            for i in layout.clear_on.get(k, ()):
+                if all_values[i]:
+                    self._clear_rule(i)
             if uid is not None:
-                for slot, read in plan.units:
-                    if kinds & read:
-                        for k in index[slot].pop(UnitRef(uid), ()):
-                            values.pop(k, None)
-            if where and kinds & plan.near:
-                for slot, radius, unit in plan.anchors:
+                for i, slots in layout.unit_on.get(k, ()):
+                    values = all_values[i]
+                    if values:
+                        index = all_index[i]
+                        for slot in slots:
+                            keys = index[slot].pop(UnitRef(uid), None)
+                            if keys:
+                                for key in keys:
+                                    values.pop(key, None)
+            near = layout.near_on.get(k)
+            if not near:
+                continue
+            for i, anchors in near:
+                values = all_values[i]
+                if not values:
+                    continue
+                if nowhere:
+                    self._clear_rule(i)
+                    continue
+                index = all_index[i]
+                for slot, radius, unit in anchors:
                     by_value = index[slot]
                     if not by_value:
                         continue
@@ -197,13 +227,15 @@ class Memos:
                         for x in ball(h, radius):
                             if unit:
                                 for other in at.get(x, ()):
-                                    for k in by_value.pop(UnitRef(other), ()):
-                                        values.pop(k, None)
+                                    keys = by_value.pop(UnitRef(other), None)
+                                    if keys:
+                                        for key in keys:
+                                            values.pop(key, None)
                             else:
                                 keys = by_value.pop(x, None)
                                 if keys:
-                                    for k in keys:
-                                        values.pop(k, None)
+                                    for key in keys:
+                                        values.pop(key, None)
 
     def audit(self, ctx, bodies: dict) -> list[str]:
         """Re-evaluate every remembered value with the rule's plain body (`bodies`: rule name ->

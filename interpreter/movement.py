@@ -20,11 +20,12 @@ from fractions import Fraction
 
 from warcodex.dsl import ast
 from warcodex.interpreter.actions import free_names
-from warcodex.interpreter.compiler import Compiler, read_global
+from warcodex.interpreter.compiler import Compiler, _arith
 from warcodex.interpreter.values import Entity, Region, RuleError, UnitRef
 
 BINDINGS = frozenset({"u", "s", "origin", "from", "to"})
 PARAMS = ("u", "s", "origin", "from", "to")  # the order of the compiled properties' arguments
+_PARAM_TYPES = ("unit", "side", "location", "location", "location")
 _UNKNOWN = object()
 _BLOCKED = (True, False)
 
@@ -51,6 +52,7 @@ class MovementMode:
         static_prohibited, static_prohibited_at = [], []  # per edge and per location, board-static
         self.cost_reads: tuple | None = None
         self.location_reads: tuple = ()
+        self.cost_key = self.location_key = (None, ())
         analysis = compiler.engine.deps
         # a backward trace (`trace_back`) does not know where a path starts: refused if read
         self.reads_origin = any(prop.value is not None and "origin" in free_names(prop.value) for prop in decl.props)
@@ -85,16 +87,31 @@ class MovementMode:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
         if allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
+        # a cost that is a sum of board-static terms and others (`move_cost(u, from, to) +
+        # exit_cost(u, from, origin)`): the static terms go in the edge table, the others are
+        # added at each step (exact arithmetic: the order of the terms does not change the sum)
+        rest = None
+        if cost_deps is not None and cost_deps.dynamic:
+            terms = _addends(cost)
+            static = [t for t in terms if analysis.expression(t, BINDINGS).level == "static"]
+            if static and len(static) < len(terms):
+                rest = _sum([t for t in terms if t not in static])
+                cost = _sum(static)
+                cost_deps = analysis.expression(cost, BINDINGS)
         if cost_deps is not None and cost_deps.dynamic:
             # no edge table: the board-static prohibitions are judged with the others
             prohibited = static_prohibited + prohibited
             static_prohibited = []
         else:
             self.cost_reads = tuple(sorted(edge_static_reads | (cost_deps.reads if cost_deps is not None else set())))
+            self.cost_key = _table_key(compiler.engine, [cost] + static_prohibited, self.cost_reads)
         self.location_reads = tuple(sorted(location_static_reads))
+        self.location_key = _table_key(compiler.engine, static_prohibited_at, self.location_reads)
         params = PARAMS
         self.allowance = compiler.value(allowance, params)
         self.cost = compiler.value(cost, params) if cost is not None else None
+        self.cost_rest = compiler.value(rest, params) if rest is not None else None
+        self._cost_span = rest.span if rest is not None else None
 
         def group(exprs):
             return compiler.predicate(exprs, params) if exprs else None
@@ -102,25 +119,37 @@ class MovementMode:
         self.prohibited_at, self.stops_at = group(prohibited_at), group(stops_at)
         self.static_prohibited, self.static_prohibited_at = group(static_prohibited), group(static_prohibited_at)
 
-    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side) -> dict | None:
+    def _game_table(self, ctx, kind: str, key, unit: UnitRef | None, side) -> dict | None:
+        """The game-long table of `kind` for this unit (its side, and the facts of its type the
+        static properties read, or its type) under the current values of the globals they read
+        (`key`: see `_table_key`)."""
         state = ctx.state
         u = state.units.get(unit.id) if unit is not None else None
-        values = tuple(read_global(state, n) for n in reads)
-        key = (kind, self.name, (u.type, u.side) if u is not None else side.name, values)
+        facts, kinds = key
+        if u is None:
+            who = side.name
+        elif facts is None:
+            who = (u.type, u.side)
+        else:
+            test, read = ctx.engine.tag_tester, ctx.engine.attribute_reader
+            who = (u.side,) + tuple(u.side if f == "side" else u.type if f == "type"
+                                    else test(f[4:])(ctx, unit) if f.startswith("tag:") else read(f[5:])(ctx, unit, None)
+                                    for f in facts)
+        values = tuple(ctx.engine.global_value(ctx, k) for k in kinds)
         try:
-            return ctx.engine.static_cache.setdefault(key, {})
+            return ctx.engine.static_cache.setdefault((kind, self.name, who, values), {})
         except TypeError:  # an unhashable variable value
             return None
 
     def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if self.cost_reads is None:
             return None
-        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side)
+        return self._game_table(ctx, "edge-costs", self.cost_key, unit, side)
 
     def _location_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if not self.static_prohibited_at:
             return None
-        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side)
+        return self._game_table(ctx, "blocked-locations", self.location_key, unit, side)
 
     def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
@@ -358,6 +387,8 @@ class MovementMode:
         if costs is not None:
             step = costs.get((a, b), _UNKNOWN)
             if step is not _UNKNOWN:
+                if self.cost_rest is not None and step is not None:
+                    return _arith("+", step, self.cost_rest(ctx, u, s, origin, a, b), self._cost_span)
                 return step
         static = self.static_prohibited
         if static is not None and static(ctx, u, s, origin, a, b):
@@ -366,6 +397,8 @@ class MovementMode:
             step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
         if costs is not None:
             costs[(a, b)] = step
+        if self.cost_rest is not None and step is not None:  # the cost's terms that are not in the table
+            step = _arith("+", step, self.cost_rest(ctx, u, s, origin, a, b), self._cost_span)
         return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
@@ -386,6 +419,46 @@ def _seeded(starts, label) -> tuple[dict, list]:
             best[h] = label(h)
             heap.append((0, i, h))
     return best, heap
+
+
+def _addends(expr) -> list:
+    """The terms of a sum, left to right (`a + b + c`: a, b, c); any other expression is one."""
+    if isinstance(expr, ast.BinOp) and expr.op == "+":
+        return _addends(expr.left) + _addends(expr.right)
+    return [expr]
+
+
+def _sum(terms: list):
+    """The sum of terms, as an expression (left to right)."""
+    out = terms[0]
+    for t in terms[1:]:
+        out = ast.BinOp(op="+", left=out, right=t, span=t.span)
+    return out
+
+
+def _table_key(engine, exprs: list, reads: tuple):
+    """What a game-long table of board-static properties is kept under: (the facts of the unit's
+    type they read, or None: its type; the global kinds they read), from reads.py, so that unit
+    types that differ in nothing they read share a table; or (None, the globals dependencies.py
+    found) when reads.py cannot say."""
+    from warcodex.interpreter.reads import is_global_kind
+
+    found = [engine.reads.expression(e, list(zip(PARAMS, _PARAM_TYPES))) for e in exprs if e is not None]
+    kinds = set().union(*(r.everywhere for r in found)) if found else set()
+    if any(r.near or r.units for r in found) or not all(is_global_kind(k) for k in kinds):
+        return None, tuple("var:" + n for n in reads)
+    facts = set()
+    for r in found:
+        for i, f in r.facts:
+            if i == 0:
+                if f is None:
+                    facts = None
+                    break
+                facts |= f
+        if facts is None:
+            break
+    scenario = ("var:scenario",) if "scenario" in reads else ()
+    return (None if facts is None else tuple(sorted(facts))), tuple(sorted(kinds)) + scenario
 
 
 def _cost_terms(compiler: Compiler, expr) -> list:

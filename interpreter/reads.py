@@ -17,6 +17,12 @@ function and quantity (and what it calls) and says exactly which changes can alt
 - **which units**: the kinds read from the record of each unit parameter (`is_combat(u)` reads
   `u`'s steps and markers, nothing else).
 
+It also records what a rule reads of the *type* of each unit parameter (`facts`: the tags it
+tests, `tag:mechanized`, the properties it reads, `prop:move`, its `side` or `type`), or that it
+uses the unit otherwise (`None`: compares it, passes it to a built-in...). A value cached for the
+whole game is then keyed by those facts, not by the unit's type: `move_cost(u, from, to)` reads
+only whether `u` is mechanized, so two unit types share their costs (generated.py).
+
 Abstract values stand for what an expression can be: a location within `d` of an anchor, a unit
 standing there (or exactly a unit parameter), a list of those, or anything (`TOP`). Everything
 this analysis cannot place is read everywhere, so it errs only towards invalidating more: the
@@ -146,14 +152,16 @@ class Reads:
     radius: tuple  # ((anchor parameter index, radius), ...)
     units: tuple  # ((unit parameter index, kinds read from its record), ...)
     result: V = TOP  # the value, in terms of the parameters (for callers)
+    # ((unit parameter index, facts of its type read, or None: the unit itself is used), ...)
+    facts: tuple = ()
 
     @property
     def kinds(self) -> frozenset:
         return self.everywhere | self.near | frozenset(k for _, ks in self.units for k in ks)
 
 
-UNKNOWN = Reads(frozenset({EVERYTHING}), frozenset(), (), ())
-NOTHING_YET = Reads(frozenset(), frozenset(), (), (), BOTTOM)
+UNKNOWN = Reads(frozenset({EVERYTHING}), frozenset(), (), (), TOP, ())
+NOTHING_YET = Reads(frozenset(), frozenset(), (), (), BOTTOM, ())
 
 
 class _Acc:
@@ -165,6 +173,14 @@ class _Acc:
         self.near: set = set()
         self.radius: dict = {}
         self.units: dict = {}
+        self.facts: dict = {}  # unit parameter -> facts of its type read, or None (used otherwise)
+
+    def fact(self, param: int, fact: str | None) -> None:
+        """A fact of unit parameter `param`'s type read (None: the unit itself is used)."""
+        if fact is None:
+            self.facts[param] = None
+        elif self.facts.get(param, ()) is not None:
+            self.facts.setdefault(param, set()).add(fact)
 
     def read(self, kinds, v: V) -> None:
         """`kinds` read from value v (a unit's record, a location's state)."""
@@ -201,8 +217,11 @@ class _Acc:
         near = near - self.everywhere  # read everywhere: nothing to place
         if not near:
             radius = {}
+        if value.kind == "unit" and value.param is not None:
+            self.fact(value.param, None)  # the unit itself is the value
         return Reads(frozenset(self.everywhere), frozenset(near), tuple(sorted(radius.items())),
-                     tuple(sorted((k, frozenset(v)) for k, v in self.units.items())), value)
+                     tuple(sorted((k, frozenset(v)) for k, v in self.units.items())), value,
+                     tuple(sorted((k, None if v is None else frozenset(v)) for k, v in self.facts.items())))
 
 
 class ReadAnalysis:
@@ -293,6 +312,13 @@ class ReadAnalysis:
             walk(decl)
         return out
 
+    def expression(self, expr, params: list) -> Reads:
+        """The Reads of an expression whose free names `params` ((name, type), ...) are bound by
+        its caller, as if it were a rule of those parameters (a movement mode's property)."""
+        decl = ast.Function(header=ast.Header(name="(expression)"), type=None, body=expr,
+                            params=[ast.Param(name=n, type=t) for n, t in params])
+        return self._summarize(decl)
+
     def _summarize(self, decl) -> Reads:
         acc = _Acc(i for i, p in enumerate(decl.params) if p.type == "unit")
         env = {}
@@ -356,7 +382,10 @@ class ReadAnalysis:
     def _w_Name(self, e, env, acc):
         n = e.id
         if n in env:
-            return env[n]
+            v = env[n]
+            if v.kind == "unit" and v.param is not None:
+                acc.fact(v.param, None)  # used as a value (compared, passed to a built-in...)
+            return v
         if n in ("turn", "phase", "active", "turn_order"):
             acc.everywhere.add(n)
             return OTHER if n != "turn_order" else seq(OTHER)
@@ -365,10 +394,26 @@ class ReadAnalysis:
             return TOP
         return OTHER  # a declared name, a constant of the scenario
 
+    def _unit_param(self, e, env) -> V | None:
+        """The value of `e` if it is a unit parameter's name (read for a fact, not used)."""
+        if isinstance(e, ast.Name):
+            v = env.get(e.id)
+            if v is not None and v.kind == "unit" and v.param is not None:
+                return v
+        return None
+
     def _w_Attr(self, e, env, acc):
-        obj = self._walk(e.obj, env, acc)
+        param = self._unit_param(e.obj, env)
+        obj = param if param is not None else self._walk(e.obj, env, acc)
         name = e.name
         scope = self.scopes.get(name)
+        if param is not None:
+            if name in ("side", "type"):
+                acc.fact(param.param, name)
+            elif name in ("id", "label"):
+                acc.fact(param.param, None)
+            elif scope is None and name not in ("loc", "box", "steps", "max_steps") and name not in self.per_step:
+                acc.fact(param.param, "prop:" + name)
         if name == "loc":
             acc.read(("positions",), obj)
             if obj.kind == "unit" and obj.param is not None:
@@ -392,7 +437,10 @@ class ReadAnalysis:
         return TOP  # a property of a type, a location's map attribute, a side's name...
 
     def _w_Is(self, e, env, acc):
-        obj = self._walk(e.obj, env, acc)
+        param = self._unit_param(e.obj, env)
+        obj = param if param is not None else self._walk(e.obj, env, acc)
+        if param is not None and e.tag not in self.markers and e.tag not in self.per_step:
+            acc.fact(param.param, "tag:" + e.tag)
         if e.tag in self.markers:
             acc.read(("marker:" + e.tag,), obj)
         elif e.tag in self.per_step:
@@ -463,23 +511,36 @@ class ReadAnalysis:
         return OTHER
 
     def _w_Call(self, e, env, acc):
-        args = [self._walk(a, env, acc) for a in e.args]
+        decl = self.game.names.get(e.func)
+        rule = isinstance(decl, (ast.Function, ast.Quantity))
+        args = []
+        for a in e.args:  # a unit parameter passed to a rule: its facts are the callee's
+            param = self._unit_param(a, env) if rule else None
+            args.append(param if param is not None else self._walk(a, env, acc))
         for v in e.kwargs.values():
             self._walk(v, env, acc)
-        decl = self.game.names.get(e.func)
-        if isinstance(decl, (ast.Function, ast.Quantity)):
+        if rule:
             if decl.name in self.derived:
                 acc.everywhere.add("fn:" + decl.name)
                 return self._done[decl.name].result
-            return self._call(self._done.get(decl.name) or self.of(decl), args, acc)
+            return self._call(self._done.get(decl.name) or self.of(decl), args, acc, [p.type for p in decl.params])
         if isinstance(decl, ast.Procedure) or e.func not in BUILTINS:
             acc.everywhere.add(EVERYTHING)
             return TOP
         return self._builtin(e, args, acc)
 
-    def _call(self, reads: Reads, args: list, acc: _Acc) -> V:
-        """A call of a rule that reads `reads`, with these argument values."""
+    def _call(self, reads: Reads, args: list, acc: _Acc, types: list | None = None) -> V:
+        """A call of a rule that reads `reads`, with these argument values (`types`: the
+        callee's parameter types)."""
         acc.everywhere.update(reads.everywhere)
+        given = {i: facts for i, facts in reads.facts}
+        for i, arg in enumerate(args):
+            if arg.kind == "unit" and arg.param is not None:
+                if types is not None and (i >= len(types) or types[i] != "unit"):
+                    acc.fact(arg.param, None)  # the callee does not take it as a unit: unknown use
+                elif i in given:  # what the callee reads of it (nothing if it is not in `given`)
+                    for f in (given[i] if given[i] is not None else (None,)):
+                        acc.fact(arg.param, f)
         for i, kinds in reads.units:
             acc.read(kinds, _anchor(args, i))
         for i, r in reads.radius:

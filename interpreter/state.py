@@ -156,7 +156,7 @@ class GameState:
                 self.at.pop(old.loc, None)
         if unit.loc is not None and (old is None or old.loc != unit.loc):
             self.at[unit.loc] = self.at.get(unit.loc, ()) + (unit.id,)
-        if old is None or old.loc != unit.loc:
+        if old is None or old.loc != unit.loc or old.side != unit.side:  # who is where
             self.positions_version += 1
         self.units[unit.id] = unit
         self.version += 1
