@@ -167,14 +167,31 @@ class MovementMode:
             blocked = self._location_table(ctx, unit, side)
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
-            at, step_cost = self._at, self._step
+            at, step_cost, tick, one_hex = self._at, self._step, ctx.tick_many, self.always_one_hex
+            pop, push = heapq.heappop, heapq.heappush
             while heap:
-                spent, _, loc = heapq.heappop(heap)
+                spent, _, loc = pop(heap)
                 entry = best[loc]
                 if spent > entry[0] or (entry[2] and loc != start):
                     continue
-                for nxt in neighbors(loc):
-                    ctx.tick(None)
+                around = neighbors(loc)
+                tick(len(around), None)  # one step an edge
+                for nxt in around:
+                    # the cheap tests first: the cost (a table), the allowance, an improvement;
+                    # the conditions (pure) only for a step that would be taken
+                    step = step_cost(ctx, unit, side, start, costs, loc, nxt)
+                    if step is None:
+                        continue
+                    total = spent + step
+                    beyond = total > allowance
+                    if beyond:
+                        # "always one hex": from the start, with the full allowance unspent
+                        if not (one_hex and loc == start and nxt not in best):
+                            continue
+                        total = allowance
+                    old = best.get(nxt)
+                    if old is not None and total >= old[0]:
+                        continue
                     here = at_location.get(nxt)
                     if here is None:
                         here = at_location[nxt] = at(ctx, unit, side, start, loc, nxt, blocked)
@@ -182,26 +199,12 @@ class MovementMode:
                         continue
                     if prohibited is not None and prohibited(ctx, unit, side, start, loc, nxt):
                         continue
-                    step = step_cost(ctx, unit, side, start, costs, loc, nxt)
-                    if step is None:
-                        continue
-                    total = spent + step
-                    if total > allowance:
-                        # "always one hex": from the start, with the full allowance unspent
-                        if self.always_one_hex and loc == start and nxt not in best:
-                            total = allowance
-                            must_stop = True
-                        else:
-                            continue
-                    else:
-                        must_stop = here[1] or (stops is not None and stops(ctx, unit, side, start, loc, nxt))
-                    old = best.get(nxt)
-                    if old is None or total < old[0]:
-                        best[nxt] = (total, loc, must_stop)
-                        if goals is not None and nxt in goals:
-                            return best
-                        heapq.heappush(heap, (total, counter, nxt))
-                        counter += 1
+                    must_stop = beyond or here[1] or (stops is not None and stops(ctx, unit, side, start, loc, nxt))
+                    best[nxt] = (total, loc, must_stop)
+                    if goals is not None and nxt in goals:
+                        return best
+                    push(heap, (total, counter, nxt))
+                    counter += 1
             return best
         finally:
             ctx.tracing = was_tracing
@@ -280,14 +283,26 @@ class MovementMode:
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
             prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
+            pop, push, tick = heapq.heappop, heapq.heappush, ctx.tick_many
             while heap:
-                spent, _, loc = heapq.heappop(heap)
+                spent, _, loc = pop(heap)
                 entry = best[loc]
                 if spent > entry[0] or (entry[2] and entry[1] != loc):
                     continue
                 origin = entry[1]
-                for nxt in neighbors(loc):
-                    ctx.tick(span)
+                around = neighbors(loc)
+                tick(len(around), span)  # one step an edge
+                for nxt in around:
+                    # the cheap tests first (as in `search`); the pure conditions last
+                    step = step_cost(ctx, None, side, origin, costs, loc, nxt)
+                    if step is None:
+                        continue
+                    total = spent + step
+                    if allowance is not None and total > allowance:
+                        continue
+                    old = best.get(nxt)
+                    if old is not None and total >= old[0]:
+                        continue
                     here = at_location.get(nxt)
                     if here is None:
                         here = at_location[nxt] = at(ctx, None, side, origin, loc, nxt, blocked)
@@ -295,18 +310,10 @@ class MovementMode:
                         continue
                     if prohibited is not None and prohibited(ctx, None, side, origin, loc, nxt):
                         continue
-                    step = step_cost(ctx, None, side, origin, costs, loc, nxt)
-                    if step is None:
-                        continue
-                    total = spent + step
-                    if allowance is not None and total > allowance:
-                        continue
                     must_stop = here[1] or (stops is not None and stops(ctx, None, side, origin, loc, nxt))
-                    old = best.get(nxt)
-                    if old is None or total < old[0]:
-                        best[nxt] = (total, origin, must_stop)
-                        heapq.heappush(heap, (total, counter, nxt))
-                        counter += 1
+                    best[nxt] = (total, origin, must_stop)
+                    push(heap, (total, counter, nxt))
+                    counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
         finally:
@@ -342,12 +349,10 @@ class MovementMode:
                     here = at_location[loc] = at(ctx, None, side, None, None, loc, blocked)
                 if here[0] or (here[1] and loc not in goals):
                     continue  # cannot be entered, or entered only to stop short of a target
-                for prev in neighbors(loc):  # on a hex or area map, adjacency is symmetric
-                    ctx.tick(span)
-                    if prohibited is not None and prohibited(ctx, None, side, None, prev, loc):
-                        continue
-                    if loc not in goals and stops is not None and stops(ctx, None, side, None, prev, loc):
-                        continue
+                around = neighbors(loc)  # on a hex or area map, adjacency is symmetric
+                ctx.tick_many(len(around), span)  # one step an edge
+                for prev in around:
+                    # the cheap tests first (as in `search`); the pure conditions last
                     step = step_cost(ctx, None, side, None, costs, prev, loc)
                     if step is None:
                         continue
@@ -355,10 +360,15 @@ class MovementMode:
                     if allowance is not None and total > allowance:
                         continue
                     old = best.get(prev)
-                    if old is None or total < old:
-                        best[prev] = total
-                        heapq.heappush(heap, (total, counter, prev))
-                        counter += 1
+                    if old is not None and total >= old:
+                        continue
+                    if prohibited is not None and prohibited(ctx, None, side, None, prev, loc):
+                        continue
+                    if loc not in goals and stops is not None and stops(ctx, None, side, None, prev, loc):
+                        continue
+                    best[prev] = total
+                    heapq.heappush(heap, (total, counter, prev))
+                    counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
         finally:
