@@ -350,28 +350,45 @@ class GeneratedCompiler:
             # level "positions" (never traced here) or "dynamic" (also while tracing: a value
             # is then used only if computed at this version, as the per-version memo did)
             i, plan = self._memo_plan(decl)
+            if level == "dynamic" and isinstance(decl, ast.Function):
+                hit = ["if not ctx.tracing or e[1] == ctx.state.version:", "    return e[0]"]
+            else:
+                hit = ["return e[0]"]
+            plain = f"return {body}({args})"
             gen.emit(f"memo = ctx.memo_values[{i}] if ctx.memo_version == ctx.state.version else ctx.sync_memos()[{i}]")
-            gen.emit(f"k = {key_args}")
+            # the shape of the rule's memo (memo.Plan.shape): by one argument, by one anchor and
+            # then the others, or by the arguments' tuple (indexed by the anchors if several)
+            if plan.shape == "nested":
+                slot = gen.local(names[plan.slots[0]])
+                rest = [gen.local(n) for j, n in enumerate(names) if j != plan.slots[0]]
+                inner_key = rest[0] if len(rest) == 1 else "(" + "".join(r + ", " for r in rest) + ")"
+                gen.emit("try:")
+                gen.emit(f"    inner = memo[{slot}]")
+                gen.emit("except KeyError:")
+                gen.emit(f"    inner = memo[{slot}] = {{}}")
+                gen.emit("except TypeError:  # an unhashable argument")
+                gen.emit(f"    {plain}")
+                key, store = inner_key, "inner"
+            else:
+                key = gen.local(names[0]) if plan.shape == "single" else key_args
+                store = "memo"
             gen.emit("try:")
-            gen.emit("    e = memo[k]")
+            gen.emit(f"    e = {store}[{key}]")
             gen.emit("except KeyError:")
             gen.emit("    pass")
             gen.emit("except TypeError:  # an unhashable argument")
-            gen.emit(f"    return {body}({args})")
+            gen.emit(f"    {plain}")
             gen.emit("else:")
-            if level == "dynamic" and isinstance(decl, ast.Function):
-                gen.emit("    if not ctx.tracing or e[1] == ctx.state.version:")
-                gen.emit("        return e[0]")
-            else:
-                gen.emit("    return e[0]")
-            gen.emit(f"v = memo[k] = ({body}({args}), ctx.memo_version)")
-            if plan.slots:  # indexed by the anchors and unit parameters, for invalidation
+            for line in hit:
+                gen.emit("    " + line)
+            gen.emit(f"v = {store}[{key}] = ({body}({args}), ctx.memo_version)")
+            if plan.shape == "indexed":  # indexed by the anchors and unit parameters, for invalidation
                 gen.emit(f"ix = ctx.memo_index[{i}]")
                 for j, p in enumerate(plan.slots):
                     a = gen.local(names[p])
                     gen.emit(f"x = ix[{j}].get({a})")
-                    gen.emit(f"if x is None: ix[{j}][{a}] = [k]")
-                    gen.emit("else: x.append(k)")
+                    gen.emit(f"if x is None: ix[{j}][{a}] = [{key}]")
+                    gen.emit(f"else: x.append({key})")
             gen.emit("return v[0]")
         else:
             gen.emit(f"return {body}({args})")

@@ -44,7 +44,13 @@ class Plan:
     """How one rule's values are kept: the parameters its values are indexed by (`slots`, indices
     into the arguments), which kinds drop everything, which drop near the anchors (`anchors`:
     (slot, radius, the parameter is a unit)), which drop a unit parameter's values (`units`:
-    (slot, kinds))."""
+    (slot, kinds)). `params`: how many parameters the rule has.
+
+    The shape of its dict of values follows (the generated code reads and writes it so):
+    "single" (one parameter, its slot or none): {argument: entry}; "nested" (one slot and other
+    parameters): {slot's argument: {the others (one: itself, else a tuple): entry}}; "flat" (no
+    slot): {arguments' tuple: entry}; "indexed" (several slots): {arguments' tuple: entry} with
+    an index per slot, {argument: [keys]}. An entry is (value, state version computed at)."""
 
     name: str
     slots: tuple
@@ -52,6 +58,15 @@ class Plan:
     near: frozenset
     anchors: tuple
     units: tuple
+    params: int = 0
+
+    @property
+    def shape(self) -> str:
+        if self.params == 1 and len(self.slots) <= 1:
+            return "single"
+        if len(self.slots) == 1:
+            return "nested"
+        return "flat" if not self.slots else "indexed"
 
     @property
     def kinds(self) -> frozenset:
@@ -78,7 +93,7 @@ def plan_of(decl, reads: Reads) -> Plan:
     position = {p: s for s, p in enumerate(slots)}
     return Plan(decl.name, slots, frozenset(everywhere), frozenset(near),
                 tuple((position[i], r, types[i] == "unit") for i, r in sorted(radius.items())),
-                tuple((position[i], frozenset(ks)) for i, ks in sorted(units.items())))
+                tuple((position[i], frozenset(ks)) for i, ks in sorted(units.items())), len(types))
 
 
 class Layout:
@@ -101,16 +116,17 @@ class Layout:
                 continue
             for k in p.everywhere:
                 self.clear_on.setdefault(k, []).append(i)
+            keyed = p.shape in ("single", "nested")  # the slot's argument is the key
             for k in p.near:
                 if k not in p.everywhere:
-                    self.near_on.setdefault(k, []).append((i, p.anchors))
+                    self.near_on.setdefault(k, []).append((i, p.anchors, keyed))
             slots: dict[str, list] = {}
             for slot, ks in p.units:
                 for k in ks:
                     slots.setdefault(k, []).append(slot)
             for k, found in slots.items():
                 if k not in p.everywhere:
-                    self.unit_on.setdefault(k, []).append((i, tuple(found)))
+                    self.unit_on.setdefault(k, []).append((i, tuple(found), keyed))
         # the derived globals some rule reads (directly or through another derived global)
         derived = derived or {}
         wanted = {k[3:] for k in self.clear_on if k.startswith("fn:")}
@@ -134,7 +150,7 @@ class Memos:
         self.plans = layout.plans
         self.watch = layout.watch
         self.values: list[dict] = [{} for _ in layout.plans]
-        self.index: list[tuple] = [tuple({} for _ in p.slots) for p in layout.plans]
+        self.index: list[tuple] = [tuple({} for _ in p.slots) if p.shape == "indexed" else () for p in layout.plans]
         self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
 
     def clear(self) -> None:
@@ -199,19 +215,23 @@ class Memos:
                 if all_values[i]:
                     self._clear_rule(i)
             if uid is not None:
-                for i, slots in layout.unit_on.get(k, ()):
+                for i, slots, keyed in layout.unit_on.get(k, ()):
                     values = all_values[i]
-                    if values:
-                        index = all_index[i]
-                        for slot in slots:
-                            keys = index[slot].pop(UnitRef(uid), None)
-                            if keys:
-                                for key in keys:
-                                    values.pop(key, None)
+                    if not values:
+                        continue
+                    if keyed:  # the unit is the key
+                        values.pop(UnitRef(uid), None)
+                        continue
+                    index = all_index[i]
+                    for slot in slots:
+                        keys = index[slot].pop(UnitRef(uid), None)
+                        if keys:
+                            for key in keys:
+                                values.pop(key, None)
             near = layout.near_on.get(k)
             if not near:
                 continue
-            for i, anchors in near:
+            for i, anchors, keyed in near:
                 values = all_values[i]
                 if not values:
                     continue
@@ -220,7 +240,7 @@ class Memos:
                     continue
                 index = all_index[i]
                 for slot, radius, unit in anchors:
-                    by_value = index[slot]
+                    by_value = values if keyed else index[slot]
                     if not by_value:
                         continue
                     for h in where:
@@ -228,12 +248,12 @@ class Memos:
                             if unit:
                                 for other in at.get(x, ()):
                                     keys = by_value.pop(UnitRef(other), None)
-                                    if keys:
+                                    if keys and not keyed:
                                         for key in keys:
                                             values.pop(key, None)
                             else:
                                 keys = by_value.pop(x, None)
-                                if keys:
+                                if keys and not keyed:
                                     for key in keys:
                                         values.pop(key, None)
 
@@ -246,11 +266,26 @@ class Memos:
             body = bodies.get(plan.name)
             if body is None:
                 continue
-            for key, (value, _) in list(values.items()):
-                again = body(ctx, *key)
+            for args, (value, _) in list(entries(plan, values)):
+                again = body(ctx, *args)
                 if again != value or type(again) is not type(value):
-                    wrong.append(f"{plan.name}{key}: remembered {value!r}, now {again!r}")
+                    wrong.append(f"{plan.name}{args}: remembered {value!r}, now {again!r}")
         return wrong
+
+
+def entries(plan: Plan, values: dict):
+    """(arguments, entry) of every value a rule's memo holds, whatever its shape."""
+    if plan.shape == "single":
+        for x, entry in values.items():
+            yield (x,), entry
+    elif plan.shape == "nested":
+        at = plan.slots[0]
+        for x, inner in values.items():
+            for rest, entry in inner.items():
+                rest = (rest,) if plan.params == 2 else rest
+                yield rest[:at] + (x,) + rest[at:], entry
+    else:
+        yield from values.items()
 
 
 def rule_decl(game, name: str):

@@ -19,6 +19,7 @@ import pytest
 from warcodex.dsl.checker import check_path
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.memo import entries
 from warcodex.interpreter.play import agents_for, start
 from warcodex.interpreter.state import unit_event
 from warcodex.interpreter.values import UnitRef
@@ -42,9 +43,10 @@ def _plan(engine, name):
 
 
 def _memo(ctx, name):
+    """The argument tuples a rule's memo remembers, after the changes so far."""
     ctx.sync_memos()
     i = next(i for i, p in enumerate(ctx.engine.memo_plans) if p.name == name)
-    return ctx.memo_values[i]
+    return {args for args, _ in entries(ctx.engine.memo_plans[i], ctx.memo_values[i])}
 
 
 def test_a_zone_of_control_reads_the_adjacent_hexes_only(tiny):
