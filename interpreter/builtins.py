@@ -8,7 +8,6 @@ locations are their printed ids (str).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from fractions import Fraction
 
 from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
@@ -87,6 +86,9 @@ def b_side_of_location(ctx, span, h):
 
 
 # ---------------------------------------------------------------- units
+_REFS = UnitRef._interned
+
+
 def _on_map(ctx, key, side=None) -> tuple:
     """The units on the map (of one side), in the state's order: found once per positions
     version (a unit that moves, enters or leaves the map bumps it), kept in the context."""
@@ -94,16 +96,15 @@ def _on_map(ctx, key, side=None) -> tuple:
     found = ctx.cache.get(key)
     if found is not None and found[0] == state.positions_version:
         return found[1]
-    value = tuple(UnitRef(u.id) for u in state.units.values() if u.loc is not None and (side is None or u.side == side))
+    refs = _REFS  # every unit's reference, once made, is interned
+    value = tuple([refs.get(u.id) or UnitRef(u.id) for u in state.units.values()
+                   if u.loc is not None and (side is None or u.side == side)])
     ctx.cache[key] = (state.positions_version, value)
     return value
 
 
 def b_all_units(ctx, span):
     return _on_map(ctx, "all_units")
-
-
-_REFS = UnitRef._interned
 
 
 def b_units_at(ctx, span, h):
@@ -351,17 +352,17 @@ def b_reduce(ctx, span, u, steps):
     if left <= 0:
         ctx.engine.eliminate(ctx, u, span)
     else:
-        ctx.state.put(replace(unit, steps=left))
+        ctx.state.put(unit.but(steps=left))
 
 
 def b_restore(ctx, span, u, steps):
     unit = _unit(ctx, u, span)
-    ctx.state.put(replace(unit, steps=min(unit.max_steps, unit.steps + int(steps))))
+    ctx.state.put(unit.but(steps=min(unit.max_steps, unit.steps + int(steps))))
 
 
 def b_to_box(ctx, span, u, box):
     unit = _unit(ctx, u, span)
-    ctx.state.put(replace(unit, loc=None, box=str(box)))
+    ctx.state.put(unit.but(loc=None, box=str(box)))
 
 
 def b_mark(ctx, span, x, marker):

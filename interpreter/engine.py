@@ -8,7 +8,6 @@ particular game: everything game-specific comes from the rules files.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -59,6 +58,7 @@ class Engine:
         self.game = game
         self.board = board if board is not None else load_board(game)
         self.fingerprint = _fingerprint(game)
+        self._locations_with: dict[str, tuple[str, ...]] = {}
         # the closure compiler evaluates constant data (properties, table cells) once, and is the
         # reference the generated code is tested against; `compiler` compiles the rules
         self.reference = Compiler(self)
@@ -107,7 +107,6 @@ class Engine:
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
-        self._locations_with: dict[str, tuple[str, ...]] = {}
         from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
 
@@ -507,6 +506,10 @@ class Engine:
         if found is not None:
             return found
         general, entities = self.has_tag, self.entities
+        # a location has the tag if its terrain or a feature is the tag (the board never
+        # changes: the set is found once) or a marker put on it is
+        board_has = frozenset(self.locations_with(tag))
+        on_board = self.board.index
 
         def test(ctx, obj):
             if type(obj) is UnitRef:
@@ -522,6 +525,13 @@ class Engine:
                 return tag == unit.side
             if type(obj) is frozenset:  # hexside features
                 return tag in obj
+            if type(obj) is str and obj in on_board:  # a location
+                if obj in board_has:
+                    return True
+                markers = ctx.state.loc_markers.get(obj)
+                return markers is not None and tag in markers
+            if type(obj) is Entity:
+                return tag in obj.tags
             return general(ctx, obj, tag)
         testers[tag] = test
         return test
@@ -627,7 +637,7 @@ class Engine:
         ref = UnitRef(unit.id)
         if ctx.tracing:
             ctx.trace_add(Derivation(f"place {unit.label} ({side.name}) at {loc}"))
-        ctx.state.put(replace(ctx.state.units[unit.id], loc=loc, box=None))
+        ctx.state.put(ctx.state.units[unit.id].but(loc=loc, box=None))
         self.fire(ctx, "placed", (ref, loc))  # not `enter`: setting up is not entering a hex
         return ref
 
@@ -639,7 +649,7 @@ class Engine:
         if trace:
             if ctx.tracing:
                 ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} moves {unit.loc or 'onto the map'} -> {loc}"))
-        state.put(replace(unit, loc=loc, box=None))
+        state.put(unit.but(loc=loc, box=None))
         self.fire(ctx, "enter", (u, loc))
 
     def eliminate(self, ctx, u: UnitRef, span) -> None:
@@ -651,7 +661,7 @@ class Engine:
             return  # already eliminated, or not in play
         if ctx.tracing:
             ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} is eliminated"))
-        state.put(replace(unit, loc=None, box="eliminated", steps=0))
+        state.put(unit.but(loc=None, box="eliminated", steps=0))
         self.fire(ctx, "eliminated", (u,))
 
     def set_marker(self, ctx, x, marker, on: bool, span) -> None:
@@ -661,7 +671,7 @@ class Engine:
             unit = state.units[x.id]
             markers = unit.markers | {name} if on else unit.markers - {name}
             if markers != unit.markers:
-                state.put(replace(unit, markers=frozenset(markers)))
+                state.put(unit.but(markers=frozenset(markers)))
                 if ctx.tracing:
                     ctx.trace_add(Derivation(f"{self.unit_name(ctx, x)} {'is marked' if on else 'loses marker'} {name}"))
         elif isinstance(x, str):

@@ -209,7 +209,7 @@ class Memos:
         # a change that names no location (a side's variable...) is a change everywhere; a
         # unit's change names where the unit was and is (none for a unit off the map)
         nowhere = uid is None and not where
-        ball, at = layout.board.ball, state.at
+        balls, at = layout.board.balls, state.at
         for k in kinds:
             for i in layout.clear_on.get(k, ()):
                 if all_values[i]:
@@ -243,8 +243,9 @@ class Memos:
                     by_value = values if keyed else index[slot]
                     if not by_value:
                         continue
+                    around = balls(radius)
                     for h in where:
-                        for x in ball(h, radius):
+                        for x in around[h]:
                             if unit:
                                 for other in at.get(x, ()):
                                     keys = by_value.pop(UnitRef(other), None)

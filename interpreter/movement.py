@@ -167,8 +167,10 @@ class MovementMode:
             blocked = self._location_table(ctx, unit, side)
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
-            at, step_cost, tick, one_hex = self._at, self._step, ctx.tick_many, self.always_one_hex
+            at, table_step, tick, one_hex = self._at, self._table_step, ctx.tick_many, self.always_one_hex
+            rest, span = self.cost_rest, self._cost_span
             pop, push = heapq.heappop, heapq.heappush
+            table = costs if costs is not None else {}  # no game-long table: one for this search
             while heap:
                 spent, _, loc = pop(heap)
                 entry = best[loc]
@@ -179,9 +181,14 @@ class MovementMode:
                 for nxt in around:
                     # the cheap tests first: the cost (a table), the allowance, an improvement;
                     # the conditions (pure) only for a step that would be taken
-                    step = step_cost(ctx, unit, side, start, costs, loc, nxt)
+                    step = table.get((loc, nxt), _UNKNOWN)
+                    if step is _UNKNOWN:
+                        step = table_step(ctx, unit, side, start, table, loc, nxt)
                     if step is None:
                         continue
+                    if rest is not None:  # the cost's terms that are not in the table
+                        more = rest(ctx, unit, side, start, loc, nxt)
+                        step = step + more if type(step) is int and type(more) is int else _arith("+", step, more, span)
                     total = spent + step
                     beyond = total > allowance
                     if beyond:
@@ -393,13 +400,20 @@ class MovementMode:
 
     def _step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
         """The cost of the step a -> b, None when a board-static prohibition forbids it; from the
-        game-long edge table when there is one."""
+        game-long edge table when there is one. (The search loops inline the table's hit.)"""
         if costs is not None:
             step = costs.get((a, b), _UNKNOWN)
-            if step is not _UNKNOWN:
-                if self.cost_rest is not None and step is not None:
-                    return _arith("+", step, self.cost_rest(ctx, u, s, origin, a, b), self._cost_span)
-                return step
+            if step is _UNKNOWN:
+                step = self._table_step(ctx, u, s, origin, costs, a, b)
+        else:
+            step = self._table_step(ctx, u, s, origin, None, a, b)
+        if self.cost_rest is not None and step is not None:  # the cost's terms that are not in the table
+            rest = self.cost_rest(ctx, u, s, origin, a, b)
+            step = step + rest if type(step) is int and type(rest) is int else _arith("+", step, rest, self._cost_span)
+        return step
+
+    def _table_step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
+        """The board-static part of a step's cost (what the edge table holds), computed."""
         static = self.static_prohibited
         if static is not None and static(ctx, u, s, origin, a, b):
             step = None
@@ -407,8 +421,6 @@ class MovementMode:
             step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
         if costs is not None:
             costs[(a, b)] = step
-        if self.cost_rest is not None and step is not None:  # the cost's terms that are not in the table
-            step = _arith("+", step, self.cost_rest(ctx, u, s, origin, a, b), self._cost_span)
         return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:

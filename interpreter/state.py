@@ -38,9 +38,20 @@ class Unit:
         return default
 
     def with_var(self, name: str, value) -> "Unit":
-        items = dict(self.vars)
-        items[name] = value
-        return replace(self, vars=tuple(sorted(items.items())))
+        pairs = self.vars
+        for i, (k, _) in enumerate(pairs):  # kept sorted by name
+            if k == name:
+                return self.but(vars=pairs[:i] + ((name, value),) + pairs[i + 1:])
+            if k > name:
+                return self.but(vars=pairs[:i] + ((name, value),) + pairs[i:])
+        return self.but(vars=pairs + ((name, value),))
+
+    def but(self, **changes) -> "Unit":
+        """This record with some fields changed (`dataclasses.replace`, without its reflection:
+        units change at every move)."""
+        get = changes.get
+        return Unit(self.id, self.type, self.side, get("loc", self.loc), get("steps", self.steps), self.max_steps,
+                    self.label, get("markers", self.markers), get("vars", self.vars), get("box", self.box))
 
 
 JOURNAL_KEEP = 4096
