@@ -32,6 +32,10 @@ def main() -> None:
     if game is None or diags.errors:
         raise SystemExit("\n".join(d.render() for d in diags.errors))
     engine = Engine(game)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the rules live as long as the worker (both sides alike, whatever their version)
     lazy = "eager_domains" in inspect.signature(RandomAgent).parameters
     print(json.dumps({"build_s": time.perf_counter() - t0, "version": version, "lazy": lazy}), flush=True)
     derived = {}
@@ -40,6 +44,8 @@ def main() -> None:
         scenario = job["scenario"]
         if scenario not in derived:  # the scenario's own rules, built outside the timings
             derived[scenario] = engine.for_scenario(scenario)
+            gc.collect()
+            gc.freeze()
         t0 = time.perf_counter()
         error = None
         try:
