@@ -36,7 +36,7 @@ from warcodex.interpreter.memo import plan_of
 from warcodex.interpreter.reads import is_global_kind
 from warcodex.interpreter.compiler import (
     STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
-    divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
+    divide_rounded, modifier_step, read_global, round_value, traced_modifier,
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
 
@@ -263,7 +263,7 @@ class GeneratedCompiler:
 
         gen.function(unit, "B" + rule[1:], params, (), plain, fr=False, docline=f"quantity {q.name}, untraced")
         gen.function(unit, "T" + rule[1:], params, (), traced, fr=False, docline=f"quantity {q.name}, traced for explain")
-        pure = not uses_dice(q) and not engine.deps.reads_hidden(q)
+        pure = not engine.deps.rolls_dice(q) and not engine.deps.reads_hidden(q)
         level, _ = cache_plan(engine.compiler, q)
 
         def entry():
@@ -450,7 +450,7 @@ class GeneratedCompiler:
         gen._span = f.body.span
         gen.function(unit, "B" + rule[1:], params, (), lambda: gen.returns(f.body, scope), fr=False,
                      docline=f"function {f.name}")
-        pure = not uses_dice(f.body) and not engine.deps.reads_hidden(f)
+        pure = not engine.deps.rolls_dice(f) and not engine.deps.reads_hidden(f)
         level, _ = cache_plan(engine.compiler, f)
 
         def entry():
