@@ -182,13 +182,18 @@ class MovementMode:
                     # the cheap tests first: the cost (a table), the allowance, an improvement;
                     # the conditions (pure) only for a step that would be taken
                     step = table.get((loc, nxt), _UNKNOWN)
-                    if step is _UNKNOWN:
-                        step = table_step(ctx, unit, side, start, table, loc, nxt)
-                    if step is None:
-                        continue
-                    if rest is not None:  # the cost's terms that are not in the table
-                        more = rest(ctx, unit, side, start, loc, nxt)
-                        step = step + more if type(step) is int and type(more) is int else _arith("+", step, more, span)
+                    try:
+                        if step is _UNKNOWN:
+                            step = table_step(ctx, unit, side, start, table, loc, nxt)
+                        if step is None:
+                            continue
+                        if rest is not None:  # the cost's terms that are not in the table
+                            more = rest(ctx, unit, side, start, loc, nxt)
+                            step = step + more if type(step) is int and type(more) is int else _arith("+", step, more, span)
+                    except RuleError:
+                        if self._forbids(ctx, unit, side, start, loc, nxt, blocked):
+                            continue
+                        raise
                     total = spent + step
                     beyond = total > allowance
                     if beyond:
@@ -289,7 +294,7 @@ class MovementMode:
             at_location: dict[str, tuple[bool, bool]] = {}
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
-            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
+            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
             pop, push, tick = heapq.heappop, heapq.heappush, ctx.tick_many
             while heap:
                 spent, _, loc = pop(heap)
@@ -301,7 +306,7 @@ class MovementMode:
                 tick(len(around), span)  # one step an edge
                 for nxt in around:
                     # the cheap tests first (as in `search`); the pure conditions last
-                    step = step_cost(ctx, None, side, origin, costs, loc, nxt)
+                    step = step_cost(ctx, None, side, origin, costs, loc, nxt, blocked)
                     if step is None:
                         continue
                     total = spent + step
@@ -345,7 +350,7 @@ class MovementMode:
             at_location: dict[str, tuple[bool, bool]] = {}
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
-            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
+            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 if spent > best[loc]:
@@ -360,7 +365,7 @@ class MovementMode:
                 ctx.tick_many(len(around), span)  # one step an edge
                 for prev in around:
                     # the cheap tests first (as in `search`); the pure conditions last
-                    step = step_cost(ctx, None, side, None, costs, prev, loc)
+                    step = step_cost(ctx, None, side, None, costs, prev, loc, blocked)
                     if step is None:
                         continue
                     total = spent + step
@@ -411,6 +416,24 @@ class MovementMode:
             rest = self.cost_rest(ctx, u, s, origin, a, b)
             step = step + rest if type(step) is int and type(rest) is int else _arith("+", step, rest, self._cost_span)
         return step
+
+    def _guarded_step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str, blocked):
+        """`_step` in a search that tests the cost before the conditions: a cost that cannot be
+        computed (a table's `-` plus a modifier...) on a step the conditions forbid is no error."""
+        try:
+            return self._step(ctx, u, s, origin, costs, a, b)
+        except RuleError:
+            if self._forbids(ctx, u, s, origin, a, b, blocked):
+                return None
+            raise
+
+    def _forbids(self, ctx, u, s, origin, a: str, b: str, blocked) -> bool:
+        """True if the step a -> b is prohibited (at `b`, or on the edge). Searches test a step's
+        cost first and its conditions only for a step they would take (the conditions are pure,
+        so the same paths are found); a cost that fails is judged here, so that a forbidden
+        step's cost is never an error, as when the conditions came first."""
+        return self._at(ctx, u, s, origin, a, b, blocked)[0] or (
+            self.prohibited is not None and bool(self.prohibited(ctx, u, s, origin, a, b)))
 
     def _table_step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
         """The board-static part of a step's cost (what the edge table holds), computed."""
