@@ -50,15 +50,14 @@ the same text.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
+from warcodex import inputs
 from warcodex.dsl import ast
-from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span
+from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span, input_diagnostic
+from warcodex.outputs import write_atomic
 
 MAX_WIDTH = 100
 INDENT = "  "
@@ -70,7 +69,7 @@ KEYWORDS = frozenset("""
     include override game sections terrain edge feature marker class side alliance option unit at
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
-    function movement action param subset where do procedure on sequence turns player_turns phase
+    function movement action param subset where do procedure on sequence turns player_turns player_turn repeat while phase
     allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
@@ -530,6 +529,12 @@ class _Layout:
             elif isinstance(item, ast.PlayerTurns):
                 head = f"player_turns {format_expr(item.sides)}{_meta(item.label, citations=item.citations)}"
                 out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+            elif isinstance(item, ast.PlayerTurn):
+                head = f"player_turn {format_expr(item.side)}{_meta(item.label, citations=item.citations)}"
+                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+            elif isinstance(item, ast.Repeat):
+                head = f"repeat{_meta(item.label, citations=item.citations)} while {format_expr(item.test)}"
+                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
             elif isinstance(item, ast.Allow):
                 limit = f" limit {item.limit}" if item.limit is not None else ""
                 out.append(f"{ind}allow {', '.join(item.actions)}{limit}")
@@ -953,10 +958,9 @@ def format_path(path: Path, check: bool = False) -> tuple[bool, str]:
     changes: list[tuple[Path, str]] = []
     for f in files:
         try:
-            with open(f, encoding="utf-8", newline="") as fh:
-                raw = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            errors.append(Diagnostic(Severity.ERROR, "E-fmt", f"cannot read {f}: {exc}", Span(str(f), 1, 1)))
+            raw = inputs.read_text(f, inputs.MAX_RULES_BYTES, "rules file")
+        except inputs.InputError as exc:
+            errors.append(input_diagnostic(exc, "E-fmt", None))
             continue
         try:
             new = format_text(raw, str(f))
@@ -969,7 +973,7 @@ def format_path(path: Path, check: bool = False) -> tuple[bool, str]:
         raise DiagnosticError(errors)
     if not check:
         for f, new in changes:
-            _write_atomic(f, new)
+            write_atomic(f.resolve(), new)  # through a symbolic link, the file it names; its mode is kept
     verb = "would reformat" if check else "reformatted"
     report = [f"{verb} {f}" for f, _ in changes]
     unchanged = len(files) - len(changes)
@@ -978,24 +982,3 @@ def format_path(path: Path, check: bool = False) -> tuple[bool, str]:
         summary = f"no .wcx files under {path}"
     report.append(summary)
     return bool(changes), "\n".join(report)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    target = path.resolve()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-        except OSError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

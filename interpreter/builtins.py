@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from warcodex.dsl.limits import MAX_RANGE, MAX_UNITS
 from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
 
 
@@ -253,7 +254,13 @@ def b_abs(ctx, span, x):
 
 
 def b_range(ctx, span, low, high):
-    return tuple(range(int(low), int(high) + 1))
+    if type(low) is not int or type(high) is not int:
+        raise RuleError(f"range() takes two whole numbers, not {show(low)} and {show(high)}", span)
+    n = max(0, high - low + 1)
+    if n > MAX_RANGE:
+        raise RuleError(f"range({low}, {high}) has {n:,} numbers, more than the {MAX_RANGE:,} a rule may list", span)
+    ctx.tick_many(n, span)  # building the list is work like any loop
+    return tuple(range(low, high + 1))
 
 
 # ---------------------------------------------------------------- collections
@@ -486,6 +493,8 @@ def b_place_in_box(ctx, span, type_, s, box, label=None):
         raise RuleError(f"{show(type_)} is not a unit type", span)
     side = _side(ctx, s, span)
     steps = int(type_.props.get("steps", 1))
+    if ctx.state.next_unit_id > MAX_UNITS:
+        raise RuleError(f"more than {MAX_UNITS:,} units in one game: a rule creates units without end", span)
     unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label, box=str(box))
     if ctx.tracing:
         ctx.trace_add(Derivation(f"{unit.label} ({side.name}) is put in the box {box}"))
@@ -570,6 +579,37 @@ def b_add_to_deck(ctx, span, c):
 
 def b_discard_random(ctx, span, s):
     ctx.engine.cards.discard_random(ctx, _side(ctx, s, span), span)
+
+
+# ---------------------------------------------------------------- appended: deck piles, random picks, text
+def b_pile(ctx, span, deck, pile):
+    # top card first, as discard_pile gives it
+    return _card_entities(ctx, reversed(ctx.engine.pile(ctx, deck, str(pile), span)))
+
+
+def b_move_card(ctx, span, deck, card, to):
+    ctx.engine.move_card(ctx, deck, card, str(to), span)
+
+
+def b_text(ctx, span, x):
+    if isinstance(x, Entity):
+        return x.name
+    if isinstance(x, str):
+        return x
+    if isinstance(x, UnitRef):
+        return ctx.engine.unit_name(ctx, x)
+    return "none" if x is None else str(show(x))
+
+
+def b_pick_random(ctx, span, xs):
+    """A blind draw: the dice pick the element (a fixed roll of 3 picks the third, for tests)."""
+    xs = tuple(_seq(xs, span))
+    if not xs:
+        return None
+    picked = xs[ctx.state.rng.randint(1, len(xs)) - 1]
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"picked at random: {ctx.engine.describe(ctx, picked)} (of {len(xs)})", picked))
+    return picked
 
 
 IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

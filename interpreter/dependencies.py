@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
-from warcodex.dsl.stdlib import BUILTINS
+from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 
 # built-ins whose result depends only on the board and their arguments
 POSITION_READERS = frozenset({"units_at", "units_of", "occupied", "all_units", "side_of_location"})
@@ -26,7 +26,7 @@ BOARD_STATIC = frozenset({
     "allies", "is_enemy", "odds", "difference", "allowed", "round_up", "round_down", "abs", "range",
     "count", "sum", "min", "max", "any", "all", "list", "first", "contains",
     # appended: pure functions of the board and their arguments
-    "common_neighbors", "number", "hex_col", "hex_row", "sheet",
+    "common_neighbors", "number", "hex_col", "hex_row", "sheet", "text",
 })
 UNIT_POSITION_FIELDS = frozenset({"loc", "id", "label"})  # identity and place: not static, but positional
 UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps", "box"})  # box: a holding box changes without a move
@@ -77,10 +77,12 @@ class DependencyAnalysis:
         return self._reaches(decl, self._hidden, lambda node: isinstance(node, ast.Attr) and node.name in self.hidden_vars)
 
     def rolls_dice(self, decl) -> bool:
-        """True if a function or quantity rolls dice, directly or through the rules it calls: its
+        """True if a function or quantity rolls dice (or draws at random: `pick_random`), directly or
+        through the rules it calls: its
         value must not be memoized (two calls are two rolls, even through a rule that only calls
         the one that rolls)."""
-        return self._reaches(decl, self._dice, lambda node: isinstance(node, ast.Roll))
+        return self._reaches(decl, self._dice, lambda node: isinstance(node, ast.Roll) or (
+            isinstance(node, ast.Call) and node.func in RANDOM_BUILTINS))
 
     def _reaches(self, decl, cache: dict[str, bool], direct) -> bool:
         """True if `direct` holds of a node of `decl` or of a rule it calls, however indirectly.

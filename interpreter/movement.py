@@ -91,15 +91,16 @@ class MovementMode:
         # exit_cost(u, from, origin)`): the static terms go in the edge table, the others are
         # added at each step (exact arithmetic: the order of the terms does not change the sum)
         rest = None
-        if cost_deps is not None and cost_deps.dynamic:
+        if cost_deps is not None and cost_deps.level != "static":
             terms = _addends(cost)
             static = [t for t in terms if analysis.expression(t, BINDINGS).level == "static"]
             if static and len(static) < len(terms):
-                rest = _sum([t for t in terms if t not in static])
+                rest = _sum([t for t in terms if not any(t is x for x in static)])
                 cost = _sum(static)
                 cost_deps = analysis.expression(cost, BINDINGS)
-        if cost_deps is not None and cost_deps.dynamic:
-            # no edge table: the board-static prohibitions are judged with the others
+        if cost_deps is not None and cost_deps.level != "static":
+            # no edge table: the board-static prohibitions are judged with the others (a cost that
+            # reads where units are changes with every move, so it is never kept either)
             prohibited = static_prohibited + prohibited
             static_prohibited = []
         else:
@@ -110,8 +111,8 @@ class MovementMode:
         params = PARAMS
         self.allowance = compiler.value(allowance, params)
         self.cost = compiler.value(cost, params) if cost is not None else None
-        self.cost_rest = compiler.value(rest, params) if rest is not None else None
-        self._cost_span = rest.span if rest is not None else None
+        self.cost_extra = compiler.value(rest, params) if rest is not None else None
+        self.cost_span = rest.span if rest is not None else None
 
         def group(exprs):
             return compiler.predicate(exprs, params) if exprs else None
@@ -126,8 +127,8 @@ class MovementMode:
         state = ctx.state
         u = state.units.get(unit.id) if unit is not None else None
         facts, kinds = key
-        if u is None:
-            who = side.name
+        if u is None or facts == ():  # a trace, or rules that read nothing of the unit: per side
+            who = side.name if u is None else u.side
         elif facts is None:
             who = (u.type, u.side)
         else:
@@ -168,7 +169,7 @@ class MovementMode:
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
             at, table_step, tick, one_hex = self._at, self._table_step, ctx.tick_many, self.always_one_hex
-            rest, span = self.cost_rest, self._cost_span
+            rest, span = self.cost_extra, self.cost_span
             pop, push = heapq.heappop, heapq.heappush
             table = costs if costs is not None else {}  # no game-long table: one for this search
             while heap:
@@ -412,9 +413,9 @@ class MovementMode:
                 step = self._table_step(ctx, u, s, origin, costs, a, b)
         else:
             step = self._table_step(ctx, u, s, origin, None, a, b)
-        if self.cost_rest is not None and step is not None:  # the cost's terms that are not in the table
-            rest = self.cost_rest(ctx, u, s, origin, a, b)
-            step = step + rest if type(step) is int and type(rest) is int else _arith("+", step, rest, self._cost_span)
+        if self.cost_extra is not None and step is not None:  # the cost's terms that are not in the table
+            rest = self.cost_extra(ctx, u, s, origin, a, b)
+            step = step + rest if type(step) is int and type(rest) is int else _arith("+", step, rest, self.cost_span)
         return step
 
     def _guarded_step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str, blocked):
@@ -511,18 +512,8 @@ def _cost_terms(compiler: Compiler, expr) -> list:
     each compiled alone, with the label and sections a player reads for it."""
     from warcodex.dsl.formatter import format_expr
 
-    terms = []
-
-    def flatten(e) -> None:
-        if isinstance(e, ast.BinOp) and e.op == "+":
-            flatten(e.left)
-            flatten(e.right)
-        else:
-            terms.append(e)
-
-    flatten(expr)
     out = []
-    for t in terms:
+    for t in _addends(expr):
         decl = compiler.engine.game.names.get(t.func) if isinstance(t, ast.Call) else None
         traced = isinstance(decl, ast.Quantity)
         if decl is not None:
