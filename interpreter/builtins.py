@@ -124,7 +124,16 @@ def b_units_of(ctx, span, s):
 
 
 def b_occupied(ctx, span):
-    return tuple(ctx.state.at)
+    """The occupied locations in board order: the order of the state's own index depends on the
+    moves that made it (a game loaded from a save has another), and an action's candidates must
+    not (the same game replays, or resumes from a save, to the same log)."""
+    state = ctx.state
+    found = ctx.cache.get("occupied")
+    if found is not None and found[0] == state.positions_version:
+        return found[1]
+    value = tuple(sorted(state.at, key=ctx.engine.board.index.__getitem__))
+    ctx.cache["occupied"] = (state.positions_version, value)
+    return value
 
 
 def b_eliminated_units(ctx, span, s=None):
