@@ -100,6 +100,7 @@ def main(argv=None) -> int:
                 if same_games and not same:
                     mismatches.append({"seed": seed, "trace": trace})
                 rows.append({"seed": seed, "trace": trace, "base_s": b["seconds"], "this_s": n["seconds"],
+                             "base_cpu_s": b["cpu_s"], "this_cpu_s": n["cpu_s"],
                              "ratio": b["seconds"] / n["seconds"], "actions": n["actions"],
                              "base_actions": b["actions"], "same_log": same,
                              "base_error": b.get("error"), "this_error": n.get("error")})
@@ -116,6 +117,10 @@ def main(argv=None) -> int:
         "base_build_s": base.build_s, "this_build_s": new.build_s,
         "median_base_s": statistics.median(r["base_s"] for r in untraced),
         "median_this_s": statistics.median(r["this_s"] for r in untraced),
+        # CPU seconds of the playing process: what a quiet machine would take, about (other
+        # processes sharing the cores stretch the wall-clock times, not these)
+        "median_base_cpu_s": statistics.median(r["base_cpu_s"] for r in untraced),
+        "median_this_cpu_s": statistics.median(r["this_cpu_s"] for r in untraced),
         "same_games": same_games,
         "all_logs_identical": (not mismatches) if same_games else None, "mismatches": mismatches, "games": rows,
         "base_ms_per_action": 1000 * sum(r["base_s"] for r in untraced) / max(1, sum(r["base_actions"] for r in untraced)),
@@ -125,12 +130,12 @@ def main(argv=None) -> int:
     report["median_ratio"] = (statistics.median(r["ratio"] for r in untraced) if same_games
                               else report["median_base_s"] / report["median_this_s"])
     t = Table(title=f"{args.game} {args.scenario}: random self-play with invariants, {args.seeds} seeds, same run")
-    for col in ("", "median s/game", "ms/action", "engine build s"):
+    for col in ("", "median s/game", "median CPU s/game", "ms/action", "engine build s"):
         t.add_column(col)
-    t.add_row(f"base ({base.version})", f"{report['median_base_s']:.2f}", f"{report['base_ms_per_action']:.2f}",
-              f"{base.build_s:.2f}")
-    t.add_row(f"this ({new.version})", f"{report['median_this_s']:.2f}", f"{report['this_ms_per_action']:.2f}",
-              f"{new.build_s:.2f}")
+    t.add_row(f"base ({base.version})", f"{report['median_base_s']:.2f}", f"{report['median_base_cpu_s']:.2f}",
+              f"{report['base_ms_per_action']:.2f}", f"{base.build_s:.2f}")
+    t.add_row(f"this ({new.version})", f"{report['median_this_s']:.2f}", f"{report['median_this_cpu_s']:.2f}",
+              f"{report['this_ms_per_action']:.2f}", f"{new.build_s:.2f}")
     console.print(t)
     if same_games:
         console.print(f"median ratio base/this (seed by seed): {report['median_ratio']:.1f}x; logs identical: "

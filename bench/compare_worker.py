@@ -46,7 +46,7 @@ def main() -> None:
             derived[scenario] = engine.for_scenario(scenario)
             gc.collect()
             gc.freeze()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         error = None
         try:
             agents = None
@@ -59,9 +59,9 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001 - reported, and the logs then differ
             error = f"{type(exc).__name__}: {exc}"
             log = []
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         text = log_text(log)
-        print(json.dumps({"seconds": seconds, "actions": sum(1 for e in log if e.get("k") == "action"),
+        print(json.dumps({"seconds": seconds, "cpu_s": cpu, "actions": sum(1 for e in log if e.get("k") == "action"),
                           "log_sha256": hashlib.sha256(text.encode()).hexdigest(), "error": error}), flush=True)
 
 
