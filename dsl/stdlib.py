@@ -49,7 +49,7 @@ _SPEC = [
     Builtin("units_at", ("h: location",), "list", "The units in a location.", elements="unit"),
     Builtin("unit_by_id", ("id: int",), "unit", "The unit with this id, as logs and explanations number it (`#7` is `unit_by_id(7)`); none if there is none."),
     Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map.", elements="unit"),
-    Builtin("occupied", (), "list", "The locations that hold at least one unit.", elements="location"),
+    Builtin("occupied", (), "list", "The locations that hold at least one unit, in board order.", elements="location"),
     Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side).", elements="unit"),
     Builtin("units_in_box", ("box: str",), "list", "Units held off-map in a named box (reinforcement pools, eliminated box...).", elements="unit"),
     # ---- sides
