@@ -47,12 +47,12 @@ INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
 
 
 # ================================================================ public API
-def check_path(path: str | Path, overlays=(), tests: bool = False) -> tuple[GameDef | None, Diagnostics]:
+def check_path(path: str | Path, overlays=(), tests: bool = False, scenes=()) -> tuple[GameDef | None, Diagnostics]:
     """Load a game (entry file or folder, plus overlays; with `tests`, its tests/*.wcx files) and
     check it. Never raises for bad input."""
     diags = Diagnostics()
     try:
-        game = load_game(path, list(overlays), diags, tests=tests)
+        game = load_game(path, list(overlays), diags, tests=tests, scenes=list(scenes))
     except DiagnosticError as exc:
         out = Diagnostics()
         out.extend(exc.diagnostics)

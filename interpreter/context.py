@@ -33,6 +33,19 @@ class Context:
         self._memo_version = -1
         self._positions_memo: dict = {}
         self._positions_version = -1
+        # the chance oracle of an exact odds computation (interpreter/chance.py, odds.py); None in
+        # play, where every die comes from the state's RNG
+        self.chance = None
+
+    def install(self, state) -> None:
+        """Continue from another state (the odds enumerator replays branches): the memos of the
+        old one are dropped, whatever its version number says."""
+        self.state = state
+        self._memo_version = -1
+        self._positions_version = -1
+        self._memo = {}
+        self._positions_memo = {}
+        self.cache = {}
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""
@@ -132,6 +145,8 @@ class Context:
 
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:
+        if self.chance is not None:  # exact odds: the oracle gives the outcome of this branch
+            return self.chance.roll(dice)
         rng = self.state.rng
         fixed = getattr(rng, "next_is_fixed", None)
         given = fixed is not None and fixed()  # a roll the player fixed (play --dice, a rule test)
