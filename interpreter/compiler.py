@@ -1076,10 +1076,14 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     label = p.header.label or p.name
     citations = tuple(p.header.citations)
     n = len(names)
+    rolls = compiler.may_roll(p.body)  # under exact odds, its end states are memoised (odds.py)
 
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
+        if rolls and ctx.chance is not None:
+            ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))))
+            return None
         ctx.traced(label, citations, body, Frame(ctx, dict(zip(names, args))))
         return None
     return run

@@ -143,6 +143,7 @@ class Enumerator:
         self.base = ctx.state  # states are keyed by what differs from this one
         self.loops: dict = {}  # (loop, state, locals) -> its end states
         self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
+        self.calls: dict = {}  # (procedure, arguments, state) -> its end states
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
 
@@ -221,6 +222,31 @@ class Enumerator:
         if self.depth == 0:
             self.rounds = rounds
         return True, (STOP if stopped else None)
+
+    def call(self, name: str, args: tuple, run) -> None:
+        """A procedure that may roll: its effect is a distribution over end states (it returns
+        nothing), computed once per (procedure, arguments, state); the branch taken picks one."""
+        ctx = self.ctx
+        key = (name, _freeze(args), self.key(ctx.state))
+        ends = self.calls.get(key)
+        if ends is None:
+            merged: dict = {}
+            for p, end, _, hist, rolled in self.explore(run, ctx.state):
+                slot = merged.setdefault(self.key(end), [0.0, end, {}, False])
+                slot[0] += p
+                for r, pr in hist.items():
+                    slot[2][r] = slot[2].get(r, 0.0) + p * pr
+                slot[3] = slot[3] or rolled
+            ends = [(p, end, {r: w / p for r, w in hist.items()}, rolled)
+                    for p, end, hist, rolled in merged.values() if p > 0]
+            self.calls[key] = ends
+        saved_rolled = self.rolled
+        index = self._next([(i, e[0]) for i, e in enumerate(ends)])
+        p, end, hist, rolled = ends[index]
+        self.rolled = saved_rolled or rolled
+        ctx.install(end.snapshot())
+        if self.depth == 0:
+            self.rounds = hist
 
     def _chain(self, fr, seq, var, body, site, start, locals_key) -> list:
         """The end states of the loop from `start`: (p, state, stopped, rounds, rolled), rounds
