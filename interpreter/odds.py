@@ -54,13 +54,28 @@ class SceneError(Exception):
 
 # ==================================================================== the players' policy
 class PolicyAgent:
-    """Decides for one side inside the combat: the scene's answers first (a rule test's player),
-    then, with `casualties="cheapest"`, the unit of lowest `cost` among unit options (the first
-    of equal cost), else the rule tests' default (the first option; the fewest of a subset)."""
+    """Decides for one side inside the combat, the same way in every branch (no state of its own):
+    a scene's `answer` lines are standing orders (each time a choice of that name is asked, the
+    first of the answers given that is offered); otherwise, with `casualties="cheapest"`, the unit
+    of lowest `cost` among unit options (the first of equal cost); otherwise the rule tests'
+    default: the first option, declining an optional choice, the fewest of a subset."""
 
     def __init__(self, answers, casualties: str = "first") -> None:
-        self.answers = answers
+        self.answers = answers  # the scene's AnswerAgent: its book and its matching of answers
         self.casualties = casualties
+
+    def _standing(self, ctx, who, what, options):
+        from warcodex.interpreter.rule_tests import TestFailure
+
+        book = self.answers.book.answers
+        for answer in book.get((getattr(who, "name", who), what), []) + book.get((None, what), []):
+            if isinstance(answer, tuple):
+                continue
+            try:
+                return self.answers._match(ctx, what, answer, options)
+            except TestFailure:
+                continue
+        return None
 
     def _cost(self, ctx, ref):
         try:
@@ -70,15 +85,22 @@ class PolicyAgent:
                             f"{ctx.state.units[ref.id].type} has no `cost` property") from None
 
     def choose(self, ctx, who, what, options, optional):
-        found = self.answers.book.answers.get((getattr(who, "name", who), what)) or self.answers.book.answers.get((None, what))
-        if (not found and self.casualties == "cheapest" and options
-                and all(isinstance(o, UnitRef) for o in options)):
+        found = self._standing(ctx, who, what, options)
+        if found is not None:
+            return found
+        if self.casualties == "cheapest" and options and all(isinstance(o, UnitRef) for o in options):
             costs = [self._cost(ctx, o) for o in options]
             return min(range(len(options)), key=lambda i: (costs[i], i))
-        return self.answers.choose(ctx, who, what, options, optional)
+        return None if optional else 0
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
-        return self.answers.choose_subset(ctx, who, what, options, lo, hi)
+        book = self.answers.book.answers
+        for answer in book.get((getattr(who, "name", who), what), []) + book.get((None, what), []):
+            if isinstance(answer, tuple):
+                picked = [i for i, o in enumerate(options) if o in answer]
+                if len(picked) >= lo and (hi is None or len(picked) <= hi):
+                    return picked
+        return list(range(min(lo, len(options))))
 
     def choose_action(self, ctx, side, legal):
         return None
@@ -346,7 +368,13 @@ def load_scene(game_path, scene_file, name: str | None = None, casualties: str =
     if not own:
         raise SceneError(f"{scene_file}: no {'test named ' + name if name else 'test block'} to resolve "
                          "(a scene is a `test` block whose last line is the combat)")
-    test = own[0]
+    return scene_from_test(game, own[0], casualties, evaluator)
+
+
+def scene_from_test(game, test, casualties: str = "first", evaluator: str = "reference") -> Scene:
+    """A scene from a checked game's test block: its lines run but the last, the combat."""
+    from warcodex.interpreter.rule_tests import RuleTestRunner, TestFailure, _TestRun
+
     lines = [i for i in test.body if not isinstance(i, (ast.TestMap, ast.TestScenario))]
     if not lines or not isinstance(lines[-1], (ast.CallStmt, ast.TestDo)):
         where = lines[-1].span if lines else test.header.span
@@ -369,8 +397,11 @@ def load_scene(game_path, scene_file, name: str | None = None, casualties: str =
     run.players = agents
     state = run.state
     participants = {u.id: u for u in state.units.values() if u.loc is not None}
-    provisional = [f"{d.name}: {d.header.provenance.why}" for d in game.names.values()
-                   if isinstance(d, ast.Table) and getattr(getattr(d.header, "provenance", None), "kind", None) == "provisional"]
+    # the provisional data a combat reads: the tables (a CRT the rulebook does not print) and the
+    # values of the units in the scene
+    types = {u.type for u in participants.values()}
+    provisional = [f"{item} ({prov.note})" if prov.note else item for item, node, prov in game.provisional_items()
+                   if isinstance(node, ast.Table) or any(f" {t}." in f"{item}." or item.endswith(f" {t}") for t in types)]
     return Scene(run, battle, state.active, participants, provisional)
 
 
@@ -381,9 +412,9 @@ def leaf_summary(scene: Scene, state) -> tuple:
     for uid, before in scene.participants.items():
         u = state.units.get(uid)
         if u is None:
-            out.append((uid, False, 0, None))
+            out.append((uid, False, 0, None, frozenset()))
         else:
-            out.append((uid, u.loc is not None, u.steps if u.loc is not None else 0, u.loc))
+            out.append((uid, u.loc is not None, u.steps if u.loc is not None else 0, u.loc, u.markers))
     return tuple(out)
 
 
@@ -404,6 +435,7 @@ class Odds:
     work: int = 0  # exact: branches replayed
     note: str = ""
     provisional: list[str] = field(default_factory=list)
+    distribution: dict = field(default_factory=dict)  # leaf_summary -> probability
 
     def to_json(self) -> dict:
         return {
@@ -419,7 +451,6 @@ class Odds:
 
 def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, float], method: str,
               seconds: float, **extra) -> Odds:
-    engine = scene.run.engine
     total = sum(weighted.values()) or 1.0
     outcomes = dict.fromkeys(OUTCOMES, 0.0)
     types = {}
@@ -433,7 +464,7 @@ def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, floa
         p = w / total
         alive = {"attacker": False, "defender": False}
         words = []
-        for uid, on_map, steps, loc in key:
+        for uid, on_map, steps, loc, markers in key:
             before = scene.participants[uid]
             role = "attacker" if before.side == scene.attacker else "defender"
             if on_map:
@@ -447,16 +478,18 @@ def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, floa
                     words.append(f"{name} loses {before.steps - steps} step(s)")
                 if loc != before.loc:
                     words.append(f"{name} to {loc}")
+                words += [f"{name} {m}" for m in sorted(markers - before.markers)]
+                words += [f"{name} no longer {m}" for m in sorted(before.markers - markers)]
         a, d = alive["attacker"], alive["defender"]
         outcome = OUTCOMES[0] if a and not d else OUTCOMES[1] if d and not a else OUTCOMES[2] if not a else OUTCOMES[3]
         outcomes[outcome] += p
         effects[_group_effects(words)] += p
     losses = {role: {t: n - survivors[role][t] for t, n in ts.items()} for role, ts in types.items()}
     rtotal = sum(rounds.values()) or 1.0
-    del engine
     return Odds(method, outcomes, survivors, losses, {r: w / rtotal for r, w in sorted(rounds.items())},
                 sorted(((p, text) for text, p in effects.items()), key=lambda x: (-x[0], x[1])),
-                seconds, scene.attacker, provisional=scene.provisional, **extra)
+                seconds, scene.attacker, provisional=scene.provisional,
+                distribution={k: w / total for k, w in weighted.items()}, **extra)
 
 
 def _group_effects(words: list[str]) -> str:
@@ -517,6 +550,9 @@ class Sampler:
 
         test = _COMPARE[op]
         return sum(1 for b in bounds if test(self.roll(dice), b))
+
+    def call(self, name, args, run) -> None:
+        run()
 
     def force(self, pending):  # never pending: counts are rolled at once
         raise AssertionError("a Monte Carlo count is never pending")

@@ -1,0 +1,188 @@
+"""Battle odds from the rules (`warcodex odds`, interpreter/odds.py, docs/odds.md).
+
+The exact answers are checked against an independent computation written here, a textbook
+Markov chain over (attackers left, defenders left) with binomial hits, which knows nothing of the
+engine (the test oracle), and against the real engine playing the battle with dice."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from warcodex.dsl import ast
+from warcodex.dsl.checker import check_path
+from warcodex.interpreter import odds
+from warcodex.interpreter.chance import Pending, dice_distribution, poisson_binomial
+from warcodex.interpreter.rule_tests import RuleTestRunner, _TestRun
+from warcodex.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+AA = ROOT / "games" / "axis-allies-1941"
+TINY = ROOT / "games" / "tiny"
+SCENES = ROOT / "tests" / "data" / "odds" / "aa_small.wcx"
+
+
+# ---------------------------------------------------------------- the test oracle
+def textbook_land_battle(attack: list[int], defense: list[int]) -> tuple[float, float, float]:
+    """(attacker wins, defender wins, mutual destruction) of an A&A land battle, no retreat, both
+    sides losing their units in list order (cheapest first): each round the `a` surviving
+    attackers (the last `a` of the list) roll one d6 each, hitting on <= their attack value, and
+    the `d` defenders fire back (the defender's casualties fire too): a Markov chain over (a, d)
+    whose self-loop (no hit on either side) is summed as a geometric series."""
+
+    def hits(values):
+        dist = [1.0]
+        for v in values:
+            p = v / 6
+            dist = [(dist[k] if k < len(dist) else 0.0) * (1 - p) + (dist[k - 1] * p if k else 0.0)
+                     for k in range(len(dist) + 1)]
+        return dist
+
+    @lru_cache(None)
+    def value(a: int, d: int):
+        if a == 0 and d == 0:
+            return (0.0, 0.0, 1.0)
+        if d == 0:
+            return (1.0, 0.0, 0.0)
+        if a == 0:
+            return (0.0, 1.0, 0.0)
+        ha, hd = hits(attack[len(attack) - a:]), hits(defense[len(defense) - d:])
+        stay = ha[0] * hd[0]
+        acc = [0.0, 0.0, 0.0]
+        for i, p in enumerate(ha):
+            for j, q in enumerate(hd):
+                if i or j:
+                    nxt = value(max(a - j, 0), max(d - i, 0))
+                    for k in range(3):
+                        acc[k] += p * q * nxt[k]
+        return tuple(x / (1 - stay) for x in acc)
+
+    return value(len(attack), len(defense))
+
+
+def test_the_oracle_reproduces_the_public_calculator():
+    # the issue's battle: 8 inf (1) + 3 tanks (3) + 2 fighters (3) + bomber (4) against 9 inf (2)
+    # + 2 tanks (3) + 2 fighters (4): 0.467 / 0.502 / 0.031 by a public calculator
+    a, d, m = textbook_land_battle([1] * 8 + [3] * 3 + [3] * 2 + [4], [2] * 9 + [3] * 2 + [4] * 2)
+    assert (round(a, 3), round(d, 3), round(m, 3)) == (0.467, 0.502, 0.031)
+
+
+# ---------------------------------------------------------------- chance points
+def test_dice_distributions():
+    assert dice_distribution(ast.Dice(count=1, sides=6)) == pytest.approx({f: 1 / 6 for f in range(1, 7)})
+    two = dice_distribution(ast.Dice(count=2, sides=6))
+    assert two[7] == pytest.approx(6 / 36) and two[2] == pytest.approx(1 / 36) and sum(two.values()) == pytest.approx(1)
+    best = dice_distribution(ast.Dice(count=2, sides=6, keep=1, keep_highest=True))
+    assert best[6] == pytest.approx(11 / 36) and best[1] == pytest.approx(1 / 36)
+
+
+def test_poisson_binomial_and_pending_sums():
+    assert poisson_binomial([0.5, 0.5]) == pytest.approx([0.25, 0.5, 0.25])
+    assert poisson_binomial([1 / 6, 3 / 6]) == pytest.approx([5 / 12, 1 / 2, 1 / 12])
+    a = Pending(poisson_binomial([0.5]), 0, frozenset({1}))
+    b = Pending(poisson_binomial([0.5]), 0, frozenset({2}))
+    assert dict(a.plus(b).outcomes()) == pytest.approx({0: 0.25, 1: 0.5, 2: 0.25})
+    assert a.plus(3).outcomes() == [(3, 0.5), (4, 0.5)]
+
+
+# ---------------------------------------------------------------- exact odds of A&A battles
+@pytest.fixture(scope="module")
+def aa_scenes():
+    game, diags = check_path(AA, tests=True, scenes=[SCENES])
+    assert not diags.errors, [d.render() for d in diags.errors]
+    return game
+
+
+def scene(game, name, casualties="cheapest", evaluator="reference"):
+    return odds.scene_from_test(game, game.tests[name], casualties, evaluator)
+
+
+@pytest.mark.parametrize("name, attack, defense, dearest", [
+    ("odds_small", [1, 1, 3], [2, 2], "tank"),
+    ("odds_medium", [1, 1, 1, 3, 3], [2, 2, 2, 3], "fighter"),
+])
+def test_exact_odds_equal_the_textbook_chain(aa_scenes, name, attack, defense, dearest):
+    result = odds.exact(scene(aa_scenes, name))
+    want = textbook_land_battle(attack, defense)
+    got = result.outcomes
+    assert result.method == "exact"
+    assert got["attacker wins"] == pytest.approx(want[0], abs=1e-9)
+    assert got["defender wins"] == pytest.approx(want[1], abs=1e-9)
+    assert got["mutual destruction"] == pytest.approx(want[2], abs=1e-9)
+    assert got["both remain"] < 1e-12  # only if 100 rounds all missed (the rules' round limit)
+    assert sum(result.rounds.values()) == pytest.approx(1)
+    # the attacker's most expensive unit survives exactly when the attacker wins
+    assert result.survivors["attacker"][dearest] == pytest.approx(want[0], abs=1e-9)
+
+
+def test_exact_odds_agree_with_the_engine_playing_with_dice(aa_scenes):
+    """The real engine (generated code, random dice, no oracle) plays the battle 600 times: every
+    outcome's frequency is within 4.5 standard errors of the exact probability."""
+    exact = odds.exact(scene(aa_scenes, "odds_small")).outcomes
+    sim = scene(aa_scenes, "odds_small", evaluator=None)
+    start = sim.run.ctx.state.snapshot()
+    combat = sim.combat()
+    counts = dict.fromkeys(odds.OUTCOMES, 0)
+    n = 600
+    for seed in range(n):
+        state = start.snapshot()
+        state.rng = random.Random(seed)
+        sim.run.ctx.install(state)
+        combat()
+        one = odds.summarise(sim, {odds.leaf_summary(sim, sim.run.ctx.state): 1.0}, {}, "mc", 0.0)
+        for k, p in one.outcomes.items():
+            counts[k] += p
+    for k, p in exact.items():
+        se = math.sqrt(max(p * (1 - p), 1e-4) / n)
+        assert abs(counts[k] / n - p) < 4.5 * se, (k, counts[k] / n, p)
+
+
+def test_we14_through_odds(aa_scenes):
+    """WE-14: two tanks and a fighter (3 each) against three infantry, Germany retreating after
+    the first round: the example's result (two infantry eliminated, no German loss) is one branch,
+    of probability P(2 hits of 3 at 1/2) x P(no hit of 3 infantry at 2) = 3/8 x (2/3)^3."""
+    result = odds.exact(scene(aa_scenes, "odds_we14"))
+    text = dict((t, p) for p, t in result.effects)
+    assert text["2 x Infantry eliminated; 2 x Tank to eastern_europe"] == pytest.approx(3 / 8 * (2 / 3) ** 3)
+    assert result.rounds == pytest.approx({1: 1.0})
+    assert result.survivors["defender"]["infantry"] == pytest.approx(3 * 0.5)  # 1.5 hits expected
+
+
+def test_a_scene_must_end_with_its_combat(aa_scenes):
+    with pytest.raises(odds.SceneError) as exc:
+        scene(aa_scenes, "odds_not_a_combat")
+    assert "last line" in exc.value.message and exc.value.span.line > 1
+
+
+# ---------------------------------------------------------------- a CRT: the Tiny Front
+def test_tiny_crt_attack_is_one_die_through_the_crt(tmp_path):
+    """§7.3 example at 3-1: the column reads DR1 DR1 DR2 DR2 DE DE (tables.wcx, provisional)."""
+    sc = odds.load_scene(TINY, TINY / "scenes" / "town_attack.wcx")
+    result = odds.exact(sc)
+    effects = {t: p for p, t in result.effects}
+    assert effects == pytest.approx({
+        "11th Panzer to 0805; Rifle division eliminated": 2 / 6,
+        "11th Panzer to 0805; Rifle division disrupted; Rifle division to 1005": 2 / 6,  # DR2
+        "11th Panzer to 0805; Rifle division disrupted; Rifle division to 0905": 2 / 6,  # DR1
+    })
+    assert result.outcomes["attacker wins"] == pytest.approx(1 / 3)
+    assert any("table crt" in p for p in result.provisional)
+
+
+# ---------------------------------------------------------------- the command
+def test_odds_command_json_and_errors(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(cli, ["odds", str(TINY), "--scene", str(TINY / "scenes" / "town_attack.wcx"), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["method"] == "exact" and data["outcomes"]["attacker wins"] == pytest.approx(1 / 3)
+    bad = tmp_path / "bad.wcx"
+    bad.write_text('test odds_bad "x" §7.3 {\n  unit r: rifle soviet at "0805"\n  expect r.loc == "0805"\n}\n')
+    res = runner.invoke(cli, ["odds", str(TINY), "--scene", str(bad)])
+    assert res.exit_code == 1
