@@ -394,9 +394,11 @@ class Compiler:
         memo = self.__dict__.setdefault("_may_roll", {})
 
         def walk(n) -> bool:
-            if uses_dice(n):
+            if isinstance(n, ast.Roll):
                 return True
             if isinstance(n, ast.Call):
+                if n.func in RANDOM_BUILTINS:
+                    return True
                 decl = self.engine.game.names.get(n.func)
                 if isinstance(decl, (ast.Procedure, ast.Function)):
                     if n.func not in memo:
@@ -408,6 +410,8 @@ class Compiler:
                 return any(walk(getattr(n, f)) for f in type(n).model_fields)
             if isinstance(n, (list, tuple)):
                 return any(walk(x) for x in n)
+            if isinstance(n, dict):
+                return any(walk(x) for x in n.values())
             return False
         return walk(node)
 

@@ -121,6 +121,22 @@ def _freeze(v):
         return repr(v)
 
 
+class _Key:
+    """A state key: the tuple, its hash computed once (keys are looked up many times)."""
+
+    __slots__ = ("items", "hash")
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+        self.hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is _Key and self.hash == other.hash and self.items == other.items)
+
+
 def state_key(state, base=None) -> tuple:
     """Everything of a game state the rules can read (not its RNG, nor its version counters). With
     `base`, a state the key is relative to: only what differs from it (much cheaper on a big map,
@@ -138,14 +154,14 @@ def state_key(state, base=None) -> tuple:
         out += [(k, _MISSING) for k in theirs if k not in mine]
         return tuple(sorted(out, key=repr)) if len(out) > 1 else tuple(out)
 
-    return (
+    return _Key((
         tuple(sorted(((uid, u) for uid, u in state.units.items() if base.units.get(uid) is not u), key=lambda x: x[0])),
         changed(state.vars, base.vars), changed(state.side_vars, base.side_vars),
         changed(state.loc_vars, base.loc_vars), changed(state.loc_markers, base.loc_markers),
         changed(state.decks, base.decks), changed(state.hands, base.hands),
         _freeze(state.card_uses), changed(state.options, base.options), state.active, state.phase,
         state.winner, state.over,
-    )
+    ))
 
 
 _MISSING = "<missing>"
@@ -168,6 +184,8 @@ class Enumerator:
         self.calls: dict = {}  # (procedure, arguments, state) -> its end states
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
+        self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
+        self.tables_read: set[str] = set()
 
     # ------------------------------------------------------------ chance points
     def _next(self, outcomes: list) -> int:
@@ -197,7 +215,7 @@ class Enumerator:
     def key(self, state) -> tuple:
         return state_key(state, self.base)
 
-    def explore(self, run, state) -> list[tuple[float, object, object, dict, bool]]:
+    def explore(self, run, state, label: str = "combat") -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
         rounds: the distribution of the number of rounds of the outermost Markov loop met."""
         saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps)
@@ -210,6 +228,7 @@ class Enumerator:
                 self.ctx.install(state.snapshot())
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
+                self.work[label] = self.work.get(label, 0) + 1
                 if self.runs > self.max_runs:
                     raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
                 try:
@@ -253,7 +272,7 @@ class Enumerator:
         ends = self.calls.get(key)
         if ends is None:
             merged: dict = {}
-            for p, end, _, hist, rolled in self.explore(run, ctx.state):
+            for p, end, _, hist, rolled in self.explore(run, ctx.state, name):
                 slot = merged.setdefault(self.key(end), [0.0, end, {}, False])
                 slot[0] += p
                 for r, pr in hist.items():
@@ -317,7 +336,7 @@ class Enumerator:
             return body(fr)
 
         merged: dict = {}
-        for p, end, result, _, rolled in self.explore(iteration, st):
+        for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop"):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
@@ -337,7 +356,11 @@ class Scene:
     battle: ast.Node
     attacker: str
     participants: dict[int, object]  # unit id -> its record at the start of the combat
-    provisional: list[str] = field(default_factory=list)
+    provisional: list[tuple] = field(default_factory=list)  # (table name or None, what and why)
+
+    def provisional_used(self, tables_read) -> list[str]:
+        """The provisional data the combat used: the tables it read, the values of its units."""
+        return [text for table, text in self.provisional if table is None or table in tables_read]
 
     def combat(self):
         """A function running the combat line once on the run's context."""
@@ -400,7 +423,8 @@ def scene_from_test(game, test, casualties: str = "first", evaluator: str = "ref
     # the provisional data a combat reads: the tables (a CRT the rulebook does not print) and the
     # values of the units in the scene
     types = {u.type for u in participants.values()}
-    provisional = [f"{item} ({prov.note})" if prov.note else item for item, node, prov in game.provisional_items()
+    provisional = [(node.name if isinstance(node, ast.Table) else None,
+                    f"{item} ({prov.note})" if prov.note else item) for item, node, prov in game.provisional_items()
                    if isinstance(node, ast.Table) or any(f" {t}." in f"{item}." or item.endswith(f" {t}") for t in types)]
     return Scene(run, battle, state.active, participants, provisional)
 
@@ -436,6 +460,7 @@ class Odds:
     note: str = ""
     provisional: list[str] = field(default_factory=list)
     distribution: dict = field(default_factory=dict)  # leaf_summary -> probability
+    replays_by: dict = field(default_factory=dict)  # exact: replays by what was replayed
 
     def to_json(self) -> dict:
         return {
@@ -444,13 +469,14 @@ class Odds:
             "rounds": {str(k): v for k, v in sorted(self.rounds.items())},
             "results": [{"probability": p, "result": text} for p, text in self.effects],
             "seconds": round(self.seconds, 4), "battles": self.battles,
-            "confidence_half_width_95": self.half_width, "replays": self.work, "note": self.note,
+            "confidence_half_width_95": self.half_width, "replays": self.work, "replays_by": self.replays_by,
+            "note": self.note,
             "provisional": self.provisional,
         }
 
 
 def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, float], method: str,
-              seconds: float, **extra) -> Odds:
+              seconds: float, tables_read=frozenset(), **extra) -> Odds:
     total = sum(weighted.values()) or 1.0
     outcomes = dict.fromkeys(OUTCOMES, 0.0)
     types = {}
@@ -472,32 +498,37 @@ def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, floa
                 survivors[role][before.type] += p
             name = before.label or before.type
             if not on_map:
-                words.append(f"{name} eliminated")
+                words.append((role, f"{name} eliminated"))
             else:
                 if steps < before.steps:
-                    words.append(f"{name} loses {before.steps - steps} step(s)")
+                    words.append((role, f"{name} loses {before.steps - steps} step(s)"))
                 if loc != before.loc:
-                    words.append(f"{name} to {loc}")
-                words += [f"{name} {m}" for m in sorted(markers - before.markers)]
-                words += [f"{name} no longer {m}" for m in sorted(before.markers - markers)]
+                    words.append((role, f"{name} to {loc}"))
+                words += [(role, f"{name} {m}") for m in sorted(markers - before.markers)]
+                words += [(role, f"{name} no longer {m}") for m in sorted(before.markers - markers)]
         a, d = alive["attacker"], alive["defender"]
         outcome = OUTCOMES[0] if a and not d else OUTCOMES[1] if d and not a else OUTCOMES[2] if not a else OUTCOMES[3]
         outcomes[outcome] += p
         effects[_group_effects(words)] += p
-    losses = {role: {t: n - survivors[role][t] for t, n in ts.items()} for role, ts in types.items()}
+    losses = {role: {t: max(0.0, n - survivors[role][t]) for t, n in ts.items()} for role, ts in types.items()}
     rtotal = sum(rounds.values()) or 1.0
     return Odds(method, outcomes, survivors, losses, {r: w / rtotal for r, w in sorted(rounds.items())},
                 sorted(((p, text) for text, p in effects.items()), key=lambda x: (-x[0], x[1])),
-                seconds, scene.attacker, provisional=scene.provisional,
+                seconds, scene.attacker, provisional=scene.provisional_used(tables_read),
                 distribution={k: w / total for k, w in weighted.items()}, **extra)
 
 
-def _group_effects(words: list[str]) -> str:
-    """`infantry eliminated` three times reads `3 x infantry eliminated`."""
+def _group_effects(words: list[tuple[str, str]]) -> str:
+    """`attacker: 3 x Infantry eliminated, Tank to 0905; defender: ...` (the same effect on
+    several units of a side is counted)."""
     if not words:
         return "no unit affected"
-    counted = Counter(words)
-    return "; ".join(f"{n} x {w}" if n > 1 else w for w, n in sorted(counted.items()))
+    parts = []
+    for role in ("attacker", "defender"):
+        counted = Counter(w for r, w in words if r == role)
+        if counted:
+            parts.append(f"{role}: " + ", ".join(f"{n} x {w}" if n > 1 else w for w, n in sorted(counted.items())))
+    return "; ".join(parts)
 
 
 def exact(scene: Scene) -> Odds:
@@ -522,7 +553,8 @@ def exact(scene: Scene) -> Odds:
         weighted[key] = weighted.get(key, 0.0) + p
         for r, pr in hist.items():
             rounds[r] = rounds.get(r, 0.0) + p * pr
-    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, work=enum.runs)
+    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, enum.tables_read, work=enum.runs,
+                     replays_by=dict(enum.work))
 
 
 # ==================================================================== Monte Carlo
@@ -535,6 +567,7 @@ class Sampler:
         self.depth = 0
         self.rounds = 0
         self.rolled = False
+        self.tables_read: set[str] = set()
 
     def roll(self, dice) -> int:
         self.rolled = True
@@ -578,12 +611,13 @@ class Sampler:
 _JOB: dict = {}
 
 
-def _simulate(seeds: range) -> tuple[Counter, Counter]:
+def _simulate(seeds: range) -> tuple[Counter, Counter, set]:
     scene, start, sampled = _JOB["scene"], _JOB["state"], _JOB["sampled"]
     ctx = scene.run.ctx
     combat = scene.combat()
     outcomes: Counter = Counter()
     rounds: Counter = Counter()
+    tables: set = set()
     for seed in seeds:
         state = start.snapshot()
         state.rng = random.Random(seed)
@@ -596,7 +630,9 @@ def _simulate(seeds: range) -> tuple[Counter, Counter]:
             ctx.chance = None
         outcomes[leaf_summary(scene, ctx.state)] += 1
         rounds[sampler.rounds if sampler else 0] += 1
-    return outcomes, rounds
+        if sampler:
+            tables |= sampler.tables_read
+    return outcomes, rounds, tables
 
 
 def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = None, seed: int = 1,
@@ -609,6 +645,7 @@ def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = No
     _JOB.update(scene=scene, state=state, sampled=True)
     totals: Counter = Counter()
     rounds: Counter = Counter()
+    tables_read: set = set()
     n = 0
     next_seed = seed * 1_000_003
 
@@ -627,9 +664,10 @@ def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = No
             jobs = [range(next_seed + i * size, next_seed + (i + 1) * size) for i in range(workers)]
             next_seed += workers * size
             results = pool.map(_simulate, jobs) if pool is not None else map(_simulate, jobs)
-            for o, r in results:
+            for o, r, t in results:
                 totals.update(o)
                 rounds.update(r)
+                tables_read |= t
                 n += sum(o.values())
     finally:
         if pool is not None:
@@ -637,7 +675,7 @@ def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = No
         _JOB.clear()
         scene.run.ctx.install(state)
     return summarise(scene, dict(totals), dict(rounds), "monte carlo", time.perf_counter() - start_time,
-                     battles=n, half_width=half_width(), note=note)
+                     tables_read, battles=n, half_width=half_width(), note=note)
 
 
 def resolve(scene: Scene, mode: str = "auto", precision: float = 0.005, workers: int | None = None,

@@ -149,7 +149,7 @@ def test_we14_through_odds(aa_scenes):
     of probability P(2 hits of 3 at 1/2) x P(no hit of 3 infantry at 2) = 3/8 x (2/3)^3."""
     result = odds.exact(scene(aa_scenes, "odds_we14"))
     text = dict((t, p) for p, t in result.effects)
-    assert text["2 x Infantry eliminated; 2 x Tank to eastern_europe"] == pytest.approx(3 / 8 * (2 / 3) ** 3)
+    assert text["attacker: 2 x Tank to eastern_europe; defender: 2 x Infantry eliminated"] == pytest.approx(3 / 8 * (2 / 3) ** 3)
     assert result.rounds == pytest.approx({1: 1.0})
     assert result.survivors["defender"]["infantry"] == pytest.approx(3 * 0.5)  # 1.5 hits expected
 
@@ -167,9 +167,9 @@ def test_tiny_crt_attack_is_one_die_through_the_crt(tmp_path):
     result = odds.exact(sc)
     effects = {t: p for p, t in result.effects}
     assert effects == pytest.approx({
-        "11th Panzer to 0805; Rifle division eliminated": 2 / 6,
-        "11th Panzer to 0805; Rifle division disrupted; Rifle division to 1005": 2 / 6,  # DR2
-        "11th Panzer to 0805; Rifle division disrupted; Rifle division to 0905": 2 / 6,  # DR1
+        "attacker: 11th Panzer to 0805; defender: Rifle division eliminated": 2 / 6,  # DE
+        "attacker: 11th Panzer to 0805; defender: Rifle division disrupted, Rifle division to 1005": 2 / 6,  # DR2
+        "attacker: 11th Panzer to 0805; defender: Rifle division disrupted, Rifle division to 0905": 2 / 6,  # DR1
     })
     assert result.outcomes["attacker wins"] == pytest.approx(1 / 3)
     assert any("table crt" in p for p in result.provisional)

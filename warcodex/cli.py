@@ -897,7 +897,7 @@ def print_odds(result) -> None:
     results.add_column("probability", justify="right")
     results.add_column("what the combat does to the units")
     for p, text in result.effects[:12]:
-        results.add_row(f"{p:.4f}", text)
+        results.add_row(f"{p:.4f}" if p >= 0.00005 else f"{p:.1e}", text)
     if len(result.effects) > 12:
         results.add_row(f"{sum(p for p, _ in result.effects[12:]):.4f}", f"{len(result.effects) - 12} other results")
     out.print(results)
