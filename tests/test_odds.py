@@ -186,3 +186,37 @@ def test_odds_command_json_and_errors(tmp_path):
     bad.write_text('test odds_bad "x" §7.3 {\n  unit r: rifle soviet at "0805"\n  expect r.loc == "0805"\n}\n')
     res = runner.invoke(cli, ["odds", str(TINY), "--scene", str(bad)])
     assert res.exit_code == 1
+
+
+# ---------------------------------------------------------------- CRT games: one die, every face
+CRT_SCENES = [
+    ("tiny", "town_attack.wcx"),
+    ("stalingrad42", "infantry_attack.wcx"),
+    ("stargard-solstice", "hq_stack_attack.wcx"),
+    ("no-retreat", "berlin_battle.wcx"),
+]
+
+
+@pytest.mark.parametrize("game, file", CRT_SCENES)
+def test_crt_odds_equal_the_combat_played_with_each_face_of_the_die(game, file):
+    """A CRT combat rolls one die: the exact distribution is the combat played with the die fixed
+    to 1, 2, ... 6 (the engine with fixed dice, no oracle), each face 1/6."""
+    from warcodex.interpreter.dice import FixedDice
+
+    root = ROOT / "games" / game
+    sc = odds.load_scene(root, root / "scenes" / file)
+    start = sc.run.ctx.state.snapshot()
+    result = odds.exact(sc)
+    assert result.method == "exact" and sum(result.distribution.values()) == pytest.approx(1)
+    played: dict = {}
+    combat = sc.combat()
+    for face in range(1, 7):
+        state = start.snapshot()
+        state.rng = FixedDice([face])
+        sc.run.ctx.install(state)
+        combat()
+        assert not sc.run.ctx.state.rng.remaining  # one die, and it was rolled
+        key = odds.leaf_summary(sc, sc.run.ctx.state)
+        played[key] = played.get(key, 0.0) + 1 / 6
+    assert result.distribution == pytest.approx(played)
+    assert any(p.startswith("table ") for p in result.provisional)  # the CRT is provisional: said so
