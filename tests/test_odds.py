@@ -220,3 +220,21 @@ def test_crt_odds_equal_the_combat_played_with_each_face_of_the_die(game, file):
         played[key] = played.get(key, 0.0) + 1 / 6
     assert result.distribution == pytest.approx(played)
     assert any(p.startswith("table ") for p in result.provisional)  # the CRT is provisional: said so
+
+
+# ---------------------------------------------------------------- Monte Carlo
+def test_monte_carlo_on_two_workers_meets_its_precision_and_agrees(aa_scenes):
+    exact = odds.exact(scene(aa_scenes, "odds_small")).outcomes
+    mc = odds.monte_carlo(scene(aa_scenes, "odds_small"), precision=0.06, workers=2, batch=60)
+    assert mc.method == "monte carlo" and mc.half_width <= 0.06 and mc.battles >= 240
+    for k, p in exact.items():
+        assert abs(mc.outcomes[k] - p) < 2.5 * mc.half_width, (k, mc.outcomes[k], p)
+    assert sum(mc.rounds.values()) == pytest.approx(1) and min(mc.rounds) >= 1
+
+
+def test_auto_falls_back_to_monte_carlo_and_says_why(aa_scenes, monkeypatch):
+    monkeypatch.setattr(odds, "MAX_RUNS", 5)
+    result = odds.resolve(scene(aa_scenes, "odds_small"), "auto", precision=0.1, workers=1)
+    assert result.method == "monte carlo" and "more than 5 branches" in result.note
+    with pytest.raises(odds.NotEnumerable):
+        odds.resolve(scene(aa_scenes, "odds_small"), "exact")
