@@ -418,8 +418,12 @@ def scene_from_test(game, test, casualties: str = "first", evaluator: str = "ref
     agents = {side: PolicyAgent(agent, casualties) for side, agent in run.players.items()}
     run.ctx.agents = agents
     run.players = agents
+    return _scene(game, run, battle)
+
+
+def _scene(game, run, battle) -> Scene:
     state = run.state
-    participants = {u.id: u for u in state.units.values() if u.loc is not None}
+    participants = combat_units(run, battle)
     # the provisional data a combat reads: the tables (a CRT the rulebook does not print) and the
     # values of the units in the scene
     types = {u.type for u in participants.values()}
@@ -427,6 +431,91 @@ def scene_from_test(game, test, casualties: str = "first", evaluator: str = "ref
                     f"{item} ({prov.note})" if prov.note else item) for item, node, prov in game.provisional_items()
                    if isinstance(node, ast.Table) or any(f" {t}." in f"{item}." or item.endswith(f" {t}") for t in types)]
     return Scene(run, battle, state.active, participants, provisional)
+
+
+def combat_units(run, battle) -> dict:
+    """The units of the combat: those its arguments name (units, lists of units) and every unit at
+    a location they name (the battle's hex or territory), as they stand before it."""
+    call = battle.call
+    args = list(call.args) + list(call.kwargs.values())
+    state = run.state
+    ids: set[int] = set()
+    locations: set[str] = set()
+
+    def visit(v) -> None:
+        if isinstance(v, UnitRef):
+            ids.add(v.id)
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                visit(x)
+        elif isinstance(v, str) and state.units_at(v):
+            locations.add(v)
+        elif isinstance(v, Entity) and v.name in state.at:
+            locations.add(v.name)
+
+    for a in args:
+        try:
+            visit(run.engine.reference.expr(a, frozenset(run.scope))(run.fr))
+        except RuleError:
+            continue
+    for loc in locations:
+        ids.update(state.units_at(loc))
+    units = {uid: state.units[uid] for uid in sorted(ids) if state.units[uid].loc is not None}
+    if not units:  # nothing named: every unit on the map
+        units = {u.id: u for u in state.units.values() if u.loc is not None}
+    return units
+
+
+_COMBAT_PREFIX = "procedure __odds() { "
+
+
+def parse_combat(text: str) -> ast.Call | None:
+    """The combat of `--combat`: one procedure call, parsed as a statement (errors located in the
+    line shown, `procedure __odds() { ... }` around it)."""
+    from warcodex.dsl.diagnostics import remember_source
+    from warcodex.dsl.parser import parse_text
+
+    if "\n" in text:
+        raise SceneError("--combat is one line: a procedure call")
+    source = _COMBAT_PREFIX + text + " }"
+    remember_source("--combat", source)
+    module = parse_text(source, "--combat")
+    body = module.decls[0].body if module.decls else []
+    if len(body) != 1 or not isinstance(body[0], ast.CallStmt):
+        return None
+    return body[0].call
+
+
+def scene_from_save(game_path, save_file, combat: str, casualties: str = "first", overlays=()) -> Scene:
+    """A scene from a save: its position, and the combat given as a procedure call in the rules
+    language (`fight("karelia", germany)`), checked against the game."""
+    from types import SimpleNamespace
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.dsl.diagnostics import DiagnosticError
+    from warcodex.interpreter.compiler import Frame
+    from warcodex.interpreter.context import Context
+    from warcodex.interpreter.engine import Engine
+    from warcodex.interpreter.rule_tests import AnswerAgent, AnswerBook
+    from warcodex.interpreter.saves import load_save
+
+    game, diags = check_path(game_path, overlays)
+    if diags.errors or game is None:
+        raise DiagnosticError(diags.errors)
+    call = parse_combat(combat)
+    if call is None or call.func not in game.names or not isinstance(game.names[call.func], ast.Procedure):
+        raise SceneError("--combat is a call of one of the game's procedures, like fight(\"karelia\", germany)",
+                         call.span if call is not None else None)
+    engine = Engine(game, evaluator="reference")
+    state, _, _ = load_save(engine, save_file)
+    if state.active is None:
+        raise SceneError(f"{save_file}: no side is active in this position (a finished game?): the attacker "
+                         "of the combat is the active side")
+    agents = {s.name: PolicyAgent(AnswerAgent(AnswerBook()), casualties) for s in engine.side_entities}
+    ctx = Context(engine, state, agents)
+    run = SimpleNamespace(engine=engine, ctx=ctx, fr=Frame(ctx, {}), scope=set(), players=agents)
+    run.state = state
+    return _scene(game, run, ast.CallStmt(call=call, span=call.span))
 
 
 # ==================================================================== outcomes

@@ -238,3 +238,25 @@ def test_auto_falls_back_to_monte_carlo_and_says_why(aa_scenes, monkeypatch):
     assert result.method == "monte carlo" and "more than 5 branches" in result.note
     with pytest.raises(odds.NotEnumerable):
         odds.resolve(scene(aa_scenes, "odds_small"), "exact")
+
+
+def test_odds_from_a_save_with_the_combat_given_as_a_call(tmp_path):
+    runner = CliRunner()
+    save = tmp_path / "g.save.json"
+    res = runner.invoke(cli, ["play", str(TINY), "--seed", "3", "--until", "2", "--save", str(save)])
+    assert res.exit_code == 0, res.output
+    data = json.loads(save.read_text())
+    data["state"]["active"], data["state"]["over"] = "axis", False  # the position of an Axis attack
+    save.write_text(json.dumps(data))
+    panzer = next(u["id"] for u in data["state"]["units"] if u["type"] == "panzer" and u["loc"])
+    target = next(u["loc"] for u in data["state"]["units"] if u["side"] == "soviet" and u["loc"])
+    res = runner.invoke(cli, ["odds", str(TINY), "--save", str(save), "--combat",
+                              f'resolve_combat([unit_by_id({panzer})], "{target}")', "--json"])
+    assert res.exit_code == 0, res.output
+    result = json.loads(res.output)
+    assert result["method"] == "exact" and sum(result["outcomes"].values()) == pytest.approx(1)
+    assert all(round(r["probability"] * 6, 9) == round(r["probability"] * 6) for r in result["results"])  # one d6
+    res = runner.invoke(cli, ["odds", str(TINY), "--save", str(save), "--combat", "resolve_combat([unit_by_id(1)]"])
+    assert res.exit_code != 0
+    res = runner.invoke(cli, ["odds", str(TINY), "--save", str(save)])
+    assert res.exit_code != 0 and "--combat" in res.output

@@ -826,8 +826,11 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 # ------------------------------------------------------------------ odds
 @cli.command(name="odds")
 @click.argument("game")
-@click.option("--scene", "scene_file", required=True, type=click.Path(dir_okay=False),
+@click.option("--scene", "scene_file", type=click.Path(dir_okay=False),
               help="A .wcx file with a test block: the position, its last line the combat to resolve.")
+@click.option("--save", "save_file", type=click.Path(dir_okay=False),
+              help="A save: its position (with --combat, the combat to resolve).")
+@click.option("--combat", help="With --save: the combat, a procedure call (fight(\"karelia\", germany)).")
 @click.option("--name", "scene_name", help="Which test block of the file (default: the first).")
 @click.option("--casualties", type=click.Choice(["cheapest", "first"]), default="cheapest", show_default=True,
               help="Casualty policy: the unit of lowest `cost` first, or the first offered.")
@@ -840,18 +843,27 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 @click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Published values replacing provisional data.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def odds_cmd(game: str, scene_file: str, scene_name: str | None, casualties: str, mode: str, precision: float,
-             workers: int | None, seed: int, overlays: tuple, as_json: bool) -> None:
+def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: str | None, scene_name: str | None,
+             casualties: str, mode: str, precision: float, workers: int | None, seed: int, overlays: tuple,
+             as_json: bool) -> None:
     """The outcome distribution of a combat, computed from the game's own combat rules: exactly
     where the dice allow it, else by Monte Carlo (docs/odds.md)."""
-    from warcodex.interpreter.odds import SceneError, load_scene, resolve
+    from warcodex.interpreter.odds import SceneError, load_scene, resolve, scene_from_save
 
+    if (scene_file is None) == (save_file is None):
+        raise click.UsageError("give the position: --scene FILE, or --save FILE with --combat CALL")
+    if save_file is not None and not combat:
+        raise click.BadParameter("--save needs the combat to resolve: --combat 'fight(\"karelia\", germany)'",
+                                 param_hint="--combat")
     if not 0 < precision < 0.5:
         raise click.BadParameter("the precision is a probability between 0 and 0.5", param_hint="--precision")
     if workers is not None and workers < 1:
         raise click.BadParameter("at least 1 worker", param_hint="--workers")
     try:
-        scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
+        if save_file is not None:
+            scene = scene_from_save(resolve_game(game), save_file, combat, casualties, overlays=overlays)
+        else:
+            scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
         result = resolve(scene, mode, precision, workers, seed)
     except SceneError as exc:
         print_diagnostics([Diagnostic(Severity.ERROR, "E-scene", exc.message, exc.span)])
