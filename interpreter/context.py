@@ -41,15 +41,21 @@ class Context:
         # play, where every die comes from the state's RNG
         self.chance = None
 
-    def install(self, state) -> None:
+    def install(self, state, memos: tuple[dict, dict] | None = None) -> None:
         """Continue from another state (the odds enumerator replays branches): the memos of the
-        old one are dropped, whatever its version number says."""
+        old one are dropped, whatever its version number says. `memos`: the memos of pure values
+        and of position-only values computed in this very state before (a replay from it)."""
         self.state = state
-        self._memo_version = -1
-        self._positions_version = -1
-        self._memo = {}
-        self._positions_memo = {}
         self.cache = {}
+        if memos is None:
+            self._memo_version = -1
+            self._positions_version = -1
+            self._memo = {}
+            self._positions_memo = {}
+        else:
+            self._memo, self._positions_memo = memos
+            self._memo_version = state.version
+            self._positions_version = state.positions_version
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""

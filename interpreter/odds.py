@@ -220,12 +220,15 @@ class Enumerator:
         rounds: the distribution of the number of rounds of the outermost Markov loop met."""
         saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps)
         leaves = []
+        # the values of pure rules computed in `state` stay valid in every replay from it: the
+        # context starts a new memo when the state changes, leaving these ones as they were
+        memos: tuple[dict, dict] = ({}, {})
         stack: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
         try:
             while stack:
                 prefix, p = stack.pop()
                 self.prefix, self.pos, self.rolled, self.rounds = prefix, 0, False, {0: 1.0}
-                self.ctx.install(state.snapshot())
+                self.ctx.install(state.snapshot(), memos)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
                 self.work[label] = self.work.get(label, 0) + 1
