@@ -35,7 +35,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scene", choices=sorted(SCENES), default="medium")
     ap.add_argument("--mc-battles", type=int, default=0)
+    ap.add_argument("--examples", action="store_true",
+                    help="every A&A rule test with a battle: the probability of the example's own result")
     args = ap.parse_args()
+    if args.examples:
+        examples()
+        return
 
     from test_odds import textbook_land_battle
 
@@ -74,6 +79,26 @@ def main() -> None:
         report["mc_seconds_per_battle"] = round(mc / args.mc_battles, 5)
         report["ratio_exact_to_one_battle"] = round(result.seconds / (mc / args.mc_battles), 1)
     print(json.dumps(report, indent=2))
+
+
+def examples() -> None:
+    """Every worked example or derived case of A&A with a `fight`: its scene (its lines up to the
+    fight, without its dice) resolved exactly, and the probability of the result its dice give."""
+    from test_odds import example_branch
+
+    from warcodex.dsl import ast
+    from warcodex.dsl.checker import check_path
+
+    game, _ = check_path(ROOT / "games" / "axis-allies-1941", tests=True)
+    rows = {}
+    for name, test in game.tests.items():
+        if not any(isinstance(x, ast.CallStmt) and x.call.func == "fight" for x in test.body):
+            continue
+        t0 = time.perf_counter()
+        result, p = example_branch(game, name)
+        rows[name] = {"p_example_result": round(p, 6), "results": len(result.distribution),
+                      "seconds": round(time.perf_counter() - t0, 2)}
+    print(json.dumps(rows, indent=2))
 
 
 if __name__ == "__main__":

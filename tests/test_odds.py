@@ -260,3 +260,30 @@ def test_odds_from_a_save_with_the_combat_given_as_a_call(tmp_path):
     assert res.exit_code != 0
     res = runner.invoke(cli, ["odds", str(TINY), "--save", str(save)])
     assert res.exit_code != 0 and "--combat" in res.output
+
+
+# ---------------------------------------------------------------- the A&A worked examples
+def example_branch(game, test_name):
+    """A worked example with a battle as a scene: its lines up to its first `fight`, without its
+    dice. Returns (the odds, the probability of the example's own result: its lines run with its
+    dice by the rule-test runner)."""
+    from warcodex.interpreter.rule_tests import RuleTestRunner, _TestRun
+
+    test = game.tests[test_name]
+    body = list(test.body)
+    cut = body[:next(i for i, x in enumerate(body) if isinstance(x, ast.CallStmt) and x.call.func == "fight") + 1]
+    played = _TestRun(RuleTestRunner(game, evaluator="reference"), test.model_copy(update={"body": cut}))
+    for item in played.begin():
+        played.line(item)
+    sc = odds.scene_from_test(game, test.model_copy(update={"body": [x for x in cut if not isinstance(x, ast.TestDice)]}))
+    result = odds.exact(sc)
+    return result, result.distribution.get(odds.leaf_summary(sc, played.state), 0.0)
+
+
+# a land battle with a retreat, sea battles with submarines, a battleship's two hits, a fighter from
+# a carrier, defenceless transports, a multinational defence (bench/odds.py --examples runs them all)
+@pytest.mark.parametrize("name", ["we14", "d03", "d04", "we11", "we15a", "d15_agree", "we22"])
+def test_a_worked_example_is_a_branch_of_its_odds(aa_scenes, name):
+    result, p = example_branch(aa_scenes, name)
+    assert result.method == "exact" and sum(result.distribution.values()) == pytest.approx(1)
+    assert p > 0.001, f"{name}: the example's result has probability {p}"
