@@ -287,3 +287,11 @@ def test_a_worked_example_is_a_branch_of_its_odds(aa_scenes, name):
     result, p = example_branch(aa_scenes, name)
     assert result.method == "exact" and sum(result.distribution.values()) == pytest.approx(1)
     assert p > 0.001, f"{name}: the example's result has probability {p}"
+
+
+def test_a_blind_draw_is_not_enumerable_and_auto_answers_by_monte_carlo():
+    sc = odds.load_scene(TINY, ROOT / "tests" / "data" / "odds" / "tiny_blind.wcx")
+    result = odds.resolve(sc, "auto", precision=0.05, workers=1)
+    assert result.method == "monte carlo" and "blind draw" in result.note
+    lost = result.losses["defender"]["rifle"]
+    assert abs(lost - 1 / 3) < 2.5 * result.half_width
