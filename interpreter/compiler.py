@@ -400,7 +400,9 @@ class Compiler:
                 if n.func in RANDOM_BUILTINS:
                     return True
                 decl = self.engine.game.names.get(n.func)
-                if isinstance(decl, (ast.Procedure, ast.Function)):
+                if isinstance(decl, (ast.Function, ast.Quantity)) and self.engine.deps.rolls_dice(decl):
+                    return True
+                if isinstance(decl, ast.Procedure):
                     if n.func not in memo:
                         memo[n.func] = False  # a recursive call adds nothing
                         memo[n.func] = walk(decl.body)
@@ -427,13 +429,13 @@ class Compiler:
         if not isinstance(last, ast.Compare):
             return None
         flip = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}
-        if isinstance(last.left, ast.Roll) and not uses_dice(last.right):
+        if isinstance(last.left, ast.Roll) and not self.may_roll(last.right):
             dice, op, bound = last.left.dice, last.op, last.right
-        elif isinstance(last.right, ast.Roll) and not uses_dice(last.left):
+        elif isinstance(last.right, ast.Roll) and not self.may_roll(last.left):
             dice, op, bound = last.right.dice, flip[last.op], last.left
         else:
             return None
-        if rest is not None and uses_dice(rest):
+        if rest is not None and self.may_roll(rest):
             return None
         inner = scope | {e.var}
         cond = self.expr(rest, inner, dyn) if rest is not None else None
@@ -866,7 +868,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
     nparams = len(names)
-    pure = not uses_dice(q) and not compiler.engine.deps.reads_hidden(q)
+    pure = not compiler.engine.deps.rolls_dice(q) and not compiler.engine.deps.reads_hidden(q)
     level, key = cache_plan(compiler, q)
 
     def run(ctx, args, span):
@@ -1016,19 +1018,6 @@ def markov_loop(s: ast.For, outer: set) -> bool:
     return s.var not in names_read and not (assigned & set(outer))
 
 
-def uses_dice(node) -> bool:
-    """True if an AST subtree rolls dice (such a value must not be memoized)."""
-    if isinstance(node, ast.Roll) or (isinstance(node, ast.Call) and node.func in RANDOM_BUILTINS):
-        return True
-    if isinstance(node, ast.Node):
-        return any(uses_dice(getattr(node, f)) for f in type(node).model_fields)
-    if isinstance(node, (list, tuple)):
-        return any(uses_dice(x) for x in node)
-    if isinstance(node, dict):
-        return any(uses_dice(x) for x in node.values())
-    return False
-
-
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1126,7 +1115,7 @@ def compile_function(compiler: Compiler, f: ast.Function):
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
     n = len(names)
-    pure = not uses_dice(f.body) and not compiler.engine.deps.reads_hidden(f)
+    pure = not compiler.engine.deps.rolls_dice(f) and not compiler.engine.deps.reads_hidden(f)
     level, key = cache_plan(compiler, f)
     cached = cached_call(level, key, lambda ctx, args: body(Frame(ctx, dict(zip(names, args)))), compiler.engine.static_cache)
 
