@@ -14,7 +14,7 @@ import random
 from typing import Iterator, Protocol
 
 from warcodex.interpreter.actions import ActionChoice
-from warcodex.interpreter.values import RuleError
+from warcodex.interpreter.values import RuleError, show
 
 
 class LegalActions:
@@ -155,6 +155,20 @@ class ScriptedAgent(Agent):
         # arguments in parameter order (the log stores them with sorted keys)
         args = tuple((p.name, self.engine.from_json(recorded[p.name])) for p in action.params)
         return ActionChoice(entry["action"], args)
+
+    def joint_players(self, sides, what: str) -> list:
+        """The sides that proposed a joint choice (`choose ... by [a, b]`) in the recorded game:
+        the next recorded choices of `what`, each by another of `sides`. A side played by the same
+        agent as another was not asked (its player had proposed already), so the grouping of the
+        recorded game's agents is read from its log, whatever agents replay it."""
+        names = [show(s) for s in sides]
+        found: list[str] = []
+        for kind, entry in self.queue[self.position:]:
+            by = entry.get("by") if kind == "choice" else None
+            if entry.get("choice") != what or by not in names or by in found:
+                break
+            found.append(by)
+        return [sides[names.index(b)] for b in found]
 
     def choose(self, ctx, who, what, options, optional):
         entry = self._next("choice")

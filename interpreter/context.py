@@ -207,6 +207,11 @@ class Context:
             if not any(agent is a for a in seen_agents):
                 seen_agents.append(agent)
                 players.append(w)
+        # a replayed game asks the sides its log shows were asked: the agents that replay it are
+        # not grouped as the game's players were (one script answers for every side)
+        asked = getattr(seen_agents[0], "joint_players", None)
+        if asked is not None:
+            players = asked(sides, what) or players[:1]
 
         def ask(who):
             if subset:
