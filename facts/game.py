@@ -156,6 +156,12 @@ class GameFacts:
     def effects(self) -> list[EffectsFacts]:
         return effects(self.engine)
 
+    @property
+    def sections(self) -> dict[str, str]:
+        """The rulebook's numbered sections, as the rules' `sections` block lists them: number
+        (without the §) -> title. Citations (`§7.3`) name these numbers."""
+        return {number: entry.title for number, entry in self.game.sections.items()}
+
 
 def facts_of(engine, scenario: str | None = None) -> GameFacts:
     """The facts of `scenario` (default: the engine's own scenario, else the first), computed once

@@ -73,6 +73,9 @@ class GameState:
     version: int = 0  # bumped on every change; caches key on it
     positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
+    # when a list: every new unit record, in order (`put`), for a tool that watches a game being
+    # played (the replay viewer draws each unit's path from it); not saved, not copied by snapshot()
+    journal: list | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------ snapshots
     def snapshot(self) -> "GameState":
@@ -112,6 +115,8 @@ class GameState:
             self.positions_version += 1
         self.units[unit.id] = unit
         self.version += 1
+        if self.journal is not None:
+            self.journal.append(unit)
 
     def new_unit(self, type_name: str, side: str, loc: str | None, steps: int, label: str, box: str | None = None) -> Unit:
         unit = Unit(id=self.next_unit_id, type=type_name, side=side, loc=loc, steps=steps, max_steps=steps, label=label, box=box)

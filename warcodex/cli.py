@@ -91,6 +91,7 @@ LAZY_COMMANDS = {
     "aids": "warcodex.exporters.aids.command:aids",
     "vassal": "warcodex.exporters.vassal.command:vassal",
     "fuzz": "warcodex.interpreter.fuzzing:fuzz",
+    "view": "warcodex.exporters.viewer.command:view",
 }
 
 

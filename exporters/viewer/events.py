@@ -1,0 +1,115 @@
+"""What a log entry did, as the page draws it: each unit's path, arrows from the acting side's
+units to the locations and enemy units its action names, units placed and removed, steps lost,
+markers, and the dice rolled. Read from the recorded step (the engine's own unit records, in order)
+and the entry's arguments: no rule is evaluated here.
+
+Moves are classified for their colour only: a unit of another side than the one acting that moves
+is displaced by the action (a retreat); an acting unit that moves in an action that rolled dice
+(a combat) advances; anything else moves.
+"""
+
+from __future__ import annotations
+
+from warcodex.interpreter.explain import parse_roll
+
+
+def step_events(step, units_before: dict, board) -> dict:
+    entry = step.entry or {}
+    actor = entry.get("side") if entry.get("k") == "action" else None
+    paths: dict[int, list[str]] = {}
+    out: dict[str, list] = {}
+    for uid, records in step.changed.items():
+        before = step.before.get(uid)
+        after = records[-1]
+        path = _path([before.loc if before is not None else None] + [r.loc for r in records])
+        paths[uid] = path
+        was_on = before is not None and before.loc is not None
+        if after.loc is not None and not was_on:
+            out.setdefault("placed", []).append({"u": uid, "loc": path[0] if path else after.loc})
+        if after.loc is None and was_on:
+            out.setdefault("removed", []).append({"u": uid, "loc": path[-1] if path else before.loc, "box": after.box})
+        elif after.loc is None and before is not None and before.box != after.box:
+            out.setdefault("boxed", []).append({"u": uid, "from": before.box, "to": after.box})
+        if before is not None and after.loc is not None and after.steps != before.steps:
+            out.setdefault("steps", []).append({"u": uid, "from": before.steps, "to": after.steps})
+        if before is not None and after.markers != before.markers:
+            out.setdefault("markers", []).append({"u": uid, "on": sorted(after.markers - before.markers),
+                                                  "off": sorted(before.markers - after.markers)})
+    arrows, targets, rolled = _arrows(entry, actor, units_before, paths, board)
+    if arrows:
+        out["arrows"] = arrows
+    focus = list(targets)
+    for uid, path in paths.items():
+        if len(path) > 1:
+            after = step.changed[uid][-1]
+            kind = "move"
+            if actor is not None and after.side != actor:
+                kind = "retreat"
+            elif rolled and actor is not None:
+                kind = "advance"  # the acting side's unit moving in a combat
+            out.setdefault("moves", []).append({"u": uid, "path": path, "kind": kind})
+        focus += path
+    dice = [d for d in (parse_roll(w) for w in _whats(entry.get("trace", ()))) if d is not None]
+    if dice:
+        out["dice"] = dice
+    if focus:
+        out["focus"] = sorted(set(focus), key=focus.index)
+    return out
+
+
+def _path(locs: list[str | None]) -> list[str]:
+    out: list[str] = []
+    for loc in locs:
+        if loc is not None and (not out or out[-1] != loc):
+            out.append(loc)
+    return out
+
+
+def _arg_values(value):
+    if isinstance(value, list):
+        for v in value:
+            yield from _arg_values(v)
+    else:
+        yield value
+
+
+def _arrows(entry: dict, actor: str | None, units: dict, paths: dict, board) -> tuple[list[dict], list[str], bool]:
+    """Arrows from the locations of the acting side's units an action names to the locations it
+    names and those of the other sides' units it names (an attack, a target), except where the
+    unit itself moved without a roll (a move draws its path instead). Also says whether the entry
+    rolled dice (a combat)."""
+    rolled = any(parse_roll(w) is not None for w in _whats(entry.get("trace", ())))
+    if actor is None:
+        return [], [], rolled
+    own: list[int] = []
+    targets: list[str] = []
+    for value in _arg_values(list(entry.get("args", {}).values())):
+        if isinstance(value, dict) and "unit" in value:
+            unit = units.get(value["unit"])
+            if unit is None:
+                continue
+            if unit.side == actor:
+                own.append(unit.id)
+            elif unit.loc is not None:
+                targets.append(unit.loc)
+        elif isinstance(value, str) and value in board:
+            targets.append(value)
+    targets = list(dict.fromkeys(targets))
+    arrows: list[dict] = []
+    seen: set[tuple[str, str]] = set()
+    for uid in own:
+        start = units[uid].loc
+        if start is None:
+            continue
+        for t in targets:
+            if t == start or (start, t) in seen or (t in paths.get(uid, ()) and not rolled):
+                continue  # a unit that moved there without a roll was moved, not fighting
+            seen.add((start, t))
+            arrows.append({"from": start, "to": t, "side": actor, "kind": "attack" if rolled else "target"})
+    return arrows, targets, rolled
+
+
+def _whats(trace):
+    for d in trace:
+        yield d.get("what", "")
+        yield from _whats(d.get("steps", ()))
