@@ -63,19 +63,25 @@ def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, sou
             for uid, records in step.changed.items():
                 new_record = unit(records[-1])
                 old_record = records_now.get(uid)
-                out["u"][str(uid)] = new_record if old_record is None else _patch(old_record, new_record)
+                change = new_record if old_record is None else _patch(old_record, new_record)
+                if change:
+                    out["u"][str(uid)] = change
                 records_now[uid] = new_record
+            if not out["u"]:
+                del out["u"]
         for key, value in (("v", step.vars), ("sv", step.side_vars), ("lv", step.loc_vars), ("lm", step.loc_markers)):
             if value:
                 out[key] = value
         events = step_events(step, units_now, engine.board)
         if events:
             out["ev"] = events
-        for uid in step.changed:
+        # a unit's history: the steps that moved, placed, removed, reduced or marked it, or named
+        # it in an action (a flag the rules reset is not history)
+        involved = {e["u"] for kind, items in events.items() if kind not in ("arrows", "dice", "focus")
+                    for e in items}
+        involved |= {uid for uid in _unit_args(step.entry.get("args", {})) if uid in units_now}
+        for uid in sorted(involved):
             history.setdefault(uid, []).append(index)
-        for value in _unit_args(step.entry.get("args", {})):
-            if value in units_now and index not in history.get(value, ()):
-                history.setdefault(value, []).append(index)
         for uid, records in step.changed.items():
             units_now[uid] = records[-1]
         steps.append(out)

@@ -147,10 +147,17 @@ function setView(x, y, w, h) {
   if (w < minW) { const f = minW / w; x -= (w * (f - 1)) / 2; y -= (h * (f - 1)) / 2; w *= f; h *= f; }
   const maxW = Math.max(B.width, B.height * aspect()) * 1.2;
   if (w > maxW) { const f = maxW / w; x += (w * (1 - f)) / 2; y += (h * (1 - f)) / 2; w *= f; h *= f; }
+  const cy = y + h / 2;  // the view has the map's own shape: the board canvas and the SVG agree
+  h = w / aspect();
+  y = cy - h / 2;
   Object.assign(view, { x, y, w, h });
-  map.setAttribute("viewBox", `${x.toFixed(1)} ${y.toFixed(1)} ${w.toFixed(1)} ${h.toFixed(1)}`);
+  map.setAttribute("viewBox", `${x.toFixed(2)} ${y.toFixed(2)} ${w.toFixed(2)} ${h.toFixed(2)}`);
+  requestBoard();
 }
-function aspect() { const r = map.getBoundingClientRect(); return r.width && r.height ? r.width / r.height : 1.4; }
+/* The map's size on screen, measured when it changes (measuring at every step forces a layout). */
+const mapSize = { width: 0, height: 0 };
+function measureMap() { const r = map.getBoundingClientRect(); mapSize.width = r.width; mapSize.height = r.height; }
+function aspect() { return mapSize.width && mapSize.height ? mapSize.width / mapSize.height : 1.4; }
 function fitBox(x0, y0, x1, y1, margin) {
   const m = margin === undefined ? CS : margin;
   x0 -= m; y0 -= m; x1 += m; y1 += m;
@@ -162,7 +169,7 @@ function fitBox(x0, y0, x1, y1, margin) {
 function fitAll() { fitBox(0, 0, B.width, B.height, 0); }
 /* The widest view in which a counter is still READABLE screen pixels wide. */
 const READABLE = 26;
-function readableWidth() { const r = map.getBoundingClientRect(); return (r.width || 800) * CS / READABLE; }
+function readableWidth() { return (mapSize.width || 800) * CS / READABLE; }
 function fitReadable(x0, y0, x1, y1) {
   const maxW = readableWidth(), a = aspect();
   const w = Math.max(x1 - x0 + 2 * CS, (y1 - y0 + 2 * CS) * a);
@@ -212,8 +219,7 @@ map.addEventListener("pointermove", (e) => {
     }
     moved = true;
   } else if (drag) {
-    const r = map.getBoundingClientRect();
-    const scale = Math.max(view.w / r.width, view.h / r.height);
+    const scale = view.w / mapSize.width;
     if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) > 4) { moved = true; map.classList.add("dragging"); }
     if (moved) setView(drag.view.x - (e.clientX - drag.x) * scale, drag.view.y - (e.clientY - drag.y) * scale, view.w, view.h);
   }
@@ -283,8 +289,10 @@ function go(k, opts) {
   cur = k;
   pos = positionAt(k);
   render(opts || {});
-  history.replaceState(null, "", "#step=" + k);
+  clearTimeout(hashTimer);  // the address says the step shown (a link to it), set once stepping pauses
+  hashTimer = setTimeout(() => history.replaceState(null, "", "#step=" + cur), 250);
 }
+let hashTimer = 0;
 
 // ------------------------------------------------------------------ drawing the position
 function stacks() {
@@ -901,11 +909,19 @@ document.addEventListener("keydown", (e) => {
   else handled = false;
   if (handled) e.preventDefault();
 });
-window.addEventListener("resize", () => setView(view.x, view.y, view.h * aspect(), view.h));
+window.addEventListener("resize", () => { measureMap(); setView(view.x, view.y, view.w, view.h); drawBoard(true); });
 
-// ------------------------------------------------------------------ start
-/* The board image is shipped gzipped (a large map's SVG is megabytes of text); the browser's own
-   DecompressionStream inflates it. The page is usable before it arrives. */
+// ------------------------------------------------------------------ the board image
+/* The board image (the shared renderer's SVG) is shipped gzipped - a large map's SVG is megabytes
+   of text - and inflated by the browser's own DecompressionStream. It is drawn on a canvas under
+   the SVG of counters and arrows: from a bitmap made once while the view moves (a map of thousands
+   of hexes is too slow to rasterise at every frame), then from the vector image itself once the
+   view rests, so it stays sharp at any zoom. */
+const boardCanvas = $("board-canvas");
+const boardContext = boardCanvas.getContext("2d");
+const board = { image: null, bitmap: null, scale: 1, frame: 0, sharp: 0 };
+const BITMAP_PIXELS = 16e6;  // the bitmap's budget (phones refuse larger canvases)
+
 async function loadBoard() {
   const text = $("board-image").textContent.trim();
   const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
@@ -913,15 +929,44 @@ async function loadBoard() {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   const svg = await new Response(stream).blob();
   const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
-  const image = $("board");
-  await new Promise((resolve, reject) => {
-    const probe = new Image();
-    probe.onload = resolve;
-    probe.onerror = () => reject(new Error("the board image did not load"));
-    probe.src = url;
-  });
-  image.setAttribute("href", url);
+  const image = new Image();
+  image.src = url;
+  try { await image.decode(); } catch (err) { throw new Error("the board image did not load"); }
+  board.image = image;
+  board.scale = Math.min(2, Math.sqrt(BITMAP_PIXELS / (B.width * B.height)));
+  const c = document.createElement("canvas");
+  c.width = Math.round(B.width * board.scale);
+  c.height = Math.round(B.height * board.scale);
+  c.getContext("2d").drawImage(image, 0, 0, c.width, c.height);
+  board.bitmap = c;
+  drawBoard(false);
+  drawBoard(true);
 }
+function drawBoard(sharp) {
+  const dpr = window.devicePixelRatio || 1;
+  const cw = Math.max(1, Math.round(mapSize.width * dpr)), ch = Math.max(1, Math.round(mapSize.height * dpr));
+  if (boardCanvas.width !== cw || boardCanvas.height !== ch) { boardCanvas.width = cw; boardCanvas.height = ch; }
+  const g = boardContext;
+  g.clearRect(0, 0, cw, ch);
+  if (!board.image) return;
+  const x0 = Math.max(0, view.x), y0 = Math.max(0, view.y);
+  const x1 = Math.min(B.width, view.x + view.w), y1 = Math.min(B.height, view.y + view.h);
+  if (x1 <= x0 || y1 <= y0) return;
+  const k = cw / view.w;  // canvas pixels per board pixel
+  const src = sharp ? board.image : board.bitmap, s = sharp ? 1 : board.scale;
+  g.imageSmoothingEnabled = true;
+  g.imageSmoothingQuality = "high";
+  g.drawImage(src, x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s, (x0 - view.x) * k, (y0 - view.y) * k, (x1 - x0) * k, (y1 - y0) * k);
+}
+function requestBoard() {
+  if (!board.image) return;
+  if (!board.frame) board.frame = requestAnimationFrame(() => { board.frame = 0; drawBoard(false); });
+  clearTimeout(board.sharp);
+  board.sharp = setTimeout(() => drawBoard(true), 160);
+}
+
+// ------------------------------------------------------------------ start
+measureMap();
 buildLayers();
 buildTimeline();
 (function start() {

@@ -1,0 +1,225 @@
+"""The replay page in a real browser (Debian's headless Chromium, driven by Playwright): opened from
+a file URL, stepped through with the keyboard and the timeline, for a Tiny Front game, a Stalingrad
+'42 Fall Blau game and an Axis & Allies 1941 game (an area map). After each checked step every
+unit's place in the DOM is the place the engine gave it after that log entry, taken from the game
+as it was played (not from the viewer's data). No console message, no page error.
+
+Without Chromium or Playwright these tests skip, saying why; where $WARCODEX_REQUIRE_BROWSER is set
+(.ci/run sets it) their absence fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+import pytest
+
+from viewer_games import played
+from warcodex.exporters.viewer import build_page, record
+from warcodex.exporters.viewer.browser import REQUIRE, launch, missing
+from warcodex.facts import facts_of
+
+WHY = missing()
+if WHY is not None:
+    if os.environ.get(REQUIRE):
+        pytest.fail(f"{REQUIRE} is set but the browser tests cannot run: {WHY}", pytrace=False)
+    pytest.skip(f"browser tests skipped: {WHY}", allow_module_level=True)
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+DOM_PLACES = """() => PLACES()"""
+PLACES_FN = """window.PLACES = () => {
+  const out = {};
+  for (const g of document.querySelectorAll('.counter'))
+    for (const id of g.dataset.units.split(' ')) {
+      if (id in out) throw new Error('unit ' + id + ' is drawn twice');
+      out[id] = g.dataset.loc;
+    }
+  return out;
+};"""
+
+ALL_STEPS = """(ks) => ks.map(k => { window.viewer.go(k); return [window.viewer.step, PLACES()]; })"""
+
+MAP_COUNTERS = """() => [...document.querySelectorAll('#layer-units .counter')].map(g => {
+  const m = /translate\\(([-\\d.]+),([-\\d.]+)\\)/.exec(g.getAttribute('transform'));
+  return [g.dataset.loc, +m[1], +m[2]];
+})"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+class Page:
+    """A page open in the browser, with every console message and page error it produced."""
+
+    def __init__(self, browser, path, viewport=DESKTOP):
+        self.page = browser.new_page(viewport=viewport)
+        self.messages: list[str] = []
+        self.page.on("console", lambda m: self.messages.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.messages.append(f"page error: {e}"))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_selector("body[data-ready]")
+        assert self.page.evaluate("document.body.dataset.ready") == "board", self.messages
+        self.page.evaluate(PLACES_FN)
+
+    def places_at(self, steps: list[int]) -> list[dict[int, str]]:
+        """The DOM's places after the page goes to each step (one round trip for many steps)."""
+        out = []
+        for k, places in self.page.evaluate(ALL_STEPS, steps):
+            assert k == steps[len(out)]
+            out.append({int(u): v for u, v in places.items()})
+        return out
+
+    def places(self) -> dict[int, str]:
+        return {int(k): v for k, v in self.page.evaluate(DOM_PLACES).items()}
+
+    def step(self) -> int:
+        return self.page.evaluate("window.viewer.step")
+
+    def close(self):
+        self.page.close()
+        assert self.messages == [], self.messages
+
+
+def write_page(tmp_path, game: str, scenario: str, seed: int, until=None):
+    g = played(game, scenario, seed, until)
+    rec = record(g.engine, scenario, seed, g.log)
+    html = build_page(rec, facts_of(rec.engine, scenario), source=f"{game} seed {seed}")
+    path = tmp_path / f"{game}.html"
+    path.write_text(html, encoding="utf-8")
+    return g, rec, path
+
+
+@lru_cache(maxsize=None)
+def _view(engine):
+    from warcodex.exporters.viewer.board import board_view
+
+    return board_view(engine, "", 44.0, {})
+
+
+def check_map_geometry(page: Page, rec) -> None:
+    """Each counter on the map stands at its location's place in the board image's own frame."""
+    view = _view(rec.engine)
+    for loc, x, y in page.page.evaluate(MAP_COUNTERS):
+        if view.kind == "hex":
+            px, py = view.points[loc]
+            assert abs(x - px) <= 8 and abs(y - py) <= 8, (loc, x, y, px, py)
+        else:
+            ax, ay, aw, ah = view.areas[loc]
+            assert ax <= x <= ax + aw and ay <= y <= ay + ah, (loc, x, y)
+
+
+def test_tiny_front_every_step_by_keyboard(browser, tmp_path):
+    g, rec, path = write_page(tmp_path, "tiny", "meeting", 3)
+    page = Page(browser, path)
+    assert page.step() == 0 and page.places() == g.positions[0]
+    for k in range(1, len(g.log) + 1):
+        page.page.keyboard.press("ArrowRight")
+        assert page.step() == k
+        assert page.places() == g.positions[k], f"step {k}: {g.log[k - 1].get('text') or g.log[k - 1].get('what')}"
+        if k % 10 == 0:
+            check_map_geometry(page, rec)
+    page.page.keyboard.press("ArrowRight")  # past the end: stays at the end
+    assert page.step() == len(g.log)
+    for key, expected in (("Home", 0), ("End", len(g.log))):
+        page.page.keyboard.press(key)
+        assert page.step() == expected and page.places() == g.positions[expected]
+    page.close()
+
+
+def test_tiny_front_a_combat_shows_its_dice_arrows_and_explanation(browser, tmp_path):
+    g, rec, path = write_page(tmp_path, "tiny", "meeting", 3)
+    combat = next(i for i, e in enumerate(g.log, 1) if e.get("action") == "attack")
+    page = Page(browser, path)
+    page.page.keyboard.press("c")  # the next step with dice
+    assert page.step() == combat
+    p = page.page
+    assert p.locator("#tab-step h2").inner_text().startswith("Attack")
+    rolls = [int(x) for x in re.findall(r"roll d6: (\d)", str(g.log[combat - 1]["trace"]))]
+    assert p.locator("#tab-step .dice-row .die").count() == len(rolls)
+    assert [int(d.get_attribute("aria-label")) for d in p.locator("#tab-step .dice-row .die").all()] == rolls
+    assert p.locator("#layer-events .arrow.attack").count() >= 1
+    cite = p.locator("#tab-step a.cite[data-section='7.3']").first
+    assert "Odds and the Combat Results Table" in cite.get_attribute("title")
+    cite.click()
+    assert "§7.3 Odds and the Combat Results Table" in p.locator("#tab-rules h2").inner_text()
+    assert p.locator(f"#tab-rules a[data-step='{combat}']").count() == 1  # where the rule applied
+    # a unit: click its counter on the map, its values and history show
+    attacker = g.log[combat - 1]["args"]["attackers"][0]["unit"]
+    p.locator(f"#layer-units .counter[data-units~='{attacker}']").click()
+    detail = p.locator("#tab-detail").text_content()
+    assert f"#{attacker}" in detail and "attack" in detail and "History" in detail
+    assert p.locator(f"#tab-detail .history a[data-step='{combat}']").count() == 1
+    # a hex: the tooltip says its terrain and who is there
+    target = g.log[combat - 1]["args"]["target"]
+    box = p.locator("#map").bounding_box()
+    point = p.evaluate(f"""() => {{ const [x, y] = D.board.points['{target}']; const pt = document.getElementById('map').createSVGPoint();
+        pt.x = x; pt.y = y; const s = pt.matrixTransform(document.getElementById('map').getScreenCTM()); return [s.x, s.y]; }}""")
+    assert box["x"] <= point[0] <= box["x"] + box["width"]
+    p.mouse.move(point[0] + 3, point[1] + 3)
+    tip = p.locator("#tooltip")
+    assert tip.is_visible() and target in tip.inner_text() and "terrain" in tip.inner_text()
+    page.close()
+
+
+def test_stalingrad_fall_blau_positions_through_the_timeline(browser, tmp_path):
+    g, rec, path = write_page(tmp_path, "stalingrad42", "fall_blau", 3, until=1)
+    page = Page(browser, path)
+    p = page.page
+    n = len(g.log)
+    for k, places in enumerate(page.places_at(list(range(n + 1)))):
+        assert places == g.positions[k], f"step {k}: {g.log[k - 1].get('text') or g.log[k - 1].get('what') if k else 'set-up'}"
+    check_map_geometry(page, rec)
+    # the timeline: a phase chosen in the list, the slider, the previous phase
+    options = p.locator("#segment option").all()
+    combat = next(o for o in options if "Combat Phase" in o.inner_text())
+    p.select_option("#segment", combat.get_attribute("value"))
+    k = int(combat.get_attribute("value"))
+    assert page.step() == k and page.places() == g.positions[k]
+    assert "Combat Phase" in p.locator("#status").inner_text()
+    p.locator("#slider").fill(str(n // 2))
+    assert page.step() == n // 2 and page.places() == g.positions[n // 2]
+    p.keyboard.press("Shift+ArrowLeft")
+    assert page.step() < n // 2 and page.places() == g.positions[page.step()]
+    page.close()
+
+
+def test_axis_and_allies_area_map(browser, tmp_path):
+    g, rec, path = write_page(tmp_path, "axis-allies-1941", "world_1941", 2, until=1)
+    page = Page(browser, path)
+    p = page.page
+    n = len(g.log)
+    for k, places in enumerate(page.places_at(list(range(n + 1)))):
+        assert places == g.positions[k], f"step {k}"
+    for k in (0, n // 2, n):
+        p.evaluate(f"window.viewer.go({k})")
+        check_map_geometry(page, rec)
+    # control: the areas a power controls are ringed in its colour
+    assert p.locator("#layer-control .control-ring").count() > 20
+    page.close()
+
+
+def test_the_page_on_a_phone(browser, tmp_path):
+    g, rec, path = write_page(tmp_path, "tiny", "meeting", 3)
+    page = Page(browser, path, viewport=PHONE)
+    p = page.page
+    width = p.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], "nothing wider than the phone's screen"
+    for control in ("#next", "#play", "#slider", "#segment"):
+        box = p.locator(control).bounding_box()
+        assert box is not None and box["width"] >= 30 and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    p.locator("#next").click()
+    assert page.step() == 1 and page.places() == g.positions[1]
+    map_box = p.locator("#map").bounding_box()
+    assert map_box["height"] >= 300
+    page.close()
