@@ -21,11 +21,6 @@ from warcodex.exporters.viewer import build_page, record
 from warcodex.exporters.viewer.browser import REQUIRE, launch, missing
 from warcodex.facts import facts_of
 
-WHY = missing()
-if WHY is not None:
-    if os.environ.get(REQUIRE):
-        pytest.fail(f"{REQUIRE} is set but the browser tests cannot run: {WHY}", pytrace=False)
-    pytest.skip(f"browser tests skipped: {WHY}", allow_module_level=True)
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -51,6 +46,11 @@ MAP_COUNTERS = """() => [...document.querySelectorAll('#layer-units .counter')].
 
 @pytest.fixture(scope="module")
 def browser():
+    why = missing()
+    if why is not None:
+        if os.environ.get(REQUIRE):
+            pytest.fail(f"{REQUIRE} is set but the browser tests cannot run: {why}", pytrace=False)
+        pytest.skip(f"browser tests skipped: {why}")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -16,12 +16,10 @@ REQUIRE = "WARCODEX_REQUIRE_BROWSER"  # set by .ci/run: a missing browser fails 
 
 
 def chromium_path() -> str | None:
-    """Debian's Chromium, or the one named by $CHROMIUM."""
-    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
+    """The Chromium named by $CHROMIUM if it is set (only that one), else Debian's."""
+    named = os.environ.get("CHROMIUM")
+    candidates = [named] if named else ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    return next((c for c in candidates if c and os.path.exists(c)), None)
 
 
 def missing() -> str | None:
@@ -31,7 +29,8 @@ def missing() -> str | None:
     except ImportError:
         return "the playwright package is not installed (pip install -e '.[test]')"
     if chromium_path() is None:
-        return "no Chromium at /usr/bin/chromium (apt-get install chromium)"
+        named = os.environ.get("CHROMIUM")
+        return f"no Chromium at {named} ($CHROMIUM)" if named else "no Chromium at /usr/bin/chromium (apt-get install chromium)"
     return None
 
 
