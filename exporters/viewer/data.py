@@ -14,6 +14,7 @@ Shapes (kept small: a long game has thousands of steps):
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from warcodex.dsl import ast
@@ -112,7 +113,7 @@ def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, sou
                     "lm": rec.initial_loc_markers},
         "steps": steps,
         "history": {str(uid): idx for uid, idx in history.items()},
-        "segments": _segments(steps),
+        "segments": _segments(steps, _phase_labels(facts)),
     }
 
 
@@ -227,12 +228,19 @@ def _pins(facts, extra) -> list[list[str]]:
     return out
 
 
-def _segments(steps: list[dict]) -> list[dict]:
-    """Runs of consecutive steps in one turn, phase and side: [first step, turn, phase, side]."""
+def _segments(steps: list[dict], phases: dict[str, str]) -> list[dict]:
+    """Runs of consecutive steps in one turn, phase and side, for the timeline: their first step,
+    turn, phase, side and label (the phase's; between phases, what the first step did)."""
     out: list[dict] = []
     for i, s in enumerate(steps, 1):
         e = s["e"]
         key = (e.get("turn"), e.get("phase"), e.get("side"))
         if not out or (out[-1]["turn"], out[-1]["phase"], out[-1]["side"]) != key:
-            out.append({"start": i, "turn": key[0], "phase": key[1], "side": key[2]})
+            if e.get("phase"):
+                label = phases.get(e["phase"], e["phase"].replace("_", " "))
+            elif e.get("k") == "end" or e.get("what") == "game end":
+                label = "Game over"
+            else:  # "turn 3 start", "game start", "set-up"
+                label = re.sub(r"^turn \d+ ", "turn ", str(e.get("what") or "between phases")).capitalize()
+            out.append({"start": i, "turn": key[0], "phase": key[1], "side": key[2], "label": label})
     return out

@@ -48,7 +48,8 @@ def step_events(step, units_before: dict, board) -> dict:
             elif rolled and actor is not None:
                 kind = "advance"  # the acting side's unit moving in a combat
             out.setdefault("moves", []).append({"u": uid, "path": path, "kind": kind})
-        focus += path
+            focus += path
+    focus += [e["loc"] for e in out.get("placed", []) + out.get("removed", [])]
     dice = [d for d in (parse_roll(w) for w in _whats(entry.get("trace", ()))) if d is not None]
     if dice:
         out["dice"] = dice

@@ -150,6 +150,9 @@ function setView(x, y, w, h) {
   const cy = y + h / 2;  // the view has the map's own shape: the board canvas and the SVG agree
   h = w / aspect();
   y = cy - h / 2;
+  const edge = CS / 2;  // no more empty space beyond the board than the view needs
+  x = w >= B.width + 2 * edge ? (B.width - w) / 2 : Math.min(Math.max(x, -edge), B.width + edge - w);
+  y = h >= B.height + 2 * edge ? (B.height - h) / 2 : Math.min(Math.max(y, -edge), B.height + edge - h);
   Object.assign(view, { x, y, w, h });
   map.setAttribute("viewBox", `${x.toFixed(2)} ${y.toFixed(2)} ${w.toFixed(2)} ${h.toFixed(2)}`);
   requestBoard();
@@ -168,12 +171,15 @@ function fitBox(x0, y0, x1, y1, margin) {
 }
 function fitAll() { fitBox(0, 0, B.width, B.height, 0); }
 /* The widest view in which a counter is still READABLE screen pixels wide. */
-const READABLE = 26;
+const READABLE = 28;
 function readableWidth() { return (mapSize.width || 800) * CS / READABLE; }
 function fitReadable(x0, y0, x1, y1) {
   const maxW = readableWidth(), a = aspect();
-  const w = Math.max(x1 - x0 + 2 * CS, (y1 - y0 + 2 * CS) * a);
-  if (w <= maxW) { fitBox(x0, y0, x1, y1); return; }
+  const m = CS * 1.5;
+  const minW = Math.min(B.width, CS * 9, maxW);  // some of the board around the action
+  if (x1 - x0 + 2 * m < minW) { const c = (x0 + x1) / 2; x0 = c - minW / 2 + m; x1 = c + minW / 2 - m; }
+  const w = Math.max(x1 - x0 + 2 * m, (y1 - y0 + 2 * m) * a);
+  if (w <= maxW) { fitBox(x0, y0, x1, y1, m); return; }
   const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
   setView(cx - maxW / 2, cy - maxW / a / 2, maxW, maxW / a);
 }
@@ -364,15 +370,29 @@ function renderControl() {
   const layer = $("layer-control");
   clear(layer);
   if (!layers.control || !controlVar) return;
+  const owner = (loc) => {
+    const v = (pos.lv[loc] || {})[controlVar];
+    return v && typeof v === "object" && "name" in v && sideOf(v.name) ? v.name : null;
+  };
   for (const loc in pos.lv) {
-    const v = pos.lv[loc][controlVar];
-    if (!v || typeof v !== "object" || !("name" in v) || !sideOf(v.name)) continue;
+    const side = owner(loc);
     const p = B.points[loc];
-    if (!p) continue;
-    if (HEX) el("polygon", { class: "control", fill: sideColor(v.name), points: B.corners.map(([dx, dy]) => `${(p[0] + dx).toFixed(1)},${(p[1] + dy).toFixed(1)}`).join(" ") }, layer);
-    else {
+    if (!side || !p) continue;
+    if (HEX) {
+      // a light tint, and the hexsides where control changes drawn in the side's colour: territory
+      // outlines that leave the terrain readable (the hex across a side is found by its centre)
+      const color = sideColor(side);
+      el("polygon", { class: "control", fill: color, points: B.corners.map(([dx, dy]) => `${(p[0] + dx).toFixed(1)},${(p[1] + dy).toFixed(1)}`).join(" ") }, layer);
+      B.corners.forEach(([ax, ay], i) => {
+        const [bx, by] = B.corners[(i + 1) % B.corners.length];
+        const across = locationAt(p[0] + ax + bx, p[1] + ay + by);
+        if (across && owner(across) === side) return;
+        const f = 0.9;
+        el("line", { class: "control-edge", stroke: color, x1: p[0] + ax * f, y1: p[1] + ay * f, x2: p[0] + bx * f, y2: p[1] + by * f }, layer);
+      });
+    } else {
       const [ax, ay, aw, ah] = B.areas[loc];
-      el("rect", { class: "control-ring", x: ax - 9, y: ay - 25, width: aw + 18, height: ah + 52, rx: 12, stroke: sideColor(v.name) }, layer);
+      el("rect", { class: "control-ring", x: ax - 9, y: ay - 25, width: aw + 18, height: ah + 52, rx: 12, stroke: sideColor(side) }, layer);
     }
   }
 }
@@ -412,7 +432,7 @@ function renderEvents() {
     const color = m.kind === "retreat" ? "#e07b00" : sideColor(r ? sideName(r) : null);
     const pts = polylineOf(m.path);
     if (pts.split(" ").length < 2) continue;
-    el("polyline", { class: "path " + m.kind, points: pts, stroke: "#fff", "stroke-width": 9, opacity: 0.7 }, paths);
+    el("polyline", { class: "path " + m.kind, points: pts, stroke: "#fff", "stroke-width": 9, "stroke-opacity": 0.7 }, paths);
     el("polyline", { class: "path " + m.kind, points: pts, stroke: color, "marker-end": headFor(color) }, paths);
     const start = pointOf(m.path[0]);
     if (start) el("rect", { class: "ghost", x: start[0] - CS / 2, y: start[1] - CS / 2, width: CS, height: CS, rx: 4 }, paths);
@@ -424,7 +444,7 @@ function renderEvents() {
     const dx = q[0] - p[0], dy = q[1] - p[1], d = Math.hypot(dx, dy) || 1;
     const trim = Math.min(CS * 0.45, d / 3);
     const x1 = p[0] + dx / d * trim, y1 = p[1] + dy / d * trim, x2 = q[0] - dx / d * trim, y2 = q[1] - dy / d * trim;
-    el("line", { x1, y1, x2, y2, stroke: "#fff", "stroke-width": 10, opacity: 0.6, "stroke-linecap": "round" }, top);
+    el("line", { x1, y1, x2, y2, stroke: "#fff", "stroke-width": 10, "stroke-opacity": 0.6, "stroke-linecap": "round" }, top);
     el("line", { class: "arrow " + a.kind, x1, y1, x2, y2, stroke: color, "marker-end": headFor(color) }, top);
   }
   for (const p of ev.placed || []) {
@@ -580,7 +600,14 @@ function renderStep() {
   parts.push(`<p class="where">${where.join(" · ")}${side ? " · " + side : ""}</p>`);
   parts.push(`<h2>${esc(entryTitle(e))}${citeLinks(e.cites)}${e.hidden_from ? `<span class="badge hidden" title="Other sides would not see this: the replay shows everything">hidden from ${esc(e.hidden_from.map(sideLabel).join(", "))}</span>` : ""}</h2>`);
   if (e.args && e.args.length) parts.push(`<ul class="args">${e.args.map(([k, v]) => `<li><b>${esc(varLabel(k))}</b>${esc(v)}</li>`).join("")}</ul>`);
-  if (e.k === "end" && e.reason) parts.push(`<p>${esc(e.reason)}</p>`);
+  if (e.k === "end") {
+    if (e.reason) parts.push(`<p>${esc(e.reason)}${e.sudden_death ? " (before the last turn)" : ""}</p>`);
+    const names = [...new Set(Object.values(e.sides || {}).flatMap((vals) => Object.keys(vals)))];
+    if (names.length) {
+      parts.push(`<h3>Final</h3><table class="kv"><tr><td></td>${D.sides.map((sd) => `<td><span class="side-chip" style="background:${sd.color}"></span>${esc(sd.label)}</td>`).join("")}</tr>` +
+        names.map((n) => `<tr><td>${esc(varLabel(n))}</td>${D.sides.map((sd) => `<td>${esc(fmt(((e.sides || {})[sd.name] || {})[n], pos))}</td>`).join("")}</tr>`).join("") + "</table>");
+    }
+  }
   const ev = s.ev || {};
   if (ev.dice && ev.dice.length) {
     parts.push(`<h3>Dice</h3><div class="dice-row">${ev.dice.map((d) => `<span>${diceHtml(d)}<span class="dice-total">${d.total}</span></span>`).join("")}</div>`);
@@ -589,7 +616,7 @@ function renderStep() {
   if (items.length) parts.push(`<h3>What happened</h3><ul class="happened">${items.map((i) => `<li>${i}</li>`).join("")}</ul>`);
   else if (e.k === "pass") parts.push(`<p class="muted">No more actions in this phase.</p>`);
   if (s.t && s.t.length) parts.push(`<h3>Explanation</h3><div class="trace">${traceHtml(s.t, 0)}</div>`);
-  else if (e.k !== "pass") parts.push(`<p class="muted">No explanation was recorded for this step.</p>`);
+  else if (e.k !== "pass" && e.k !== "end") parts.push(`<p class="muted">No explanation was recorded for this step.</p>`);
   if (e.choices && e.choices.length) {
     parts.push(`<h3>Decisions</h3><ul class="happened">${e.choices.map((c) => `<li>${esc(sideLabel(c.by))} chooses ${esc(varLabel(c.choice))}: ${esc(fmt(c.value, before))}</li>`).join("")}</ul>`);
   }
@@ -778,8 +805,9 @@ function buildTimeline() {
   for (const [turn, segs] of byTurn) {
     html += `<optgroup label="${D.last_turn !== null && turn > D.last_turn ? "After the last turn" : "Turn " + esc(turn)}">` + segs.map((i) => {
       const s = D.segments[i];
-      const label = (phaseLabel(s.phase) || (D.steps[s.start - 1].e.k === "end" ? "Game over" : "Between phases")) + (s.side ? ` – ${sideLabel(s.side)}` : "");
-      return `<option value="${s.start}">${esc(turnLabel(turn))} ${esc(label)}</option>`;
+      const label = s.label + (s.side ? ` – ${sideLabel(s.side)}` : "");
+      const text = D.last_turn !== null && turn > D.last_turn ? label : `${turnLabel(turn)} ${label}`;
+      return `<option value="${s.start}">${esc(text)}</option>`;
     }).join("") + "</optgroup>";
   }
   sel.innerHTML = html;
@@ -834,7 +862,7 @@ function play(on) {
     if (cur === N) go(0);
     timer = setInterval(() => { if (cur >= N) play(false); else go(cur + 1); }, +$("speed").value);
   }
-  $("play").innerHTML = timer !== null ? ICONS.pause + " Pause" : ICONS.play + " Play";
+  $("play").innerHTML = timer !== null ? ICONS.pause + '<span class="words"> Pause</span>' : ICONS.play + '<span class="words"> Play</span>';
 }
 function jumpSegment(delta) {
   const i = segmentIndex(cur);
