@@ -529,6 +529,7 @@ class Card(Decl):
 
 class Deck(Decl):
     cards: list[Card]
+    props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at
 
 
 class Include(Node):

@@ -422,6 +422,18 @@ class _Checker:
                     self.diags.error("E-type", f"unit '{decl.name}': `{p.key}:` must name sides, not {what}", span,
                                      hint=f"the sides are: {sides}")
 
+    DECK_PROPS = {"reshuffle_at": "the number of cards left in the draw pile at which the discards are shuffled back in"}
+
+    def _check_deck_prop(self, deck: ast.Deck, p: ast.Prop) -> None:
+        """A deck's own rules: known keys, each with a whole number (interpreter/cards.py)."""
+        if p.key not in self.DECK_PROPS:
+            self.diags.error("E-deck", f"deck '{deck.name}' has no property '{p.key}'", p.span,
+                             hint=did_you_mean(p.key, self.DECK_PROPS) or "a deck's properties: " + ", ".join(self.DECK_PROPS))
+        elif not (isinstance(p.value, ast.Num) and isinstance(p.value.value, int) and p.value.value >= 0):
+            self.diags.error("E-deck", f"deck '{deck.name}': {p.key} must be a whole number of cards (0 or more)",
+                             p.value.span if p.value is not None else p.span,
+                             hint=f"{p.key}: {self.DECK_PROPS[p.key]}")
+
     def _walk_decl(self, decl: ast.Decl) -> None:
         w = self.walker()
         if isinstance(decl, ast.Unit):
@@ -435,6 +447,9 @@ class _Checker:
                     if p.value is not None:
                         w.expr(p.value)
         elif isinstance(decl, ast.Deck):
+            for p in decl.props:
+                w.expr(p.value)
+                self._check_deck_prop(decl, p)
             for card in decl.cards:
                 self._walk_decl(card)
         elif isinstance(decl, ast.VarDecl):

@@ -550,6 +550,8 @@ class _Layout:
 
     def _deck(self, d: ast.Deck, ind: str) -> list[str]:
         inner: list[str] = []
+        for p in d.props:
+            inner += _prop_lines(p, ind + INDENT)
         for c in d.cards:
             inner += self.decl(c, ind + INDENT)
         return self._body(f"deck {d.name}{_header_meta(d.header)}", inner, ind)

@@ -89,11 +89,20 @@ class GameDef:
         scenario = self.scenarios[name]
         if not scenario.overrides:
             return self
-        derived = copy.deepcopy(self)
+        # new indexes over the same declarations; only those an override changes in place (and
+        # the game's, whose properties merge) are copied first, so the base keeps its own
+        derived = copy.copy(self)
+        derived.games = [copy.deepcopy(g) for g in self.games]
+        derived.sections, derived.names = dict(self.sections), dict(self.names)
+        derived.scenarios, derived.invariants = dict(self.scenarios), dict(self.invariants)
+        derived.triggers, derived.decls = list(self.triggers), list(self.decls)
         diags = Diagnostics()
-        for decl in derived.scenarios[name].overrides:
+        for decl in scenario.overrides:
             decl = copy.deepcopy(decl)
             decl.override = True
+            for table in (derived.names, derived.scenarios, derived.invariants):
+                if table.get(decl.name) is not None and not isinstance(decl, (ast.Game, ast.Sequence, ast.Trigger, ast.Sections)):
+                    table[decl.name] = copy.deepcopy(table[decl.name])
             derived.add(decl, diags)
         diags.raise_if_errors()
         return derived
@@ -142,6 +151,16 @@ class GameDef:
             for m in getattr(decl, "modifiers", []) or []:
                 if m.provenance is not None and m.provenance.kind == "provisional":
                     found.append((f"modifier '{m.label}' of {decl.name}", m, m.provenance))
+            for sv in getattr(decl, "step_values", []) or []:  # a counter's other side
+                for p in sv.props:
+                    if p.provenance is not None and p.provenance.kind == "provisional":
+                        found.append((f"{_kind(decl)} {decl.name}.{p.key} at {sv.steps} step(s)", p, p.provenance))
+            for card in getattr(decl, "cards", []) or []:  # a deck's cards
+                if card.header.provenance is not None and card.header.provenance.kind == "provisional":
+                    found.append((f"card {card.name}", card, card.header.provenance))
+                for p in card.props:
+                    if p.provenance is not None and p.provenance.kind == "provisional":
+                        found.append((f"card {card.name}.{p.key}", p, p.provenance))
         return found
 
 

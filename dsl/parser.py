@@ -321,6 +321,9 @@ class _ToAst(Transformer):
     def prop(self, meta, key, value, m):
         return ast.Prop(key=str(key), value=value, citations=m.citations, provenance=m.provenance, span=_tok_span(self.path, key))
 
+    def deck_prop(self, meta, key, value, m):
+        return self.prop(meta, key, value, m)
+
     def flag(self, meta, key, m):
         return ast.Prop(key=str(key), value=None, citations=m.citations, provenance=m.provenance, span=_tok_span(self.path, key))
 
@@ -671,8 +674,9 @@ class _ToAst(Transformer):
     def card(self, meta, name, label, m, props=None):
         return ast.Card(header=self.header(meta, name, label, m), props=props or [], span=self.sp(meta))
 
-    def deck(self, meta, name, label, m, *cards):
-        return ast.Deck(header=self.header(meta, name, label, m), cards=list(cards), span=self.sp(meta))
+    def deck(self, meta, name, label, m, *items):
+        return ast.Deck(header=self.header(meta, name, label, m), cards=[i for i in items if isinstance(i, ast.Card)],
+                        props=[i for i in items if isinstance(i, ast.Prop)], span=self.sp(meta))
 
     # -- statements
     def block(self, meta, *stmts):

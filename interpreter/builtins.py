@@ -98,7 +98,10 @@ def b_units_at(ctx, span, h):
     ids = ctx.state.at.get(h) if h is not None else None
     if not ids:
         return ()
-    return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
+    try:
+        return tuple(map(_REFS.__getitem__, ids))  # every unit's reference, once made, is interned
+    except KeyError:
+        return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
 
 
 def b_units_of(ctx, span, s):
@@ -249,7 +252,7 @@ def b_hand(ctx, span, s):
 
 
 def b_deck_size(ctx, span, deck):
-    return len(ctx.state.decks.get(deck.name, {}).get("draw", ()))
+    return len(ctx.engine.cards.piles(ctx.state, ctx.engine.cards.deck_name(deck, span))["draw"])
 
 
 # ---------------------------------------------------------------- effects
@@ -424,6 +427,86 @@ def b_place_in_box(ctx, span, type_, s, box, label=None):
     if ctx.tracing:
         ctx.trace_add(Derivation(f"{unit.label} ({side.name}) is put in the box {box}"))
     return UnitRef(unit.id)
+
+
+# ---------------------------------------------------------------- appended: card-driven play
+def _card(ctx, c, span) -> str:
+    return ctx.engine.cards.card_name(c, span)
+
+
+def _deck(ctx, deck, span) -> str:
+    return ctx.engine.cards.deck_name(deck, span)
+
+
+def _card_entities(ctx, names):
+    return tuple(ctx.engine.entities[c] for c in names)
+
+
+def b_cards(ctx, span, deck):
+    return _card_entities(ctx, [c.name for c in ctx.engine.cards.decks[_deck(ctx, deck, span)].cards])
+
+
+def b_discard_pile(ctx, span, deck):
+    return _card_entities(ctx, reversed(ctx.engine.cards.piles(ctx.state, _deck(ctx, deck, span))["discard"]))
+
+
+def b_removed_cards(ctx, span, deck):
+    return _card_entities(ctx, ctx.engine.cards.piles(ctx.state, _deck(ctx, deck, span))["removed"])
+
+
+def b_set_aside_cards(ctx, span, deck):
+    return _card_entities(ctx, ctx.engine.cards.piles(ctx.state, _deck(ctx, deck, span))["set_aside"])
+
+
+def b_card_places(ctx, span, c):
+    return tuple(ctx.engine.cards.places(ctx.state, _card(ctx, c, span)))
+
+
+def b_card_holder(ctx, span, c):
+    side = ctx.engine.cards.holder(ctx.state, _card(ctx, c, span))
+    return ctx.engine.entities[side] if side is not None else None
+
+
+def b_times_played(ctx, span, c):
+    return ctx.engine.cards.times_played(ctx.state, _card(ctx, c, span))
+
+
+def b_last_played(ctx, span, deck):
+    card = ctx.engine.cards.last_use(ctx.state, _deck(ctx, deck, span), "event")
+    return ctx.engine.entities[card] if card is not None else None
+
+
+def b_last_paid(ctx, span, deck):
+    card = ctx.engine.cards.last_use(ctx.state, _deck(ctx, deck, span), "payment")
+    return ctx.engine.entities[card] if card is not None else None
+
+
+def b_play(ctx, span, s, c):
+    ctx.engine.cards.play(ctx, _side(ctx, s, span), _card(ctx, c, span), span)
+
+
+def b_pay(ctx, span, s, c, purpose):
+    ctx.engine.cards.pay(ctx, _side(ctx, s, span), _card(ctx, c, span), purpose, span)
+
+
+def b_cancel(ctx, span, c):
+    ctx.engine.cards.cancel(ctx, _card(ctx, c, span), span)
+
+
+def b_take_card(ctx, span, s, c):
+    ctx.engine.cards.take(ctx, _side(ctx, s, span), _card(ctx, c, span), span)
+
+
+def b_remove_card(ctx, span, c):
+    ctx.engine.cards.remove(ctx, _card(ctx, c, span), span)
+
+
+def b_add_to_deck(ctx, span, c):
+    ctx.engine.cards.add_to_deck(ctx, _card(ctx, c, span), span)
+
+
+def b_discard_random(ctx, span, s):
+    ctx.engine.cards.discard_random(ctx, _side(ctx, s, span), span)
 
 
 IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

@@ -57,6 +57,7 @@ class StateData(BaseModel):
     loc_markers: dict[str, list[str]]
     decks: dict[str, dict[str, list[str]]]
     hands: dict[str, list[str]]
+    card_uses: list[dict[str, Any]] = Field(default_factory=list, description="the current player turn's card uses")
     options: dict[str, Any]
     active: str | None
     phase: str | None
@@ -116,7 +117,7 @@ def state_to_data(engine, state: GameState) -> StateData:
         side_vars={s: {k: j(v) for k, v in vals.items()} for s, vals in state.side_vars.items()},
         loc_vars={h: {k: j(v) for k, v in vals.items()} for h, vals in state.loc_vars.items()},
         loc_markers={h: sorted(m) for h, m in state.loc_markers.items() if m},
-        decks=state.decks, hands=state.hands, options={k: j(v) for k, v in state.options.items()},
+        decks=state.decks, hands=state.hands, card_uses=state.card_uses, options={k: j(v) for k, v in state.options.items()},
         active=state.active, phase=state.phase, turn_order=list(state.turn_order),
         position=PositionData(**vars(state.position)), next_unit_id=state.next_unit_id, winner=state.winner,
         win_reason=state.win_reason, over=state.over, ended=state.ended, rng=_rng_to_json(state.rng),
@@ -137,7 +138,7 @@ def state_from_data(engine, data: StateData) -> GameState:
     state.side_vars = {s: {k: f(v) for k, v in vals.items()} for s, vals in data.side_vars.items()}
     state.loc_vars = {h: {k: f(v) for k, v in vals.items()} for h, vals in data.loc_vars.items()}
     state.loc_markers = {h: frozenset(m) for h, m in data.loc_markers.items()}
-    state.decks, state.hands = data.decks, data.hands
+    state.decks, state.hands, state.card_uses = data.decks, data.hands, [dict(u) for u in data.card_uses]
     state.options = {k: f(v) for k, v in data.options.items()}
     state.active, state.phase, state.turn_order = data.active, data.phase, tuple(data.turn_order)
     state.position = Position(**data.position.model_dump())

@@ -54,7 +54,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 
 def _piece_texts(root) -> list[tuple[str, str]]:
-    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", M + "PrototypeDefinition")]
+    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", WIDGET + "CardSlot", M + "PrototypeDefinition")]
 
 
 # =============================================================================== encoder
@@ -231,6 +231,8 @@ def test_every_referenced_image_and_file_is_in_the_zip(which, request):
                 referenced.add("images/" + trait_fields(t)[2])
             if t.prefix == "emb2;":
                 referenced.update("images/" + i for i in parse_string_array(trait_fields(t)[15]) if i)
+            if t.prefix == "obs;" and trait_fields(t)[1]:  # a card's back (Mask)
+                referenced.add("images/" + trait_fields(t)[1])
     missing = referenced - names
     assert not missing, missing
     unused = {n for n in names if n.startswith("images/")} - referenced

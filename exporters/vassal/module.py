@@ -307,6 +307,10 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
         holding.stacks.append(SetupStackPlan(name, name, [pieces.unit_slot(u.type, u.side, u.label, u.steps)
                                                           for u in units]))
     maps = [main, holding]
+    # ---- decks of cards: the piles on a card table, each side's hand in a private window
+    from warcodex.exporters.vassal.cards import deck_maps
+
+    maps += deck_maps(data, images, pieces.next_gpid, data.sides)
 
     # ---- palette: a tab per side (one counter per unit type), and the markers
     tabs = []
