@@ -63,6 +63,18 @@ def test_every_recorded_step_is_the_position_the_game_had():
         assert got == expected, f"step {k}"
 
 
+def test_every_recorded_step_has_the_cards_where_the_game_had_them():
+    """No Retreat! (card-driven): each side's hand after every entry."""
+    game = played("no-retreat", "campaign", 1, until=1)
+    rec = record(game.engine, "campaign", 1, game.log)
+    cards = rec.initial_cards
+    assert cards["hands"] == game.hands[0]
+    for k, step in enumerate(rec.steps[1:], 1):
+        cards = step.cards or cards
+        assert cards["hands"] == game.hands[k], f"step {k}"
+    assert any(game.hands[-1].values())
+
+
 def test_a_log_that_does_not_replay_is_refused_with_the_entry_where_it_diverges():
     game = played("tiny", "meeting", 3)
     log = json.loads(json.dumps(game.log))

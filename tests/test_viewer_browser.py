@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import pytest
 
-from viewer_games import played
+from viewer_games import bundled_games, played
 from warcodex.exporters.viewer import build_page, record
 from warcodex.exporters.viewer.browser import REQUIRE, launch, missing
 from warcodex.facts import facts_of
@@ -91,13 +91,30 @@ class Page:
         assert self.messages == [], self.messages
 
 
+# The games the tests open: a whole Tiny Front game, the first turn of the others (the seeds are
+# ones whose first turn has combats), and the first turn of any other bundled game.
+GAMES = {"tiny": ("meeting", 3, None), "stalingrad42": ("fall_blau", 3, 1), "axis-allies-1941": ("world_1941", 2, 1)}
+for _name, _scenario in bundled_games():
+    GAMES.setdefault(_name, (_scenario, 1, 1))
+_pages: dict = {}
+
+
 def write_page(tmp_path, game: str, scenario: str, seed: int, until=None):
-    g = played(game, scenario, seed, until)
-    rec = record(g.engine, scenario, seed, g.log)
-    html = build_page(rec, facts_of(rec.engine, scenario), source=f"{game} seed {seed}")
-    path = tmp_path / f"{game}.html"
-    path.write_text(html, encoding="utf-8")
-    return g, rec, path
+    """The page of a played game (made once per test session)."""
+    key = (game, scenario, seed, until)
+    if key not in _pages:
+        g = played(game, scenario, seed, until)
+        rec = record(g.engine, scenario, seed, g.log)
+        html = build_page(rec, facts_of(rec.engine, scenario), source=f"{game} seed {seed}")
+        path = tmp_path / f"{game}.html"
+        path.write_text(html, encoding="utf-8")
+        _pages[key] = (g, rec, path)
+    return _pages[key]
+
+
+@pytest.fixture(scope="module")
+def pages_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("pages")
 
 
 @lru_cache(maxsize=None)
@@ -119,8 +136,8 @@ def check_map_geometry(page: Page, rec) -> None:
             assert ax <= x <= ax + aw and ay <= y <= ay + ah, (loc, x, y)
 
 
-def test_tiny_front_every_step_by_keyboard(browser, tmp_path):
-    g, rec, path = write_page(tmp_path, "tiny", "meeting", 3)
+def test_tiny_front_every_step_by_keyboard(browser, pages_dir):
+    g, rec, path = write_page(pages_dir, "tiny", *GAMES["tiny"])
     page = Page(browser, path)
     assert page.step() == 0 and page.places() == g.positions[0]
     for k in range(1, len(g.log) + 1):
@@ -137,8 +154,8 @@ def test_tiny_front_every_step_by_keyboard(browser, tmp_path):
     page.close()
 
 
-def test_tiny_front_a_combat_shows_its_dice_arrows_and_explanation(browser, tmp_path):
-    g, rec, path = write_page(tmp_path, "tiny", "meeting", 3)
+def test_tiny_front_a_combat_shows_its_dice_arrows_and_explanation(browser, pages_dir):
+    g, rec, path = write_page(pages_dir, "tiny", *GAMES["tiny"])
     combat = next(i for i, e in enumerate(g.log, 1) if e.get("action") == "attack")
     page = Page(browser, path)
     page.page.keyboard.press("c")  # the next step with dice
@@ -172,15 +189,33 @@ def test_tiny_front_a_combat_shows_its_dice_arrows_and_explanation(browser, tmp_
     page.close()
 
 
-def test_stalingrad_fall_blau_positions_through_the_timeline(browser, tmp_path):
-    g, rec, path = write_page(tmp_path, "stalingrad42", "fall_blau", 3, until=1)
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_step_of_a_bundled_game(browser, pages_dir, game):
+    """Every step's places in the DOM are the engine's; counters stand where the board image puts
+    their location; the cards panel shows each side's hand."""
+    g, rec, path = write_page(pages_dir, game, *GAMES[game])
     page = Page(browser, path)
-    p = page.page
     n = len(g.log)
     for k, places in enumerate(page.places_at(list(range(n + 1)))):
         assert places == g.positions[k], f"step {k}: {g.log[k - 1].get('text') or g.log[k - 1].get('what') if k else 'set-up'}"
-    check_map_geometry(page, rec)
-    # the timeline: a phase chosen in the list, the slider, the previous phase
+    for k in (0, n // 2, n):
+        page.page.evaluate(f"window.viewer.go({k})")
+        check_map_geometry(page, rec)
+        hands = page.page.evaluate("""() => Object.fromEntries(Object.entries((window.viewer.position().c || {hands: {}}).hands))""")
+        assert hands == g.hands[k]
+    if any(g.hands[-1].values()):
+        page.page.click("#tabs [data-tab=offmap]")
+        text = page.page.locator("#tab-offmap").text_content()
+        side, cards = next((s, c) for s, c in g.hands[-1].items() if c)
+        assert f"hand ({len(cards)})" in text and rec.engine.entities[cards[0]].label in text
+    page.close()
+
+
+def test_stalingrad_the_timeline_jumps_to_a_phase_a_step_and_back(browser, pages_dir):
+    g, rec, path = write_page(pages_dir, "stalingrad42", *GAMES["stalingrad42"])
+    page = Page(browser, path)
+    p = page.page
+    n = len(g.log)
     options = p.locator("#segment option").all()
     combat = next(o for o in options if "Combat Phase" in o.inner_text())
     p.select_option("#segment", combat.get_attribute("value"))
@@ -191,26 +226,21 @@ def test_stalingrad_fall_blau_positions_through_the_timeline(browser, tmp_path):
     assert page.step() == n // 2 and page.places() == g.positions[n // 2]
     p.keyboard.press("Shift+ArrowLeft")
     assert page.step() < n // 2 and page.places() == g.positions[page.step()]
+    p.keyboard.press("PageDown")  # the next turn: after turn 1, the end of this log
+    assert page.step() == n
     page.close()
 
 
-def test_axis_and_allies_area_map(browser, tmp_path):
-    g, rec, path = write_page(tmp_path, "axis-allies-1941", "world_1941", 2, until=1)
+def test_axis_and_allies_control_is_drawn_around_the_areas(browser, pages_dir):
+    g, rec, path = write_page(pages_dir, "axis-allies-1941", *GAMES["axis-allies-1941"])
     page = Page(browser, path)
-    p = page.page
-    n = len(g.log)
-    for k, places in enumerate(page.places_at(list(range(n + 1)))):
-        assert places == g.positions[k], f"step {k}"
-    for k in (0, n // 2, n):
-        p.evaluate(f"window.viewer.go({k})")
-        check_map_geometry(page, rec)
-    # control: the areas a power controls are ringed in its colour
-    assert p.locator("#layer-control .control-ring").count() > 20
+    controlled = sum(1 for vals in rec.initial_loc_vars.values() if isinstance(vals.get("controller"), dict))
+    assert controlled > 20 and page.page.locator("#layer-control .control-ring").count() == controlled
     page.close()
 
 
-def test_the_page_on_a_phone(browser, tmp_path):
-    g, rec, path = write_page(tmp_path, "tiny", "meeting", 3)
+def test_the_page_on_a_phone(browser, pages_dir):
+    g, rec, path = write_page(pages_dir, "tiny", *GAMES["tiny"])
     page = Page(browser, path, viewport=PHONE)
     p = page.page
     width = p.evaluate("document.documentElement.scrollWidth")

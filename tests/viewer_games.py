@@ -31,6 +31,7 @@ class PlayedGame:
     seed: int
     log: list[dict]
     positions: list[dict[int, str]]  # [0]: the set-up; [i]: after log entry i - 1
+    hands: list[dict[str, list[str]]]  # each side's cards, at the same steps
 
 
 @lru_cache(maxsize=None)
@@ -48,8 +49,25 @@ def played(game: str, scenario: str, seed: int, until: int | None = None) -> Pla
     def now() -> dict[int, str]:
         return {u.id: place(u) for u in g.state.units.values() if place(u) is not None}
 
+    def cards() -> dict[str, list[str]]:
+        return {side: list(c) for side, c in g.state.hands.items()}
+
     positions = [now()] + [now() for _ in g.log]  # entries logged while setting up change nothing
-    g.runner.on_entry = lambda entry: positions.append(now())
+    hands = [cards()] + [cards() for _ in g.log]
+
+    def watch(entry) -> None:
+        positions.append(now())
+        hands.append(cards())
+
+    g.runner.on_entry = watch
     g.run(until_turn=until)
     assert len(positions) == len(g.log) + 1
-    return PlayedGame(eng, scenario, seed, list(g.log), positions)
+    return PlayedGame(eng, scenario, seed, list(g.log), positions, hands)
+
+
+def bundled_games() -> list[tuple[str, str]]:
+    """Every game in games/ with its first scenario."""
+    out = []
+    for folder in sorted(p for p in (ROOT / "games").iterdir() if p.is_dir()):
+        out.append((folder.name, next(iter(engine(folder.name).game.scenarios))))
+    return out

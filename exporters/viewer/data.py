@@ -23,9 +23,9 @@ from warcodex.exporters.viewer.events import step_events
 from warcodex.exporters.viewer.symbols import Symbols
 from warcodex.interpreter.explain import parse_roll
 
-# variables a player watches (style only, as the board renderer picks colours by name): weather-like
-# `name` variables, and numbers whose name says they are points or money
-PINNED_FRAGMENTS = ("vp", "victory", "point", "score", "ipc", "income", "money")
+# words of the names of numbers a player watches (style only, as the board renderer picks colours by
+# name): victory points, money
+PINNED_WORDS = ("vp", "vps", "victory", "points", "score", "ipc", "ipcs", "income", "money")
 
 
 def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, source: str, pins=()) -> dict:
@@ -70,7 +70,8 @@ def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, sou
                 records_now[uid] = new_record
             if not out["u"]:
                 del out["u"]
-        for key, value in (("v", step.vars), ("sv", step.side_vars), ("lv", step.loc_vars), ("lm", step.loc_markers)):
+        for key, value in (("v", step.vars), ("sv", step.side_vars), ("lv", step.loc_vars), ("lm", step.loc_markers),
+                           ("c", step.cards)):
             if value:
                 out[key] = value
         events = step_events(step, units_now, engine.board)
@@ -110,7 +111,7 @@ def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, sou
                     "size": symbols.size},
         "initial": {"units": {str(uid): unit(u) for uid, u in sorted(rec.initial_units.items())},
                     "v": rec.initial_vars, "sv": rec.initial_side_vars, "lv": rec.initial_loc_vars,
-                    "lm": rec.initial_loc_markers},
+                    "lm": rec.initial_loc_markers, "c": rec.initial_cards},
         "steps": steps,
         "history": {str(uid): idx for uid, idx in history.items()},
         "segments": _segments(steps, _phase_labels(facts)),
@@ -215,17 +216,25 @@ def _phase_labels(facts) -> dict[str, str]:
     return labels
 
 
+MAX_PINS = 6
+
+
 def _pins(facts, extra) -> list[list[str]]:
-    """The variables the status bar shows: [scope, name] for `var` and `side_var`."""
-    out = []
+    """The variables the status bar shows, [scope, name]: those asked for, then the game's state
+    words (`name` variables with a value at the start: the weather; one that starts as none is a
+    rule's bookkeeping) and points (numbers named like victory points or money), at most MAX_PINS;
+    the step panel lists every variable."""
+    chosen, guessed = [], []
     for v in facts.variables:
         if v.scope not in ("var", "side_var") or v.hidden:
             continue
-        lower = v.name.lower()
-        if v.name in extra or (v.scope == "var" and v.type == "name") or (
-                v.type == "int" and any(f in lower for f in PINNED_FRAGMENTS)):
-            out.append([v.scope, v.name])
-    return out
+        words = v.name.lower().split("_")
+        if v.name in extra:
+            chosen.append([v.scope, v.name])
+        elif (v.scope == "var" and v.type == "name" and v.initial is not None) or (
+                v.type == "int" and any(w in PINNED_WORDS for w in words)):
+            guessed.append([v.scope, v.name])
+    return chosen + guessed[:max(0, MAX_PINS - len(chosen))]
 
 
 def _segments(steps: list[dict], phases: dict[str, str]) -> list[dict]:

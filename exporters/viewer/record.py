@@ -3,8 +3,8 @@
 The viewer never computes a position itself: the engine replays the log (`play.replay`) and this
 module writes down, after each log entry, what that entry changed - every new record of each unit
 it touched, in order (`GameState.journal`: a move hex by hex, a retreat, a step loss, a marker),
-and the global, side and location variables and location markers that differ from the step
-before. Step 0 is the set-up; step i (i >= 1) is the position after log entry i - 1.
+and the global, side and location variables, location markers and cards (hands, decks) that
+differ from the step before. Step 0 is the set-up; step i (i >= 1) is the position after log entry i - 1.
 
 The replayed log must equal the recorded one, entry for entry: a log that these rules do not
 reproduce (other rules, a hand-edited log) is refused with the entry where it diverges, never
@@ -36,6 +36,7 @@ class Step:
     side_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
     loc_vars: dict[str, dict[str, Any]] = field(default_factory=dict)  # location -> variables changed
     loc_markers: dict[str, list[str]] = field(default_factory=dict)  # location -> its markers now
+    cards: dict | None = None  # the hands and decks, when the entry changed them
 
     def after(self, uid: int) -> Unit:
         return self.changed[uid][-1]
@@ -64,6 +65,7 @@ class Recording:
     initial_side_vars: dict[str, dict[str, Any]]
     initial_loc_vars: dict[str, dict[str, Any]]
     initial_loc_markers: dict[str, list[str]]
+    initial_cards: dict  # {"hands": side -> cards, "decks": deck -> pile -> cards}
     steps: list[Step]  # steps[0] is the set-up; steps[i] follows log entry i - 1
     final: Any = None  # the GameState after the last entry
     complete: bool = False  # the log ends with the game's end
@@ -94,8 +96,10 @@ class _Recorder:
         self.side_vars = {s: _json_vars(engine, v) for s, v in state.side_vars.items()}
         self.loc_vars = {h: _json_vars(engine, v) for h, v in state.loc_vars.items()}
         self.loc_markers = {h: sorted(m) for h, m in state.loc_markers.items() if m}
+        self.cards = _cards(state)
         self.initial = (dict(self.units), dict(self.vars), {s: dict(v) for s, v in self.side_vars.items()},
-                        {h: dict(v) for h, v in self.loc_vars.items()}, {h: list(m) for h, m in self.loc_markers.items()})
+                        {h: dict(v) for h, v in self.loc_vars.items()}, {h: list(m) for h, m in self.loc_markers.items()},
+                        self.cards)
         self.version = state.version
         for entry in game.log:  # entries logged while the game was set up (its `log` notes)
             self.steps.append(Step(entry))
@@ -125,7 +129,16 @@ class _Recorder:
                 if now != self.loc_markers.get(loc, []):
                     step.loc_markers[loc] = now
                     self.loc_markers[loc] = now
+            cards = _cards(state)
+            if cards != self.cards:
+                step.cards = self.cards = cards
         self.steps.append(step)
+
+
+def _cards(state) -> dict:
+    """Where every card is (hands and each deck's piles), as plain lists."""
+    return {"hands": {s: list(c) for s, c in state.hands.items()},
+            "decks": {d: {pile: list(c) for pile, c in piles.items()} for d, piles in state.decks.items()}}
 
 
 def _json_vars(engine, values: dict) -> dict:
@@ -160,10 +173,11 @@ def record(engine, scenario: str, seed: int, entries: list[dict], options: dict 
         raise ReplayError(f"the log does not replay with these rules{where or ''} ({why})") from None
     if log_text(game.log) != log_text(entries):
         raise ReplayError("the log does not replay with these rules" + _divergence(game.log, entries))
-    init_units, init_vars, init_side, init_loc, init_markers = recorder.initial
+    init_units, init_vars, init_side, init_loc, init_markers, init_cards = recorder.initial
     return Recording(engine=game.engine, scenario=scenario, seed=seed, options=dict(options or {}),
                      initial_units=init_units, initial_vars=init_vars, initial_side_vars=init_side,
-                     initial_loc_vars=init_loc, initial_loc_markers=init_markers, steps=recorder.steps,
+                     initial_loc_vars=init_loc, initial_loc_markers=init_markers, initial_cards=init_cards,
+                     steps=recorder.steps,
                      final=game.state, complete=any(e.get("k") == "end" for e in entries))
 
 

@@ -31,7 +31,7 @@ function copyPosition(p) {
   for (const k in p.lv) lv[k] = Object.assign({}, p.lv[k]);
   const sv = {};
   for (const k in p.sv) sv[k] = Object.assign({}, p.sv[k]);
-  return { units: new Map(p.units), v: Object.assign({}, p.v), sv, lv, lm: Object.assign({}, p.lm) };
+  return { units: new Map(p.units), v: Object.assign({}, p.v), sv, lv, lm: Object.assign({}, p.lm), c: p.c };
 }
 
 const PATCH_KEYS = ["t", "s", "n", "l", "b", "p", "m"];  // record fields 0..6, as data.py writes patches
@@ -51,13 +51,14 @@ function applyStep(p, s) {
   if (s.sv) for (const side in s.sv) p.sv[side] = Object.assign(p.sv[side] || {}, s.sv[side]);
   if (s.lv) for (const loc in s.lv) p.lv[loc] = Object.assign(p.lv[loc] || {}, s.lv[loc]);
   if (s.lm) Object.assign(p.lm, s.lm);
+  if (s.c) p.c = s.c;  // the cards' places, whole (they change rarely)
 }
 
 function initialPosition() {
   const i = D.initial;
   const units = new Map();
   for (const id in i.units) units.set(+id, i.units[id]);
-  return copyPosition({ units, v: i.v, sv: i.sv, lv: i.lv, lm: i.lm });
+  return copyPosition({ units, v: i.v, sv: i.sv, lv: i.lv, lm: i.lm, c: i.c });
 }
 
 function positionAt(k) {
@@ -176,7 +177,7 @@ function readableWidth() { return (mapSize.width || 800) * CS / READABLE; }
 function fitReadable(x0, y0, x1, y1) {
   const maxW = readableWidth(), a = aspect();
   const m = CS * 1.5;
-  const minW = Math.min(B.width, CS * 9, maxW);  // some of the board around the action
+  const minW = Math.min(B.width, CS * 14, maxW);  // some of the board around the action
   if (x1 - x0 + 2 * m < minW) { const c = (x0 + x1) / 2; x0 = c - minW / 2 + m; x1 = c + minW / 2 - m; }
   const w = Math.max(x1 - x0 + 2 * m, (y1 - y0 + 2 * m) * a);
   if (w <= maxW) { fitBox(x0, y0, x1, y1, m); return; }
@@ -564,6 +565,7 @@ function happenedItems(s, before) {
   for (const k in s.v || {}) items.push(`${esc(varLabel(k))}: ${esc(fmt(prev.v[k], prev))} → <b>${esc(fmt(s.v[k], pos))}</b>`);
   for (const side in s.sv || {}) for (const k in s.sv[side])
     items.push(`<span class="side-chip" style="background:${sideColor(side)}"></span>${esc(sideLabel(side))} ${esc(varLabel(k))}: ${esc(fmt((prev.sv[side] || {})[k], prev))} → <b>${esc(fmt(s.sv[side][k], pos))}</b>`);
+  if (s.c) items.push(...cardChanges(prev.c, s.c));
   const locChanges = Object.keys(s.lv || {});
   for (const loc of locChanges.slice(0, 40)) for (const k in s.lv[loc])
     items.push(`${locLink(loc)} ${esc(varLabel(k))}: ${esc(fmt((prev.lv[loc] || {})[k], prev))} → <b>${esc(fmt(s.lv[loc][k], pos))}</b>`);
@@ -572,6 +574,65 @@ function happenedItems(s, before) {
   for (const loc of markChanges.slice(0, 40)) items.push(`${locLink(loc)} markers: ${esc((s.lm[loc] || []).map((m) => D.markers[m] || nameLabel(m)).join(", ") || "none")}`);
   if (markChanges.length > 40) items.push(`<span class="muted">… and ${markChanges.length - 40} more locations</span>`);
   return items;
+}
+
+// ------------------------------------------------------------------ cards
+const PILES = { draw: "draw pile", discard: "discard pile", removed: "removed from the game", set_aside: "set aside", play: "in play" };
+const cardLabel = (c) => nameLabel(c);
+function cardChanges(before, after) {
+  const out = [];
+  const diff = (a, b) => [b.filter((c) => !a.includes(c)), a.filter((c) => !b.includes(c))];
+  for (const side of new Set([...Object.keys(before.hands), ...Object.keys(after.hands)])) {
+    const [gained, lost] = diff(before.hands[side] || [], after.hands[side] || []);
+    if (gained.length || lost.length)
+      out.push(`<span class="side-chip" style="background:${sideColor(side)}"></span>${esc(sideLabel(side))} hand: ` +
+               gained.map((c) => "+" + esc(cardLabel(c))).concat(lost.map((c) => "−" + esc(cardLabel(c)))).join(", "));
+  }
+  for (const deck in after.decks) for (const pile in after.decks[deck]) {
+    if (pile === "draw") continue;  // the draw pile's order is secret: its count shows in the cards panel
+    const [gained, lost] = diff((before.decks[deck] || {})[pile] || [], after.decks[deck][pile]);
+    if (gained.length || lost.length)
+      out.push(`${esc(nameLabel(deck))}, ${esc(PILES[pile] || varLabel(pile))}: ` +
+               gained.map((c) => "+" + esc(cardLabel(c))).concat(lost.map((c) => "−" + esc(cardLabel(c)))).join(", "));
+  }
+  return out;
+}
+function cardsHtml(c) {
+  if (!c || (!Object.keys(c.hands).length && !Object.keys(c.decks).length)) return "";
+  const hands = D.sides.filter((sd) => c.hands[sd.name] !== undefined).map((sd) => {
+    const cards = c.hands[sd.name];
+    return `<div class="box"><h4><span class="side-chip" style="background:${sd.color}"></span>${esc(sd.label)} hand <span class="muted">(${cards.length})</span></h4>` +
+      (cards.length ? `<ul class="cards">${cards.map((x) => `<li>${esc(cardLabel(x))}</li>`).join("")}</ul>` : `<span class="muted">empty</span>`) + "</div>";
+  });
+  const decks = Object.keys(c.decks).map((d) => {
+    const piles = c.decks[d];
+    const rows = Object.keys(piles).map((pile) => {
+      const cards = piles[pile];
+      const shown = pile === "draw" || !cards.length ? "" : `: ${cards.map((x) => esc(cardLabel(x))).join(" · ")}`;
+      return `<li><b>${esc(PILES[pile] || varLabel(pile))}</b> ${cards.length}${shown}</li>`;
+    });
+    return `<div class="box"><h4>${esc(nameLabel(d))}</h4><ul class="cards">${rows.join("")}</ul></div>`;
+  });
+  return `<h3>Cards</h3>${hands.join("")}${decks.join("")}`;
+}
+
+/* Every global and side variable at this step, those the step changed marked. */
+function variablesHtml(s) {
+  const globals = Object.keys(pos.v).sort();
+  const sideNames = [...new Set(Object.values(pos.sv).flatMap((vals) => Object.keys(vals)))].sort();
+  if (!globals.length && !sideNames.length) return "";
+  const row = (k, hit, value) => `<tr><td>${esc(varLabel(k))}</td><td class="${hit ? "changed" : ""}">${value}</td></tr>`;
+  const g = globals.map((k) => row(k, s.v && k in s.v, esc(fmt(pos.v[k], pos))));
+  const sv = sideNames.map((k) => `<tr><td>${esc(varLabel(k))}</td>${D.sides.map((sd) => {
+    const hit = s.sv && s.sv[sd.name] && k in s.sv[sd.name];
+    const v = (pos.sv[sd.name] || {})[k];
+    return `<td class="${hit ? "changed" : ""}">${v === undefined ? "" : esc(fmt(v, pos))}</td>`;
+  }).join("")}</tr>`);
+  const changed = Object.keys(s.v || {}).length + Object.values(s.sv || {}).reduce((n, vals) => n + Object.keys(vals).length, 0);
+  return `<details class="variables"><summary><h3>Variables${changed ? ` <span class="badge">${changed} changed</span>` : ""}</h3></summary>` +
+    (g.length ? `<table class="kv vars">${g.join("")}</table>` : "") +
+    (sv.length ? `<table class="kv vars"><tr><td></td>${D.sides.map((sd) => `<td><span class="side-chip" style="background:${sd.color}"></span>${esc(sd.label)}</td>`).join("")}</tr>${sv.join("")}</table>` : "") +
+    "</details>";
 }
 
 function entryTitle(e) {
@@ -617,6 +678,7 @@ function renderStep() {
   else if (e.k === "pass") parts.push(`<p class="muted">No more actions in this phase.</p>`);
   if (s.t && s.t.length) parts.push(`<h3>Explanation</h3><div class="trace">${traceHtml(s.t, 0)}</div>`);
   else if (e.k !== "pass" && e.k !== "end") parts.push(`<p class="muted">No explanation was recorded for this step.</p>`);
+  parts.push(variablesHtml(s));
   if (e.choices && e.choices.length) {
     parts.push(`<h3>Decisions</h3><ul class="happened">${e.choices.map((c) => `<li>${esc(sideLabel(c.by))} chooses ${esc(varLabel(c.choice))}: ${esc(fmt(c.value, before))}</li>`).join("")}</ul>`);
   }
@@ -646,7 +708,7 @@ function renderOffmap(st) {
     const title = key.startsWith("box:") ? boxTitle(key.slice(4)) : boxTitle(key);
     return `<div class="box"><h4>${esc(title)} <span class="muted">(${count})</span></h4><div class="chips">${groups.map(chipHtml).join("")}</div></div>`;
   });
-  $("tab-offmap").innerHTML = html.length ? html.join("") : `<p class="muted">No unit is off the map.</p>`;
+  $("tab-offmap").innerHTML = (html.length ? html.join("") : `<p class="muted">No unit is off the map.</p>`) + cardsHtml(pos.c);
   const tabButton = document.querySelector('#tabs [data-tab="offmap"]');
   const total = [...st.off.values()].reduce((n, gs) => n + gs.reduce((m, g) => m + g.ids.length, 0), 0);
   tabButton.textContent = `Off map (${total})`;
