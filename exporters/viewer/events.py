@@ -3,9 +3,10 @@ units to the locations and enemy units its action names, units placed and remove
 markers, and the dice rolled. Read from the recorded step (the engine's own unit records, in order)
 and the entry's arguments: no rule is evaluated here.
 
-Moves are classified for their colour only: a unit of another side than the one acting that moves
-is displaced by the action (a retreat); an acting unit that moves in an action that rolled dice
-(a combat) advances; anything else moves.
+Moves are classified for their colour only: in a combat (an action that rolled dice and names its
+targets) a unit moving away from the target retreats and one moving towards it advances, whatever
+its side; otherwise a unit of another side than the one acting is displaced (a retreat), and
+anything else moves.
 """
 
 from __future__ import annotations
@@ -41,12 +42,7 @@ def step_events(step, units_before: dict, board) -> dict:
     focus = list(targets)
     for uid, path in paths.items():
         if len(path) > 1:
-            after = step.changed[uid][-1]
-            kind = "move"
-            if actor is not None and after.side != actor:
-                kind = "retreat"
-            elif rolled and actor is not None:
-                kind = "advance"  # the acting side's unit moving in a combat
+            kind = _kind(path, step.changed[uid][-1].side, actor, targets if rolled else [], board)
             out.setdefault("moves", []).append({"u": uid, "path": path, "kind": kind})
             focus += path
     focus += [e["loc"] for e in out.get("placed", []) + out.get("removed", [])]
@@ -56,6 +52,22 @@ def step_events(step, units_before: dict, board) -> dict:
     if focus:
         out["focus"] = sorted(set(focus), key=focus.index)
     return out
+
+
+def _kind(path: list[str], side: str, actor: str | None, targets: list[str], board) -> str:
+    """How a move is drawn. In a combat (an action that rolled, naming targets): away from the
+    nearest target is a retreat, towards it an advance. Otherwise a unit of another side than the
+    one acting is displaced (a retreat), anything else moves."""
+    def distance(loc: str) -> int | None:
+        found = [d for d in (board.distance(loc, t) for t in targets) if d is not None]
+        return min(found) if found else None
+
+    start, end = distance(path[0]), distance(path[-1])
+    if start is not None and end is not None and start != end:
+        return "retreat" if end > start else "advance"
+    if actor is not None and side != actor:
+        return "retreat"
+    return "move"
 
 
 def _path(locs: list[str | None]) -> list[str]:

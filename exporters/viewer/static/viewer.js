@@ -113,7 +113,8 @@ function fmt(v, pos) {
 const varLabel = (name) => String(name).replace(/_/g, " ");
 function locName(loc) {
   const i = B.info[loc];
-  return i && i.name && i.name !== loc ? `${i.name} (${loc})` : loc;
+  if (!i || !i.name || i.name === loc) return loc;
+  return HEX && !i.box ? `${i.name} (${loc})` : i.name;  // a hex's number is worth reading, an area's id is not
 }
 function phaseLabel(name) { return name ? (D.phases[name] || nameLabel(name)) : ""; }
 
@@ -177,7 +178,7 @@ function readableWidth() { return (mapSize.width || 800) * CS / READABLE; }
 function fitReadable(x0, y0, x1, y1) {
   const maxW = readableWidth(), a = aspect();
   const m = CS * 1.5;
-  const minW = Math.min(B.width, CS * 14, maxW);  // some of the board around the action
+  const minW = Math.min(B.width, CS * 14, maxW * 0.6);  // some of the board around the action
   if (x1 - x0 + 2 * m < minW) { const c = (x0 + x1) / 2; x0 = c - minW / 2 + m; x1 = c + minW / 2 - m; }
   const w = Math.max(x1 - x0 + 2 * m, (y1 - y0 + 2 * m) * a);
   if (w <= maxW) { fitBox(x0, y0, x1, y1, m); return; }
@@ -474,7 +475,8 @@ function renderStatus() {
   const e = currentEntry();
   const items = [];
   const turn = e ? e.turn : D.first_turn;
-  items.push(`<span class="item"><span class="label">Turn</span><b>${esc(turn)}</b>${D.last_turn ? `<span class="muted"> / ${D.last_turn}</span>` : ""}</span>`);
+  const over = D.last_turn !== null && turn > D.last_turn;  // the game's end comes after its last turn
+  items.push(`<span class="item"><span class="label">Turn</span><b>${esc(over ? D.last_turn : turn)}</b>${D.last_turn ? `<span class="muted"> / ${D.last_turn}${over ? ", over" : ""}</span>` : ""}</span>`);
   items.push(`<span class="item"><span class="label">Phase</span><b>${esc(e ? (phaseLabel(e.phase) || (e.k === "end" ? "Game over" : "—")) : "Set-up")}</b></span>`);
   if (e && e.side) items.push(`<span class="item"><span class="side-chip" style="background:${sideColor(e.side)}"></span><b>${esc(sideLabel(e.side))}</b></span>`);
   const changed = cur > 0 ? D.steps[cur - 1] : {};
@@ -650,6 +652,13 @@ function renderStep() {
   if (!e) {
     parts.push(`<h2>Set-up</h2><p class="where">${esc(D.scenario)} · seed ${esc(D.seed)} · ${N} steps${D.complete ? "" : " (the log stops before the game's end)"}</p>`);
     parts.push(`<p>Step through the game with <kbd>→</kbd>, or press <b>Play</b>. Every position is the engine's own, replayed from the log.</p>`);
+    const count = (side, on) => [...pos.units.values()].filter((r) => sideName(r) === side && !!B.points[r[U.loc]] === on && (on || r[U.loc] !== null || r[U.box])).length;
+    parts.push(`<table class="kv"><tr><td></td><td>on the map</td><td>off the map</td></tr>${D.sides.map((sd) =>
+      `<tr><td><span class="side-chip" style="background:${sd.color}"></span>${esc(sd.label)}</td><td>${count(sd.name, true)}</td><td>${count(sd.name, false)}</td></tr>`).join("")}</table>`);
+    const actions = D.steps.filter((st) => st.e.k === "action").length;
+    const combats = D.steps.filter((st) => st.ev && st.ev.dice).length;
+    parts.push(`<p class="muted">Turns ${esc(D.first_turn)}–${esc(D.last_turn ?? "?")}; this record: ${actions} actions, ${combats} steps with dice (<kbd>c</kbd> goes to the next one).</p>`);
+    parts.push(variablesHtml({}));
     tab.innerHTML = parts.join("");
     return;
   }
@@ -664,8 +673,10 @@ function renderStep() {
   if (e.k === "end") {
     if (e.reason) parts.push(`<p>${esc(e.reason)}${e.sudden_death ? " (before the last turn)" : ""}</p>`);
     const names = [...new Set(Object.values(e.sides || {}).flatMap((vals) => Object.keys(vals)))];
-    if (names.length) {
-      parts.push(`<h3>Final</h3><table class="kv"><tr><td></td>${D.sides.map((sd) => `<td><span class="side-chip" style="background:${sd.color}"></span>${esc(sd.label)}</td>`).join("")}</tr>` +
+    const globals = D.pins.filter(([scope]) => scope === "var").map(([, n]) => n);
+    if (names.length || globals.length) {
+      parts.push(`<h3>Final</h3><table class="kv">${globals.map((n) => `<tr><td>${esc(varLabel(n))}</td><td colspan="${D.sides.length}"><b>${esc(fmt(pos.v[n], pos))}</b></td></tr>`).join("")}` +
+        (names.length ? `<tr><td></td>${D.sides.map((sd) => `<td><span class="side-chip" style="background:${sd.color}"></span>${esc(sd.label)}</td>`).join("")}</tr>` : "") +
         names.map((n) => `<tr><td>${esc(varLabel(n))}</td>${D.sides.map((sd) => `<td>${esc(fmt(((e.sides || {})[sd.name] || {})[n], pos))}</td>`).join("")}</tr>`).join("") + "</table>");
     }
   }
@@ -1068,8 +1079,14 @@ buildTimeline();
   const focus = ev && ev.focus ? ev.focus.map(pointOf).filter(Boolean) : [];
   const pts = focus.length ? focus : [...p.units.values()].map((r) => r[U.loc] !== null && B.points[r[U.loc]]).filter(Boolean);
   if (pts.length) {
-    const xs = pts.map((q) => q[0]), ys = pts.map((q) => q[1]);
-    fitReadable(Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys));
+    const xs = pts.map((q) => q[0]).sort((a, b) => a - b), ys = pts.map((q) => q[1]).sort((a, b) => a - b);
+    if (focus.length || xs[xs.length - 1] - xs[0] <= readableWidth()) fitReadable(xs[0], ys[0], xs[xs.length - 1], ys[ys.length - 1]);
+    else {  // units spread wider than a readable view: around the middle one of them
+      const mx = xs[xs.length >> 1], my = ys[ys.length >> 1];
+      fitReadable(mx, my, mx, my);
+      const w = readableWidth();
+      setView(mx - w / 2, my - w / aspect() / 2, w, w / aspect());
+    }
   } else fitAll();
   go(k, { keepView: true });
 })();
