@@ -664,7 +664,7 @@ function renderStep() {
   }
   const s = D.steps[cur - 1];
   const before = positionAt(cur - 1);
-  const where = [`step ${cur} of ${N}`, `turn ${e.turn}`];
+  const where = [`step ${cur} of ${N}`, D.last_turn !== null && e.turn > D.last_turn ? "after the last turn" : `turn ${e.turn}`];
   if (e.phase) where.push(esc(phaseLabel(e.phase)));
   const side = e.side ? `<span class="side-chip" style="background:${sideColor(e.side)}"></span>${esc(sideLabel(e.side))}` : "";
   parts.push(`<p class="where">${where.join(" · ")}${side ? " · " + side : ""}</p>`);
