@@ -151,6 +151,16 @@ def test_tiny_front_every_step_by_keyboard(browser, pages_dir):
     for key, expected in (("Home", 0), ("End", len(g.log))):
         page.page.keyboard.press(key)
         assert page.step() == expected and page.places() == g.positions[expected]
+    # play from the set-up, then pause: it went on, over passes, and stops where it is
+    page.page.keyboard.press("Home")
+    page.page.select_option("#speed", "100")
+    page.page.keyboard.press(" ")
+    page.page.wait_for_function("window.viewer.step >= 6")
+    page.page.keyboard.press(" ")
+    k = page.step()
+    page.page.wait_for_timeout(300)
+    assert page.step() == k and page.places() == g.positions[k]
+    assert g.log[k - 1]["k"] != "pass" and "Play" in page.page.locator("#play").inner_text()
     page.close()
 
 

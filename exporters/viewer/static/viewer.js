@@ -757,7 +757,15 @@ function renderUnit(id) {
     <h3>Values at ${r[U.steps]} step${r[U.steps] === 1 ? "" : "s"}</h3>
     <table class="kv">${valueRows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`).join("") || "<tr><td>none</td></tr>"}</table>
     ${varRows.length ? `<h3>Variables</h3><table class="kv">${varRows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`).join("")}</table>` : ""}
-    <h3>History (${hist.length})</h3><ul class="history">${hist.join("") || "<li class='muted'>Nothing happened to it.</li>"}</ul>`;
+    <h3>History (${hist.length})</h3><ul class="history">${hist.join("") || "<li class='muted'>Nothing happened to it.</li>"}</ul>
+    ${alsoHere(id, r)}`;
+}
+/* The other units in the same place (a stack, a box): each a link to its own panel. */
+function alsoHere(id, r) {
+  const key = placeKey(r);
+  const others = [...pos.units.entries()].filter(([other, o]) => other !== id && placeKey(o) === key).map(([other]) => other);
+  if (!others.length) return "";
+  return `<h3>Also here (${others.length})</h3><ul class="history">${others.map((o) => `<li>${unitLink(o)}</li>`).join("")}</ul>`;
 }
 function locationHtml(loc, brief) {
   const i = B.info[loc] || {};
@@ -933,7 +941,12 @@ function play(on) {
   if (timer !== null) { clearInterval(timer); timer = null; }
   if (on) {
     if (cur === N) go(0);
-    timer = setInterval(() => { if (cur >= N) play(false); else go(cur + 1); }, +$("speed").value);
+    timer = setInterval(() => {  // a pass shows nothing: playing goes on to the next step that does something
+      if (cur >= N) { play(false); return; }
+      let k = cur + 1;
+      while (k < N && D.steps[k - 1].e.k === "pass") k++;
+      go(k);
+    }, +$("speed").value);
   }
   $("play").innerHTML = timer !== null ? ICONS.pause + '<span class="words"> Pause</span>' : ICONS.play + '<span class="words"> Play</span>';
 }
