@@ -76,6 +76,7 @@ class GameState:
     version: int = 0  # bumped on every change; caches key on it
     positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
+    setup_notes: tuple[str, ...] = ()  # `log` lines of the set-up, logged when the game starts (not saved)
     # when a list: every new unit record, in order (`put`), for a tool that watches a game being
     # played (the replay viewer draws each unit's path from it); not saved, not copied by snapshot()
     journal: list | None = field(default=None, repr=False, compare=False)

@@ -160,12 +160,14 @@ def _diff(old: dict, new: dict) -> dict:
 _MISSING = object()
 
 
-def record(engine, scenario: str, seed: int, entries: list[dict], options: dict | None = None) -> Recording:
-    """Replay `entries` with the engine and record every step; ReplayError if the replay does not
-    reproduce the log exactly."""
+def record(engine, scenario: str, seed: int, entries: list[dict], options: dict | None = None,
+           dice: list[int] | None = None) -> Recording:
+    """Replay `entries` (of a game played with these options and fixed `dice`, if it had some)
+    with the engine and record every step; ReplayError if the replay does not reproduce the log
+    exactly."""
     recorder = _Recorder()
     try:
-        game = replay(engine, scenario, seed, entries, options=options or {}, watch=recorder.attach)
+        game = replay(engine, scenario, seed, entries, options=options or {}, dice=dice, watch=recorder.attach)
     except RuleError as exc:  # a decision the rules refuse, or one the log does not have (ReplayMismatch)
         replayed = recorder.game.log if recorder.game is not None else []
         where = _divergence(replayed[:len(entries)], entries[:len(replayed)])

@@ -31,7 +31,8 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
         if header.get("rules") != engine.fingerprint and warn is not None:
             warn(f"{path} was made with rules {header.get('rules')}, these are {engine.fingerprint}: "
                  "it is shown only if it replays exactly")
-        rec = record(engine, header["scenario"], header["seed"], entries, header.get("options") or {})
+        rec = record(engine, header["scenario"], header["seed"], entries, header.get("options") or {},
+                     header.get("dice"))
         what = f"log {path.name}"
     else:
         from warcodex.interpreter.saves import SaveError, load_save, state_to_data
@@ -44,7 +45,7 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
             raise UserError(f"{path} is neither a Warcodex log nor a save")
         engine = build_engine(game or name)
         state, _agents, entries = load_save(engine, path)
-        rec = record(engine, state.scenario, state.seed, entries, dict(state.options))
+        rec = record(engine, state.scenario, state.seed, entries, dict(state.options), getattr(state.rng, "rolls", None))
         if state_to_data(rec.engine, rec.final).model_dump() != state_to_data(rec.engine, state).model_dump():
             raise ReplayError(f"{path}: the saved position is not the one its log leads to (a save edited by hand?)")
         what = f"save {path.name}"
