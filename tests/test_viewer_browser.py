@@ -244,8 +244,19 @@ def test_stalingrad_the_timeline_jumps_to_a_phase_a_step_and_back(browser, pages
 def test_axis_and_allies_control_is_drawn_around_the_areas(browser, pages_dir):
     g, rec, path = write_page(pages_dir, "axis-allies-1941", *GAMES["axis-allies-1941"])
     page = Page(browser, path)
-    controlled = sum(1 for vals in rec.initial_loc_vars.values() if isinstance(vals.get("controller"), dict))
-    assert controlled > 20 and page.page.locator("#layer-control .control-ring").count() == controlled
+    controlled = {loc: vals["controller"]["name"] for loc, vals in rec.initial_loc_vars.items()
+                  if isinstance(vals.get("controller"), dict)}
+    assert len(controlled) > 20 and page.page.locator("#layer-control .control-ring").count() == len(controlled)
+    # hover an area: its name, its value and who controls it
+    p = page.page
+    area = "germany" if "germany" in controlled else next(iter(controlled))
+    p.evaluate(f"() => centerOn(['{area}'])")
+    x, y = p.evaluate(f"""() => {{ const [x, y] = D.board.points['{area}']; const pt = document.getElementById('map').createSVGPoint();
+        pt.x = x; pt.y = y; const s = pt.matrixTransform(document.getElementById('map').getScreenCTM()); return [s.x, s.y]; }}""")
+    p.mouse.move(x, y)
+    tip = p.locator("#tooltip").inner_text()
+    owner = rec.engine.entities[controlled[area]].label
+    assert rec.engine.board.attr(area, "name") in tip and "controller" in tip and owner in tip, tip
     page.close()
 
 

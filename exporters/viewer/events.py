@@ -46,6 +46,8 @@ def step_events(step, units_before: dict, board) -> dict:
             out.setdefault("moves", []).append({"u": uid, "path": path, "kind": kind})
             focus += path
     focus += [e["loc"] for e in out.get("placed", []) + out.get("removed", [])]
+    focus += [step.changed[e["u"]][-1].loc for e in out.get("steps", []) + out.get("markers", [])
+              if step.changed[e["u"]][-1].loc is not None]  # a unit reduced or marked where it stands
     dice = [d for d in (parse_roll(w) for w in _whats(entry.get("trace", ()))) if d is not None]
     if dice:
         out["dice"] = dice
