@@ -184,6 +184,8 @@ def test_tiny_front_a_combat_shows_its_dice_arrows_and_explanation(browser, page
     # a unit: click its counter on the map, its values and history show
     attacker = g.log[combat - 1]["args"]["attackers"][0]["unit"]
     p.locator(f"#layer-units .counter[data-units~='{attacker}']").click()
+    frame = p.locator(f"#layer-units .counter.selected[data-units~='{attacker}'] .frame")
+    assert frame.count() == 1 and frame.evaluate("r => getComputedStyle(r).fill") == "none"  # a frame, not a patch
     detail = p.locator("#tab-detail").text_content()
     assert f"#{attacker}" in detail and "attack" in detail and "History" in detail
     assert p.locator(f"#tab-detail .history a[data-step='{combat}']").count() == 1

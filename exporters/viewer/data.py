@@ -139,8 +139,12 @@ def _shown(v) -> bool:
 
 
 def _value(engine, v) -> Any:
-    """A unit type's property as the page shows it (entities by label)."""
-    value = engine.to_json(v) if not isinstance(v, (dict,)) else str(v)
+    """A unit type's property as the page shows it (entities by label; anything without a JSON
+    form, as its text)."""
+    try:
+        value = engine.to_json(v) if not isinstance(v, dict) else str(v)
+    except TypeError:
+        return str(v)
     if isinstance(value, dict) and "name" in value:
         return label(engine, value["name"])
     if isinstance(value, dict) and "frac" in value:

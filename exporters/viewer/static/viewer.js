@@ -334,8 +334,10 @@ function drawCounter(parent, g, x, y, size) {
     const t = el("text", { class: "count", x: size / 2 - 2, y: size / 2 - 3, "text-anchor": "end" }, group);
     t.textContent = "×" + g.ids.length;
   }
-  if (selectedUnit !== null && g.ids.includes(selectedUnit))
-    el("rect", { class: "frame", x: -size / 2 - 3, y: -size / 2 - 3, width: size + 6, height: size + 6, rx: 5 }, group);
+  if (selectedUnit !== null && g.ids.includes(selectedUnit)) {
+    group.classList.add("selected");
+    el("rect", { class: "frame", x: -size / 2 - 3, y: -size / 2 - 3, width: size + 6, height: size + 6, rx: 5, fill: "none" }, group);
+  }
   const title = el("title", {}, group);
   title.textContent = g.ids.map((id) => unitName(id, pos.units.get(id))).join("\n");
   return group;
