@@ -157,10 +157,12 @@ def test_the_rulebook_combat_example_is_drawn_as_two_attacks_a_retreat_and_an_ad
         (west[0], town, "attack"), (west[1], town, "attack")])
     retreat = next(m for m in events["moves"] if m["u"] == rifle.id)
     assert retreat["kind"] == "retreat" and retreat["path"][0] == town and len(retreat["path"]) == 3
+    assert retreat["rule"]["cites"] == ["7.6"]  # the rule that moved it: Retreats
     assert [board.distance(town, h) for h in retreat["path"]] == [0, 1, 2]
     assert {"u": rifle.id, "on": ["disrupted"], "off": []} in events["markers"]
     advance = [m for m in events["moves"] if m["u"] in (panzer.id, infantry.id)]
     assert len(advance) == 1 and advance[0]["kind"] == "advance" and advance[0]["path"][-1] == town
+    assert advance[0]["rule"]["cites"] == ["7.7"]  # Advance after combat
     assert state.units[advance[0]["u"]].loc == town and state.units[rifle.id].loc == retreat["path"][-1]
 
 

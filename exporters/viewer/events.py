@@ -3,13 +3,15 @@ units to the locations and enemy units its action names, units placed and remove
 markers, and the dice rolled. Read from the recorded step (the engine's own unit records, in order)
 and the entry's arguments: no rule is evaluated here.
 
-Moves are classified for their colour only: in a combat (an action that rolled dice and names its
-targets) a unit moving away from the target retreats and one moving towards it advances, whatever
-its side; otherwise a unit of another side than the one acting is displaced (a retreat), and
-anything else moves.
+Each move carries the rule that made it (the innermost cited derivation above the engine's
+"UNIT moves A -> B" line in the trace), and is classified for its colour only: a rule named like a
+retreat or an advance says so; else a defender leaving the target hex, or a unit of another side
+than the one acting, retreats; anything else moves.
 """
 
 from __future__ import annotations
+
+import re
 
 from warcodex.interpreter.explain import parse_roll
 
@@ -40,10 +42,15 @@ def step_events(step, units_before: dict, board) -> dict:
     if arrows:
         out["arrows"] = arrows
     focus = list(targets)
+    rules = _moving_rules(entry.get("trace", ()))
     for uid, path in paths.items():
         if len(path) > 1:
-            kind = _kind(path, step.changed[uid][-1].side, actor, targets if rolled else [], board)
-            out.setdefault("moves", []).append({"u": uid, "path": path, "kind": kind})
+            rule = rules.get(uid)
+            kind = _kind(path, step.changed[uid][-1].side, actor, targets if rolled else [], rule)
+            move = {"u": uid, "path": path, "kind": kind}
+            if rule is not None:
+                move["rule"] = rule
+            out.setdefault("moves", []).append(move)
             focus += path
     focus += [e["loc"] for e in out.get("placed", []) + out.get("removed", [])]
     focus += [step.changed[e["u"]][-1].loc for e in out.get("steps", []) + out.get("markers", [])
@@ -56,20 +63,39 @@ def step_events(step, units_before: dict, board) -> dict:
     return out
 
 
-def _kind(path: list[str], side: str, actor: str | None, targets: list[str], board) -> str:
-    """How a move is drawn. In a combat (an action that rolled, naming targets): away from the
-    nearest target is a retreat, towards it an advance. Otherwise a unit of another side than the
-    one acting is displaced (a retreat), anything else moves."""
-    def distance(loc: str) -> int | None:
-        found = [d for d in (board.distance(loc, t) for t in targets) if d is not None]
-        return min(found) if found else None
-
-    start, end = distance(path[0]), distance(path[-1])
-    if start is not None and end is not None and start != end:
-        return "retreat" if end > start else "advance"
-    if actor is not None and side != actor:
+def _kind(path: list[str], side: str, actor: str | None, targets: list[str], rule: dict | None) -> str:
+    """How a move is drawn: as the rule that moved it says (a rule named like a retreat or an
+    advance, the style choice the board renderer also makes by names); else, in a combat, a unit
+    that starts in a target hex is a retreating defender; a unit of another side than the one
+    acting is displaced (a retreat); anything else moves."""
+    label = (rule or {}).get("what", "").lower()
+    if "retreat" in label:
+        return "retreat"
+    if "advance" in label:
+        return "advance"
+    if path[0] in targets or (actor is not None and side != actor):
         return "retreat"
     return "move"
+
+
+_MOVES = re.compile(r"#(\d+) \([^)]*\) moves ")  # `Engine.unit_name` then "moves": a unit put somewhere
+
+
+def _moving_rules(trace) -> dict[int, dict]:
+    """For each unit a trace shows moving, the innermost rule (a derivation with citations) that
+    moved it: {"what": its label, "cites": its sections}. The first such rule for each unit."""
+    found: dict[int, dict] = {}
+
+    def walk(nodes, rule) -> None:
+        for d in nodes:
+            m = _MOVES.search(d.get("what", ""))
+            if m and int(m.group(1)) not in found and rule is not None:
+                found[int(m.group(1))] = rule
+            inner = {"what": d.get("what", ""), "cites": list(d.get("citations", []))} if d.get("citations") else rule
+            walk(d.get("steps", ()), inner)
+
+    walk(trace, None)
+    return found
 
 
 def _path(locs: list[str | None]) -> list[str]:

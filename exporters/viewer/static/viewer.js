@@ -548,7 +548,8 @@ function happenedItems(s, before) {
   for (const m of ev.moves || []) {
     const verb = m.kind === "retreat" ? "retreats" : m.kind === "advance" ? "advances" : "moves";
     const hexes = m.path.length - 1;
-    items.push(`${name(m.u)} ${verb} ${m.path.map(locLink).join(" → ")} <span class="muted">(${hexes} ${HEX ? "hex" : "space"}${hexes === 1 ? "" : "es"})</span>`);
+    const rule = m.rule ? ` <span class="muted">· ${esc(m.rule.what)}</span>${citeLinks(m.rule.cites)}` : "";
+    items.push(`${name(m.u)} ${verb} ${m.path.map(locLink).join(" → ")} <span class="muted">(${hexes} ${HEX ? "hex" : "space"}${hexes === 1 ? "" : "es"})</span>${rule}`);
   }
   for (const a of ev.arrows || []) items.push(`${a.kind === "attack" ? "attack" : "target"}: ${locLink(a.from)} → ${locLink(a.to)}`);
   for (const p of ev.placed || []) items.push(`${name(p.u)} placed at ${locLink(p.loc)}`);
