@@ -213,6 +213,26 @@ def test_view_writes_a_page_from_a_log_and_from_a_save(tmp_path):
     assert result.exit_code == 2 and "no global or side variable 'nothing'" in result.output
 
 
+def test_the_same_log_makes_the_same_page_whatever_python_s_hash_seed(tmp_path):
+    """A page is a file people diff and publish: the same log gives the same bytes. (The places
+    whose variables changed were once walked in set order, which changes with PYTHONHASHSEED.)"""
+    import os
+    import subprocess
+    import sys
+
+    from warcodex.cli import cli
+
+    log = tmp_path / "game.log.jsonl"
+    assert CliRunner().invoke(cli, ["play", "tiny", "--seed", "2", "--log", str(log)]).exit_code == 0
+    pages = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"page{seed}.html"
+        subprocess.run([sys.executable, "-m", "warcodex.cli", "view", str(log), "-o", str(out)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True)
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]
+
+
 def test_view_refuses_a_tampered_log_and_a_save_whose_position_is_not_its_logs(tmp_path, monkeypatch, capsys):
     from warcodex.cli import cli, main
 

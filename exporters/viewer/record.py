@@ -120,11 +120,11 @@ class _Recorder:
                 changed = _diff(self.side_vars.setdefault(side, {}), _json_vars(engine, values))
                 if changed:
                     step.side_vars[side] = changed
-            for loc in set(self.loc_vars) | set(state.loc_vars):
+            for loc in dict.fromkeys([*self.loc_vars, *state.loc_vars]):  # ordered: the same page every run
                 changed = _diff(self.loc_vars.setdefault(loc, {}), _json_vars(engine, state.loc_vars.get(loc, {})))
                 if changed:
                     step.loc_vars[loc] = changed
-            for loc in set(self.loc_markers) | set(state.loc_markers):
+            for loc in dict.fromkeys([*self.loc_markers, *state.loc_markers]):
                 now = sorted(state.loc_markers.get(loc, ()))
                 if now != self.loc_markers.get(loc, []):
                     step.loc_markers[loc] = now
