@@ -259,6 +259,16 @@ def test_axis_and_allies_control_is_drawn_around_the_areas(browser, pages_dir):
     tip = p.locator("#tooltip").inner_text()
     owner = rec.engine.entities[controlled[area]].label
     assert rec.engine.board.attr(area, "name") in tip and "controller" in tip and owner in tip, tip
+    # following the action: a step's main area is wholly in view, even when its other places are
+    # too far away to be shown with it
+    k = p.evaluate("""() => D.steps.findIndex(s => s.ev && s.ev.focus && s.ev.focus.length > 1
+        && !readable(s.ev.focus.map(extentOf).reduce(union))) + 1""")
+    assert k > 0
+    p.evaluate("() => window.viewer.go(0)")
+    p.evaluate(f"() => window.viewer.go({k})")
+    inside = p.evaluate("""() => { const [x, y, w, h] = D.board.areas[D.steps[%d - 1].ev.focus[0]];
+        return x >= view.x && y >= view.y && x + w <= view.x + view.w && y + h <= view.y + view.h; }""" % k)
+    assert inside, k
     page.close()
 
 

@@ -178,7 +178,8 @@ function readableWidth() { return (mapSize.width || 800) * CS / READABLE; }
 function fitReadable(x0, y0, x1, y1) {
   const maxW = readableWidth(), a = aspect();
   const m = CS * 1.5;
-  const minW = Math.min(B.width, CS * 14, maxW * 0.6);  // some of the board around the action
+  // some of the board around the action; an area map's areas are large: as wide as stays readable
+  const minW = HEX ? Math.min(B.width, CS * 14, maxW * 0.6) : Math.min(B.width, maxW);
   if (x1 - x0 + 2 * m < minW) { const c = (x0 + x1) / 2; x0 = c - minW / 2 + m; x1 = c + minW / 2 - m; }
   const w = Math.max(x1 - x0 + 2 * m, (y1 - y0 + 2 * m) * a);
   if (w <= maxW) { fitBox(x0, y0, x1, y1, m); return; }
@@ -194,11 +195,33 @@ function zoomAt(px, py, factor) {
   setView(px - (px - view.x) / factor, py - (py - view.y) / factor, view.w / factor, view.h / factor);
 }
 function zoomBy(factor) { zoomAt(view.x + view.w / 2, view.y + view.h / 2, factor); }
+// What must be in view to see a place: an area's whole box of counters (its centre alone left an
+// area half off the view), a hex's centre (the margin below covers its counter).
+function extentOf(loc) {
+  const a = B.areas && B.areas[loc];
+  if (a) return [a[0], a[1], a[0] + a[2], a[1] + a[3]];
+  const p = pointOf(loc);
+  return p ? [p[0], p[1], p[0], p[1]] : null;
+}
+function union(a, b) { return [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])]; }
+function readable(b) {  // the box fits in a view whose counters stay readable (fitReadable's test)
+  const m = CS * 1.5;
+  return Math.max(b[2] - b[0] + 2 * m, (b[3] - b[1] + 2 * m) * aspect()) <= readableWidth();
+}
+// The box to show for these places. Places too far apart to be seen together with readable
+// counters: the first place (the step's main one) and those that fit with it, rather than the
+// empty middle between them.
+function focusBox(locs) {
+  const boxes = locs.map(extentOf).filter(Boolean);
+  if (!boxes.length) return null;
+  const u = boxes.reduce(union);
+  if (readable(u)) return u;
+  return boxes.slice(1).reduce((acc, b) => (readable(union(acc, b)) ? union(acc, b) : acc), boxes[0]);
+}
 function centerOn(locs) {
-  const pts = locs.map(pointOf).filter(Boolean);
-  if (!pts.length) return;
-  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const u = focusBox(locs);
+  if (!u) return;
+  const [x0, y0, x1, y1] = u;
   const m = CS;
   const inside = x0 - m >= view.x && x1 + m <= view.x + view.w && y0 - m >= view.y && y1 + m <= view.y + view.h;
   if (inside) return;
@@ -1092,11 +1115,12 @@ buildTimeline();
   const p = positionAt(k);
   // the units in view, as wide as counters stay readable, around the action of the step shown
   const ev = k > 0 ? D.steps[k - 1].ev : null;
-  const focus = ev && ev.focus ? ev.focus.map(pointOf).filter(Boolean) : [];
-  const pts = focus.length ? focus : [...p.units.values()].map((r) => r[U.loc] !== null && B.points[r[U.loc]]).filter(Boolean);
-  if (pts.length) {
+  const focus = ev && ev.focus ? focusBox(ev.focus) : null;
+  const pts = focus ? [] : [...p.units.values()].map((r) => r[U.loc] !== null && B.points[r[U.loc]]).filter(Boolean);
+  if (focus) fitReadable(...focus);
+  else if (pts.length) {
     const xs = pts.map((q) => q[0]).sort((a, b) => a - b), ys = pts.map((q) => q[1]).sort((a, b) => a - b);
-    if (focus.length || xs[xs.length - 1] - xs[0] <= readableWidth()) fitReadable(xs[0], ys[0], xs[xs.length - 1], ys[ys.length - 1]);
+    if (xs[xs.length - 1] - xs[0] <= readableWidth()) fitReadable(xs[0], ys[0], xs[xs.length - 1], ys[ys.length - 1]);
     else {  // units spread wider than a readable view: around the middle one of them
       const mx = xs[xs.length >> 1], my = ys[ys.length >> 1];
       fitReadable(mx, my, mx, my);
