@@ -5,6 +5,7 @@ against the Tiny Front rulebook's combat example, the page's data, and the `view
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -195,6 +196,7 @@ def test_the_page_is_one_file_that_names_no_other():
 # ------------------------------------------------------------------ the command
 def test_view_writes_a_page_from_a_log_and_from_a_save(tmp_path):
     from warcodex.cli import cli
+    from warcodex.interpreter.saves import read_log
 
     runner = CliRunner()
     log, save = tmp_path / "game.log.jsonl", tmp_path / "mid.save.json"
@@ -206,7 +208,7 @@ def test_view_writes_a_page_from_a_log_and_from_a_save(tmp_path):
         result = runner.invoke(cli, ["view", str(source), "-o", str(out)])
         assert result.exit_code == 0, result.output
         data = _page_data(out.read_text(encoding="utf-8"))
-        assert data["complete"] is False and len(data["steps"]) == sum(1 for line in log.read_text().splitlines()[1:])
+        assert data["complete"] is False and len(data["steps"]) == len(read_log(log)[1])
     result = runner.invoke(cli, ["view", str(log), "-o", str(log)])
     assert result.exit_code == 2 and "replace the record" in result.output
     result = runner.invoke(cli, ["view", str(log), "-o", str(tmp_path / "x.html"), "--pin", "nothing"])
@@ -248,7 +250,12 @@ def test_view_refuses_a_tampered_log_and_a_save_whose_position_is_not_its_logs(t
     data = json.loads(save.read_text())
     data["state"]["units"][0]["loc"] = "0101"
     save.write_text(json.dumps(data))
-    for bad, message in ((log, "does not replay"), (save, "not the one its log leads to")):
+    cut = tmp_path / "cut.log.jsonl"  # read through the validated log reader: a cut log is refused, located
+    cut.write_text("\n".join(log.read_text().splitlines()[:5]) + "\n")
+    fifo = tmp_path / "pipe.log.jsonl"  # never read (it would block)
+    os.mkfifo(fifo)
+    for bad, message in ((log, "does not replay"), (save, "not the one its log leads to"),
+                         (cut, "is incomplete or has extra lines"), (fifo, "FIFO")):
         monkeypatch.setattr("sys.argv", ["warcodex", "view", str(bad), "-o", str(tmp_path / "x.html")])
         with pytest.raises(SystemExit) as exit_:
             main()

@@ -21,7 +21,7 @@ def view(record: str, out_path: str | None, game_arg: str | None, hex_size: floa
     each action did with its explanation. One HTML file that works offline."""
     from warcodex.cli import UserError, err, out
     from warcodex.exporters.viewer import ReplayError, ViewOptions, build_page, load_record
-    from warcodex.interpreter.saves import write_atomic
+    from warcodex.outputs import write_atomic
 
     source = Path(record)
     target = Path(out_path) if out_path else Path(source.name.split(".")[0] + ".html")
@@ -38,10 +38,7 @@ def view(record: str, out_path: str | None, game_arg: str | None, hex_size: floa
             raise click.BadParameter(f"no global or side variable '{p}' (have: {', '.join(sorted(known))})",
                                      param_hint="--pin")
     html = build_page(rec, facts, source=what, options=ViewOptions(hex_size=hex_size, pins=tuple(pins)))
-    try:
-        write_atomic(target, html)
-    except OSError as exc:
-        raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
+    write_atomic(target, html)  # OutputError names the file and the reason
     out.print(f"wrote {target}: {facts.title}, {facts.scenario_label}, {len(rec.steps) - 1} steps "
               f"({sum(1 for s in rec.steps[1:] if s.entry.get('k') == 'action')} actions), "
               f"{len(html) // 1024} KB", markup=False)

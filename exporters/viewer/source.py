@@ -8,7 +8,6 @@ position must also be the one its log leads to.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from warcodex.exporters.viewer.record import Recording, ReplayError, record
@@ -16,17 +15,17 @@ from warcodex.exporters.viewer.record import Recording, ReplayError, record
 
 def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[Recording, object, str]:
     """(recording, facts, a description of the source) for a log or a save; `game` overrides the
-    game folder the record names. `warn(text)` is told about a log made with other rules files."""
-    from warcodex.cli import LOG_FORMAT, UserError, build_engine, read_log
+    game folder the record names. `warn(text)` is told about a record made with other rules files.
+    The file is read through the validated readers (`interpreter/saves.py`: regular files only,
+    bounded, every line's shape checked): SaveError says what is wrong, where."""
+    from warcodex.cli import build_engine
     from warcodex.facts import facts_of
+    from warcodex.interpreter.saves import is_log_text, load_save, read_log, read_record_text, read_save_file, state_to_data
 
     path = Path(path)
-    try:
-        head = path.open("rb").read(200).decode("utf-8", "replace").lstrip()
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if f'"format": "{LOG_FORMAT}"' in head.split("\n", 1)[0]:
-        header, entries = read_log(path)
+    text = read_record_text(path)
+    if is_log_text(text):
+        header, entries = read_log(path, text)
         engine = build_engine(game or _game_folder(header))
         if header.get("rules") != engine.fingerprint and warn is not None:
             warn(f"{path} was made with rules {header.get('rules')}, these are {engine.fingerprint}: "
@@ -35,21 +34,18 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
                      header.get("dice"))
         what = f"log {path.name}"
     else:
-        from warcodex.interpreter.saves import SaveError, load_save, state_to_data
-
-        try:
-            name = json.loads(path.read_text(encoding="utf-8")).get("game")
-        except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
-            raise UserError(f"{path} is neither a Warcodex log nor a save") from None
-        if not isinstance(name, str):
-            raise UserError(f"{path} is neither a Warcodex log nor a save")
-        engine = build_engine(game or name)
-        state, _agents, entries = load_save(engine, path)
+        saved, _raw = read_save_file(path, text)
+        engine = build_engine(game or saved.game)
+        other_rules = saved.rules != engine.fingerprint
+        if other_rules and warn is not None:
+            warn(f"{path} was made with rules {saved.rules}, these are {engine.fingerprint}: "
+                 "it is shown only if its log replays exactly to its position")
+        state, agents, entries = load_save(engine, path, force=other_rules)
         rec = record(engine, state.scenario, state.seed, entries, dict(state.options), getattr(state.rng, "rolls", None))
         if state_to_data(rec.engine, rec.final).model_dump() != state_to_data(rec.engine, state).model_dump():
             raise ReplayError(f"{path}: the saved position is not the one its log leads to (a save edited by hand?)")
         what = f"save {path.name}"
-        if isinstance(_agents, dict) and not state.over:
+        if isinstance(agents, dict) and not state.over:
             what += " (a game in progress)"
     return rec, facts_of(rec.engine, rec.scenario), what
 
