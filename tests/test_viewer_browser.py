@@ -272,13 +272,16 @@ def test_axis_and_allies_control_is_drawn_around_the_areas(browser, pages_dir):
     page.close()
 
 
-def test_the_page_on_a_phone(browser, pages_dir):
-    g, rec, path = write_page(pages_dir, "tiny", *GAMES["tiny"])
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_page_on_a_phone(browser, pages_dir, game):
+    """Every game: long phase names (Stargard's 'Command Phase / Combat segment') once pushed the
+    step buttons off a phone's screen."""
+    g, rec, path = write_page(pages_dir, game, *GAMES[game])
     page = Page(browser, path, viewport=PHONE)
     p = page.page
     width = p.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], "nothing wider than the phone's screen"
-    for control in ("#next", "#play", "#slider", "#segment"):
+    for control in ("#first", "#prev", "#next", "#play", "#last", "#slider", "#segment", "#speed"):
         box = p.locator(control).bounding_box()
         assert box is not None and box["width"] >= 30 and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     p.locator("#next").click()
