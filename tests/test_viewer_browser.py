@@ -10,6 +10,7 @@ Without Chromium or Playwright these tests skip, saying why; where $WARCODEX_REQ
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from functools import lru_cache
@@ -288,4 +289,30 @@ def test_the_page_on_a_phone(browser, pages_dir, game):
     assert page.step() == 1 and page.places() == g.positions[1]
     map_box = p.locator("#map").bounding_box()
     assert map_box["height"] >= 300
+    page.close()
+
+
+
+def test_bookkeeping_variables_are_not_what_happened(browser, pages_dir):
+    """`bookkeeping` variables (docs/language.md: No Retreat!'s dr_is_ex_for, zhukov_hex...) are the
+    rules' own records: the engine's explanation leaves their assignments out, and so does a step's
+    'what happened'; the Variables table still lists them. The page's list is the engine's; the
+    Tiny Front page, which has none, is told one of its variables is bookkeeping to see it go."""
+    _, nr, nr_path = write_page(pages_dir, "no-retreat", *GAMES["no-retreat"])
+    html = nr_path.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert set(data["bookkeeping"]) == {n for n, d in nr.engine.vars.items() if d.bookkeeping} >= {"dr_is_ex_for"}
+    g, rec, path = write_page(pages_dir, "tiny", *GAMES["tiny"])
+    page = Page(browser, path)
+    p = page.page
+    k = p.evaluate("() => D.steps.findIndex(s => s.v && Object.keys(s.v).length) + 1")
+    assert k > 0
+    name = p.evaluate(f"() => Object.keys(D.steps[{k} - 1].v)[0]")
+    label = name.replace("_", " ") + ":"
+    p.evaluate(f"() => window.viewer.go({k})")
+    assert label in p.locator("#tab-step ul.happened").inner_text()
+    p.evaluate(f"() => {{ BOOKKEEPING.add('{name}'); window.viewer.go(0); window.viewer.go({k}); }}")
+    happened = p.locator("#tab-step ul.happened")
+    assert happened.count() == 0 or label not in happened.inner_text()
+    assert name.replace("_", " ") in p.locator("#tab-step details.variables").text_content()
     page.close()

@@ -104,6 +104,9 @@ def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, sou
         "control": [v.name for v in facts.variables if v.scope == "location_var" and v.type == "side"],
         "pins": _pins(facts, pins),
         "var_types": {name: v.type for name, v in variables.items()},
+        # the rules' own records (`bookkeeping`, docs/language.md): left out of what a step did,
+        # as the engine leaves them out of explanations; the Variables table still lists them
+        "bookkeeping": sorted(v.name for v in facts.variables if v.decl is not None and v.decl.bookkeeping),
         "board": {"kind": board.kind, "width": board.width, "height": board.height, "radius": board.radius,
                   "orientation": getattr(getattr(engine.board, "grid", None), "orientation", None), "anchors": board.anchors, "corners": board.corners,
                   "points": board.points, "areas": board.areas, "boxes": board.boxes, "info": board.info},
@@ -235,6 +238,8 @@ def _pins(facts, extra) -> list[list[str]]:
         words = v.name.lower().split("_")
         if v.name in extra:
             chosen.append([v.scope, v.name])
+        elif v.decl is not None and v.decl.bookkeeping:
+            continue  # the rules' own records: shown when asked for only
         elif (v.scope == "var" and v.type == "name" and v.initial is not None) or (
                 v.type == "int" and any(w in PINNED_WORDS for w in words)):
             guessed.append([v.scope, v.name])

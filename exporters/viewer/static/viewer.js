@@ -12,6 +12,7 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const N = D.steps.length;                       // steps 1..N follow the log entries; 0 is the set-up
 const B = D.board;
 const HEX = B.kind === "hex";
+const BOOKKEEPING = new Set(D.bookkeeping);  // the rules' own records: not listed in what happened
 const CS = HEX ? B.radius * 1.1 : 30;           // counter size on the map
 const $ = (id) => document.getElementById(id);
 const sideOf = (name) => D.sides.find((s) => s.name === name);
@@ -590,7 +591,7 @@ function happenedItems(s, before) {
     items.push(`${name(m.u)}: ${on.concat(off).join(", ")}`);
   }
   const prev = before;
-  for (const k in s.v || {}) items.push(`${esc(varLabel(k))}: ${esc(fmt(prev.v[k], prev))} → <b>${esc(fmt(s.v[k], pos))}</b>`);
+  for (const k in s.v || {}) if (!BOOKKEEPING.has(k)) items.push(`${esc(varLabel(k))}: ${esc(fmt(prev.v[k], prev))} → <b>${esc(fmt(s.v[k], pos))}</b>`);
   for (const side in s.sv || {}) for (const k in s.sv[side])
     items.push(`<span class="side-chip" style="background:${sideColor(side)}"></span>${esc(sideLabel(side))} ${esc(varLabel(k))}: ${esc(fmt((prev.sv[side] || {})[k], prev))} → <b>${esc(fmt(s.sv[side][k], pos))}</b>`);
   if (s.c) items.push(...cardChanges(prev.c, s.c));
