@@ -5,7 +5,7 @@
 
 For each game (default: every bundled game, its first scenario, played to its end by random
 agents): the plain traced replay of the log (`play.replay`, the baseline), the replay recorded
-step by step (`record`: the engine's replay plus the unit journal and the variable diffs), and the
+step by step (`record`: the engine's replay plus the unit records it wrote (GameState.watched_units) and the variable diffs), and the
 page built from the record; each as CPU seconds and as a ratio to the baseline measured just
 before it (the machines are shared: ratios hold where seconds do not). The page's size, per step.
 With --browser (Debian's chromium and Playwright): the page's load time and the mean time of one

@@ -93,7 +93,7 @@ def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | No
     """Re-execute a recorded game from its decisions (and its fixed dice, if it had some); the
     caller compares the logs. `watch(game)`, if given, is called once the game is set up, before
     its first step (a tool that records each step attaches itself there: `Game.runner.on_entry`,
-    `GameState.journal`)."""
+    `GameState.watched_units`)."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)

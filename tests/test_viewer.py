@@ -140,7 +140,7 @@ def test_the_rulebook_combat_example_is_drawn_as_two_attacks_a_retreat_and_an_ad
     state.phase, state.active = "combat", "axis"
     state.rng = FixedDice([4])
     before = dict(state.units)
-    state.journal = []
+    state.watched_units = []
     ctx.begin_trace()
     ctx.choices = []
     choice = ActionChoice("attack", (("target", town), ("attackers", (panzer, infantry))))
@@ -150,7 +150,7 @@ def test_the_rulebook_combat_example_is_drawn_as_two_attacks_a_retreat_and_an_ad
     assert "odds 13:8 -> 1-1" in text and "3-1" in text and "-> DR2" in text  # the engine agrees with the rulebook
     entry = {"k": "action", "side": "axis", "action": "attack", "trace": trace,
              "args": {"target": town, "attackers": [{"unit": panzer.id}, {"unit": infantry.id}]}}
-    step = Step.from_journal(entry, state.journal, before)
+    step = Step.from_watched(entry, state.watched_units, before)
     events = step_events(step, before, board)
 
     assert events["dice"] == [{"dice": "d6", "sides": 6, "faces": [4], "kept": [4], "total": 4, "fixed": True}]

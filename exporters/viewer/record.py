@@ -2,7 +2,7 @@
 
 The viewer never computes a position itself: the engine replays the log (`play.replay`) and this
 module writes down, after each log entry, what that entry changed - every new record of each unit
-it touched, in order (`GameState.journal`: a move hex by hex, a retreat, a step loss, a marker),
+it touched, in order (`GameState.watched_units`: a move hex by hex, a retreat, a step loss, a marker),
 and the global, side and location variables, location markers and cards (hands, decks) that
 differ from the step before. Step 0 is the set-up; step i (i >= 1) is the position after log entry i - 1.
 
@@ -42,11 +42,11 @@ class Step:
         return self.changed[uid][-1]
 
     @classmethod
-    def from_journal(cls, entry: dict | None, journal: list[Unit], units: dict[int, Unit]) -> "Step":
-        """The step of `entry`: the unit records the engine wrote while it ran (`GameState.journal`),
+    def from_watched(cls, entry: dict | None, written: list[Unit], units: dict[int, Unit]) -> "Step":
+        """The step of `entry`: the unit records the engine wrote while it ran (`GameState.watched_units`),
         grouped by unit in order, with each unit as it was before (`units`, the position before)."""
         step = cls(entry)
-        for unit in journal:
+        for unit in written:
             if unit.id not in step.changed:
                 step.before[unit.id] = units.get(unit.id)
                 step.changed[unit.id] = []
@@ -103,14 +103,14 @@ class _Recorder:
         self.version = state.version
         for entry in game.log:  # entries logged while the game was set up (its `log` notes)
             self.steps.append(Step(entry))
-        state.journal = []
+        state.watched_units = []
         game.runner.on_entry = self.on_entry
 
     def on_entry(self, entry: dict) -> None:
         state = self.game.state
         engine = self.game.engine
-        step = Step.from_journal(entry, state.journal, self.units)
-        state.journal = []
+        step = Step.from_watched(entry, state.watched_units, self.units)
+        state.watched_units = []
         for uid, records in step.changed.items():
             self.units[uid] = records[-1]
         if state.version != self.version:  # passes and empty steps change nothing: no diff to make
