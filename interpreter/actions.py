@@ -98,7 +98,13 @@ class CompiledAction:
         self.ready = [max((names.index(n) + 1 for n in r.needs), default=0) for r in self.requires]
 
     # ------------------------------------------------------------ enumeration
-    def _domain(self, fr: Frame, p: Param, rng=None):
+    # The three public hooks below are what a search over instances needs (the agents' and
+    # hypothesis's drawing, strategies.py): the candidates of one parameter, whether the
+    # requirements decidable so far hold, and the legal completions of a partial instance.
+    def candidates(self, fr: Frame, p: Param, rng=None):
+        """The values parameter `p` may take with the earlier parameters bound in `fr` (its
+        source filtered by its `where`; for a subset parameter, the groups of allowed sizes,
+        largest first); shuffled when `rng` is given."""
         seq = p.source(fr)
         items = list(seq) if seq is not None else []
         if p.where is not None and not p.subset:
@@ -119,7 +125,9 @@ class CompiledAction:
             return (tuple(c) for k in range(hi, lo - 1, -1) for c in itertools.combinations(items, k))
         return _random_subsets(items, lo, hi, rng)
 
-    def _checks_pass(self, fr: Frame, bound: int) -> bool:
+    def requirements_hold(self, fr: Frame, bound: int) -> bool:
+        """Every requirement that becomes decidable once the first `bound` parameters are bound
+        in `fr` holds (an illegal table column is a failed requirement)."""
         for req, ready in zip(self.requires, self.ready):
             if ready == bound:
                 try:
@@ -132,24 +140,22 @@ class CompiledAction:
     def instances(self, ctx, rng=None):
         """Generate legal instances (as ActionChoice), lazily; shuffled when rng is given."""
         fr = Frame(ctx)
-        was = ctx.tracing
-        ctx.tracing = False
-        try:
-            if not self._checks_pass(fr, 0):
+        with ctx.untraced():
+            if not self.requirements_hold(fr, 0):
                 return
-            yield from self._walk(fr, 0, rng)
-        finally:
-            ctx.tracing = was
+            yield from self.completions(fr, 0, rng)
 
-    def _walk(self, fr: Frame, i: int, rng):
+    def completions(self, fr: Frame, i: int, rng=None):
+        """The legal instances whose first `i` parameters are those bound in `fr`, lazily (`fr`
+        is used as scratch space: later parameters are bound and unbound in it)."""
         if i == len(self.params):
             yield ActionChoice(self.name, tuple((p.name, fr.vars[p.name]) for p in self.params))
             return
         p = self.params[i]
-        for value in self._domain(fr, p, rng):
+        for value in self.candidates(fr, p, rng):
             fr.vars[p.name] = value
-            if self._checks_pass(fr, i + 1):
-                yield from self._walk(fr, i + 1, rng)
+            if self.requirements_hold(fr, i + 1):
+                yield from self.completions(fr, i + 1, rng)
             for later in self.params[i + 1:]:
                 fr.vars.pop(later.name, None)
 
@@ -157,9 +163,7 @@ class CompiledAction:
     def validate(self, ctx, choice: ActionChoice) -> Frame:
         """Re-check an instance against the rules; raise RuleError saying which rule refuses it."""
         fr = Frame(ctx)
-        was = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             args = dict(choice.args)
             for p in self.params:
                 if p.name not in args:
@@ -187,8 +191,6 @@ class CompiledAction:
                     cite = "".join(f" §{c}" for c in req.citations)
                     raise RuleError(f"{self.name}: {req.message}{cite}", req.span)
             return fr
-        finally:
-            ctx.tracing = was
 
     def apply(self, ctx, choice: ActionChoice) -> None:
         fr = self.validate(ctx, choice)

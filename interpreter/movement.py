@@ -114,9 +114,7 @@ class MovementMode:
         `goals`, the search stops as soon as one of them is reached (a trace's yes/no question)."""
         board = ctx.engine.board
         fr = Frame(ctx, {"u": unit, "s": side, "origin": start, "from": start, "to": start})
-        was_tracing = ctx.tracing
-        ctx.tracing = False  # a search evaluates costs hundreds of times: never trace them
-        try:
+        with ctx.untraced():  # a search evaluates costs hundreds of times: never trace them
             allowance = self.allowance(fr)
             best: dict[str, tuple] = {start: (0, None, False)}
             heap = [(0, 0, start)]
@@ -164,8 +162,6 @@ class MovementMode:
                         heapq.heappush(heap, (total, counter, nxt))
                         counter += 1
             return best
-        finally:
-            ctx.tracing = was_tracing
 
     def reachable(self, ctx, unit: UnitRef) -> dict[str, tuple]:
         state = ctx.state
@@ -205,9 +201,7 @@ class MovementMode:
         came from): a supply network traced once from all its sources. `limit`, when given,
         replaces the mode's allowance."""
         fr = Frame(ctx, {"u": None, "s": side, "origin": seeds[0], "from": seeds[0], "to": seeds[0]})
-        was_tracing = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             allowance = self.allowance(fr) if limit is None else limit
             best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
             counter = len(heap)
@@ -246,8 +240,6 @@ class MovementMode:
                         counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
-        finally:
-            ctx.tracing = was_tracing
 
     def region_back(self, ctx, targets, side: Entity, span=None) -> Region:
         """Every location from which a trace reaches one of `targets` (the targets included): the
@@ -260,9 +252,7 @@ class MovementMode:
             raise RuleError(f"trace_back cannot use movement '{self.name}': `always_one_hex` depends on where a path starts", span)
         goals = frozenset(targets)
         fr = Frame(ctx, {"u": None, "s": side, "origin": None, "from": None, "to": None})
-        was_tracing = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             allowance = self.allowance(fr)
             best, heap = _seeded(targets, lambda h: 0)  # cost to reach a target
             counter = len(heap)
@@ -301,8 +291,6 @@ class MovementMode:
                         counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
-        finally:
-            ctx.tracing = was_tracing
 
     def _at(self, fr, loc: str, blocked: dict | None) -> tuple[bool, bool]:
         """(prohibited, must stop) for entering `loc`, from the conditions that ignore `from`;
