@@ -52,3 +52,9 @@ def test_the_known_debts_still_exist():
     # an allowed exception that is gone must leave the list (and docs/architecture.md)
     for rel, module in ALLOWED:
         assert module in set(_imports(ROOT / rel)), (rel, module)
+
+
+def test_the_ast_is_the_bottom_of_the_language():
+    # every part of the language reads the AST; the AST reads none of them (only spans)
+    inside = {m for m in _imports(ROOT / "dsl" / "ast.py") if m.startswith("warcodex.")}
+    assert inside <= {"warcodex.dsl.diagnostics"}, inside

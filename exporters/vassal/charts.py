@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from warcodex.dsl import ast
+from warcodex.dsl.formatter import format_cell
 from warcodex.exporters.vassal.svg import FONT_CONDENSED, Svg, text_width
 
 FS = 13.0
@@ -71,10 +72,10 @@ def _axis_title(axis: ast.Axis | None, default: str) -> str:
 def table_chart(game, table: ast.Table) -> Chart:
     cols = table.columns.keys if table.columns is not None else []
     header = [_axis_title(table.rows, "row")] + ([k.text() for k in cols] if cols else ["result"])
-    rows = [[r.key.text()] + [c.text() for c in r.cells] for r in table.table_rows]
+    rows = [[r.key.text()] + [format_cell(c) for c in r.cells] for r in table.table_rows]
     notes = []
     for b in table.beyond:
-        what = {"use": f"use {b.use.text() if b.use else ''}", "result": f"result {b.cell.text() if b.cell else ''}",
+        what = {"use": f"use {b.use.text() if b.use else ''}", "result": f"result {format_cell(b.cell) if b.cell else ''}",
                 "illegal": "not allowed"}[b.action]
         notes.append(f"{b.direction} {b.key.text()}: {what}" + (f" - {b.message}" if b.message else ""))
     codes = []
