@@ -50,6 +50,7 @@ class EffectsFacts:
     rows: list  # the declarations, in declaration order
     columns: list[tuple[EffectRule, list[EffectCell]]]
     used: list[set[str]] = field(default_factory=list)  # per row: its properties and tags the kept rules read
+    values: list[dict] = field(default_factory=list)  # per row: its property values (`cost: 2`, `vp: 3`)
 
 
 def effect_rules(game) -> list[EffectRule]:
@@ -96,7 +97,7 @@ def effects(engine) -> list[EffectsFacts]:
             kept.append((rule, cells))
             for i, u in enumerate(used):
                 used_by_row[i] |= u
-        charts.append(EffectsFacts(kind, decls, kept, used_by_row))
+        charts.append(EffectsFacts(kind, decls, kept, used_by_row, [dict(r.props) for r in rows]))
     cache["effects"] = charts
     return charts
 

@@ -347,6 +347,26 @@ class Partial:
         return UNKNOWN
 
 
+def residual(partial: "Partial", e, env: dict | None = None):
+    """What is left of a condition once `partial` decides what it knows: the parts of an `and`
+    it finds true and the parts of an `or` it finds false are dropped (`p == "initial" and active
+    == axis and controlled_by(x, axis)` on the Axis Initial Phase leaves `controlled_by(x, axis)`);
+    None when nothing is left (it is true). Equivalent to `e` under what `partial` knows."""
+    if truth(partial.ev(e, env)) is True:
+        return None
+    if isinstance(e, ast.And):
+        left, right = residual(partial, e.left, env), residual(partial, e.right, env)
+        if left is None or right is None:
+            return right if left is None else left
+        return ast.And(left=left, right=right)
+    if isinstance(e, ast.Or):
+        if truth(partial.ev(e.left, env)) is False:
+            return residual(partial, e.right, env)
+        if truth(partial.ev(e.right, env)) is False:
+            return residual(partial, e.left, env)
+    return e
+
+
 def constant(engine, expr):
     """The value of an expression that needs nothing from a game in progress, else UNKNOWN."""
     return Partial(engine).ev(expr)

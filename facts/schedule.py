@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from warcodex.dsl import ast
 from warcodex.facts.entries import (ENTRY_CALLS, FROM_BOX, Origin, Site, Walker, chosen, inline, roots, side_of,
                                     source_box, static_name, static_str)
-from warcodex.facts.partial import PICKED, UNKNOWN, Partial, Slice, truth
+from warcodex.facts.partial import PICKED, UNKNOWN, Partial, Slice, residual, truth
 from warcodex.interpreter.values import Entity
 
 TURN_EVENTS = ("turn_start", "turn_end", "phase_start", "phase_end")
@@ -50,6 +50,7 @@ class Movement:
     site: Site
     conditions: list[Condition] = field(default_factory=list)
     repeated: bool = False  # inside a loop: once per element (a number decided in play)
+    each: ast.Expr | None = None  # the list a repeated one runs over (`units_of(axis)` where wiking)
     likely_location: str | None = None  # where `where` puts it in the set-up position (nothing moved)
     expected_turn: int | None = None  # a conditional one: the turn its rule is due for certain
     # (the condition is the rule's own fallback, e.g. "no free entry hex: try again next turn")
@@ -57,6 +58,23 @@ class Movement:
     @property
     def certain(self) -> bool:
         return self.turn is not None
+
+    @property
+    def rules(self) -> tuple:
+        """The declarations that bring it, outermost first: where the walk started (a trigger, a
+        phase, a scenario's set-up) and each labelled procedure on the way (the Reinforcement
+        Display, then `arrive`): together they cite every section a player would look up."""
+        return (self.site.origin.decl,) + tuple(p for p in self.site.via if p.header.label)
+
+    @property
+    def provisional(self) -> str | None:
+        """Why it is provisional, when a declaration on the way is (a Reinforcement Display the
+        rulebook does not print): a schedule built on stand-in data is never shown as published."""
+        for decl in (self.site.origin.decl,) + tuple(self.site.via):
+            prov = decl.header.provenance
+            if prov is not None and prov.kind == "provisional":
+                return prov.note or "provisional"
+        return None
 
 
 class Store:
@@ -207,13 +225,20 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
         if maybe:
             t0 = min(maybe)
             site, _d, op, event, knowns, due = maybe[t0][0]
-            conditions = [Condition(inline_expr(expr, env), holds) for expr, env, holds in site.guards]
+            partial = Partial(engine, **knowns)
+            conditions = []
+            for expr, env, holds in site.guards:
+                left = residual(partial, expr, env)
+                if left is not None:
+                    conditions.append(Condition(inline_expr(left, env), holds))
             m = _movement(engine, site, None, tuple(sorted(maybe)), op, event, knowns, conditions)
             m.expected_turn = t0 if due else None
             out.append(m)
     for m in out:
         if m.where is not None and m.kind == "arrival":
             m.likely_location = _likely_location(engine, state, m)
+        if m.site.loop is not None:
+            m.each = inline(m.site.loop)
     # a `place` of a type chosen in play (units bought and mobilized) is no schedule: the model
     # keeps it with the owners (`Owners.undecided`), not here
     out = [m for m in out if not (m.kind == "arrival" and m.unit_type is None and m.box is None)]

@@ -4,11 +4,13 @@ units on the wrong side, Fall Blau's missing reinforcements, bridges shown as pr
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from warcodex.dsl.checker import check_path
+from warcodex.dsl.formatter import format_expr
 from warcodex.facts import facts_of
 from warcodex.interpreter.engine import Engine
 
@@ -59,6 +61,18 @@ def test_an_undeclared_type_no_rule_places_is_not_guessed(fall_blau):
     assert fall_blau.unit_type("guards_tank_corps").owners.sides == ("soviet",)
     assert fall_blau.unit_type("test_panzer").owners.status == "unknown"
     assert "test_panzer" in fall_blau.palette("axis") and "test_panzer" in fall_blau.palette("soviet")
+
+
+def test_a_type_any_power_may_buy_belongs_to_every_power():
+    # A&A §5: a power buys units "of any types" it can afford, and mobilizes them (§9) with
+    # place(t, s, at), the type and the power decided in play: the sides that start with a type
+    # (no Soviet bomber in the set-up) are only some of those that may field it
+    facts = facts_of(Engine(_game("axis-allies-1941")))
+    powers = [s.name for s in facts.sides]
+    bomber = facts.unit_type("bomber").owners
+    assert "soviet_union" not in bomber.sides and bomber.status == "uncertain" and bomber.undecided
+    assert all(bomber.may_field(p) for p in powers)
+    assert all("bomber" in facts.palette(p) for p in powers)
 
 
 def test_fall_blau_reinforcements_by_turn(fall_blau):
@@ -162,3 +176,103 @@ def test_vassal_palettes_and_reinforcements_of_fall_blau(sg):
     assert "mountain_rifle_division" not in data.palette["axis"]
     turn3 = {r.unit.label for r in data.reinforcements if r.turn == 3}
     assert {"384th Infantry", "371st Infantry", "159th Rifle (5th Res. Army)"} <= turn3
+
+
+# ---------------------------------------------------------------- the sequence of play
+def _walk_nodes(node):
+    yield node
+    for child in node.children:
+        yield from _walk_nodes(child)
+
+
+def test_tiny_sequence_of_play(tiny):
+    # Tiny Front §3: each game turn a Weather Phase (from Game Turn 2, §8), then each side's
+    # player turn (Axis, then Soviet): Movement (§5), Combat (§7), Recovery (§7.5: Disrupted
+    # markers removed); §9 reinforcements at the start of a game turn from Turn 3
+    turn = tiny.sequence.root.children[0]
+    assert turn.kind == "turn"
+    assert [(t.decl.header.label, t.turns) for t in turn.at_start] == [
+        ("Axis reinforcements", (3, 4, 5, 6)), ("Soviet reinforcements", (3, 4, 5, 6))]
+    weather, players = turn.children
+    assert (weather.name, weather.turns, weather.automatic[0].kind, weather.automatic[0].decl.name) == (
+        "weather", (2, 3, 4, 5, 6), "table", "weather_table")
+    assert players.kind == "player_turns" and players.sides == ("axis", "soviet")
+    assert [(p.name, [a.name for a in p.actions]) for p in players.children] == [
+        ("movement", ["move"]), ("combat", ["attack"]), ("recovery", [])]
+    recovery = players.children[2]
+    assert [(s.kind, s.decl.name) for s in recovery.automatic] == [("unmark", "disrupted")]
+    assert [(t.event, t.decl.header.label) for t in tiny.sequence.standing] == [
+        ("enter", "Control of objectives"), ("game_end", "Victory points")]
+    assert [(getattr(d, "name", None), turns) for d, turns in tiny.sequence.timed()] == [
+        ("weather", (2, 3, 4, 5, 6)), ("turn_start", (3, 4, 5, 6)), ("turn_start", (3, 4, 5, 6))]
+
+
+def test_stalingrad_rules_of_a_scenario_and_of_a_turn(sg, fall_blau):
+    phases = {n.name: n for n in _walk_nodes(fall_blau.sequence.root) if n.kind == "phase"}
+    # §23.1: a Weather Phase from Turn 17; Fall Blau lasts Turns 1-8 (§S1.1): never played
+    assert phases["weather_phase"].turns == ()
+    initial = {t.decl.header.label: t for t in phases["initial"].at_start}
+    # §S1.2: the 6th Reserve Army may move from Turn 2
+    assert initial["The 6th Reserve Army may move"].turns == tuple(range(2, 9))
+    # §31: the Reserve Army release is a Campaign rule (its condition names the scenario), played
+    # in the Soviet Initial Phase
+    assert "Reserve Army release" not in initial
+    campaign = facts_of(Engine(sg, scenario="campaign"), "campaign")
+    initial = {t.decl.header.label: t for n in _walk_nodes(campaign.sequence.root)
+               if n.kind == "phase" and n.name == "initial" for t in n.at_start}
+    assert initial["Reserve Army release"].sides == ("soviet",) and initial["Reserve Army release"].turns is None
+    # §34.1.1: six Reserve Armies (Maskirovka) on Turn 21
+    assert initial["Maskirovka: six Reserve Armies arrive"].turns == (21,)
+
+
+# ---------------------------------------------------------------- dice, hits, incomes, tables
+def test_axis_and_allies_hit_rolls_and_incomes():
+    facts = facts_of(Engine(_game("axis-allies-1941")))
+    rolls = {r.prop: r for r in facts.hit_rolls}
+    assert set(rolls) == {"attack", "defense"} and all(r.dice.text() == "d6" and r.op == "<=" for r in rolls.values())
+    # §14.1: infantry attacks at 1 and defends at 2, a battleship at 4: hits on that or less
+    values = {u.name: u.values[u.max_steps] for u in facts.unit_types}
+    assert rolls["attack"].chance(values["infantry"]["attack"]) == Fraction(1, 6)
+    assert rolls["defense"].chance(values["infantry"]["defense"]) == Fraction(1, 3)
+    assert rolls["attack"].chance(values["battleship"]["attack"]) == Fraction(2, 3)
+    # Table 3.1: starting income USSR 7, Germany 12, UK 12, Japan 9, USA 17 (= starting IPCs, §3.5)
+    (income,) = facts.incomes
+    assert {s.side: (s.start, s.income) for s in income.sides} == {
+        "soviet_union": (7, 7), "germany": (12, 12), "united_kingdom": (12, 12), "japan": (9, 9), "united_states": (17, 17)}
+
+
+def test_chance_of_each_result_of_a_table(tiny):
+    crt = next(t for t in tiny.tables if t.name == "crt")
+    column = crt.compiled.column_text.index("3-1")
+    for drm in (-2, 0, 2):
+        chances = crt.outcomes(column, drm)
+        assert sum(chances.values()) == 1 and None not in chances  # the CRT clamps its rows (§7.3)
+    # the unmodified roll reads the column's six cells, each with chance 1/6
+    cells = [str(cs[column]) for low, _high, cs, _text in crt.compiled.rows]
+    expected = {}
+    for c in cells:
+        expected[c] = expected.get(c, 0) + Fraction(1, 6)
+    assert crt.outcomes(column, 0) == expected
+
+
+# ---------------------------------------------------------------- schedules in a player's words
+def test_arrivals_carry_their_rules_provenance_and_what_is_left_undecided(sg, fall_blau):
+    # §22.1: the Reinforcement Displays are not in the rule text (provisional); an arrival
+    # cites the display and the arrival procedure (§22.1.2)
+    first = next(m for m in fall_blau.arrivals if m.label == "384th Infantry")
+    assert [r.header.name for r in first.rules][-2:] == ["axis_reinforcements_campaign", "arrive"]
+    assert first.provisional == "the Axis Reinforcement Display is not in the rule text"
+    reserve = next(m for m in fall_blau.arrivals if m.label and "5th Res. Army" in m.label)
+    assert reserve.provisional is None  # §S1.2 prints the 5th Reserve Army's arrival
+    # §20: a North Caucasian volunteer arrives in an Axis Initial Phase while fewer than six have
+    # and both cities are Axis-held: the phase, side and scenario parts of the rule's condition
+    # are decided, what play decides is left
+    campaign = facts_of(Engine(sg, scenario="campaign"), "campaign")
+    volunteers = next(m for m in campaign.arrivals if m.unit_type == "caucasian_volunteers")
+    (condition,) = volunteers.conditions
+    text = format_expr(condition.expr)
+    assert "volunteers_arrived < 6" in text and "controlled_by" in text
+    assert "initial" not in text and "scenario" not in text and "active" not in text
+    # §32.4: the 5th SS Wiking is upgraded on Turn 13, once for each Wiking division on the map
+    wiking = next(m for m in campaign.arrivals if m.unit_type == "wiking_4" and m.where is not None)
+    assert wiking.turn == 13 and wiking.repeated and "wiking" in format_expr(wiking.each)

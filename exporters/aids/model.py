@@ -447,7 +447,7 @@ class _Builder:
     # ------------------------------------------------------------ rule bodies
     def owners(self):
         """Every declaration or block that holds rule expressions, as (node, its let-bindings)."""
-        from warcodex.facts.tables import rule_bodies
+        from warcodex.facts.walk import rule_bodies
 
         return rule_bodies(self.game)
 
