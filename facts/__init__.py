@@ -10,7 +10,8 @@
 Parts: partial.py (the three-valued partial evaluator), walk.py (walking the AST), entries.py
 (every place/place_in_box/to_box the rules can run, procedures inlined), owners.py (the sides of
 each unit type), schedule.py (arrivals and withdrawals by turn), sequence.py (the sequence of play,
-triggers and standing rules, with the turns each can happen), effects.py (effects charts),
+triggers and standing rules, with the turns each can happen), setup.py (the set-up with the
+provenance of what places each unit), effects.py (effects charts),
 tables.py (tables, the rules that feed them, the chance of each result), quantities.py (bases and
 modifiers with their values), dice.py (dice, distributions, hit rolls), economy.py (incomes),
 game.py (the assembled model). Renderers import from this package only, never from its modules.
@@ -20,13 +21,14 @@ See docs/architecture.md for where this layer sits.
 from warcodex.facts.dice import HitRoll, distribution
 from warcodex.facts.economy import IncomeFacts, SideIncome
 from warcodex.facts.effects import EffectCell, EffectRule, EffectsFacts
-from warcodex.facts.game import (AllianceFacts, GameFacts, PhaseStep, PlacedUnit, ProvisionalFacts, SideFacts,
-                                 UnitTypeFacts, VariableFacts, facts_of)
+from warcodex.facts.game import (AllianceFacts, GameFacts, PhaseStep, ProvisionalFacts, SideFacts, UnitTypeFacts,
+                                 VariableFacts, facts_of)
 from warcodex.facts.owners import Owners
 from warcodex.facts.partial import UNKNOWN, Slice
 from warcodex.facts.quantities import ModifierFacts, QuantityFacts
 from warcodex.facts.schedule import Condition, Movement
 from warcodex.facts.sequence import AllowedAction, AutomaticStep, SequenceFacts, SequenceNode, TriggerFacts
+from warcodex.facts.setup import PlacedUnit
 from warcodex.facts.tables import TableFacts
 
 __all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "Condition", "EffectCell", "EffectRule", "EffectsFacts",

@@ -82,7 +82,20 @@ class Walker:
         self._path: list[int] = []
 
     def run(self, stmts, origin: Origin, env: dict | None = None, guards: list | None = None) -> None:
+        if not self._matters(stmts):
+            return
         self._block(stmts, dict(env or {}), origin, (), list(guards or []), definite=not guards, loop=None)
+
+    def _matters(self, stmts) -> bool:
+        """Whether walking `stmts` can find anything: an entry or exit site, or (following a
+        store) a `set` of a variable the store follows, in them or in a procedure they call. A
+        body that can find nothing is not walked (a schedule asks again on every turn)."""
+        tracked = self.store.tracked if self.store is not None else frozenset()
+        cache = self.engine.derived_cache.setdefault("walk_matters", {})
+        key = (id(stmts), tracked)
+        if key not in cache:
+            cache[key] = _reaches(self.game, stmts, tracked, set())
+        return cache[key]
 
     # returns True when a `stop` is reached for certain
     def _block(self, stmts, env, origin, via, guards, definite, loop) -> bool:
@@ -130,7 +143,9 @@ class Walker:
             self.found(site, definite)
             return
         decl = self.game.names.get(call.func)
-        if not isinstance(decl, ast.Procedure) or decl in via or len(via) >= self.MAX_CALL_DEPTH:
+        if not isinstance(decl, ast.Procedure) or any(decl is v for v in via) or len(via) >= self.MAX_CALL_DEPTH:
+            return
+        if not self._matters(decl.body):
             return
         inner = {p.name: (Bound(call.args[i], env) if i < len(call.args) else None) for i, p in enumerate(decl.params)}
         self._path.append(id(call))
@@ -138,6 +153,27 @@ class Walker:
             self._block(decl.body, inner, origin, via + (decl,), guards, definite, loop)
         finally:
             self._path.pop()
+
+
+def _reaches(game, stmts, tracked, seen: set) -> bool:
+    """An entry or exit call, or a `set` of one of `tracked`, in `stmts` or the procedures they
+    call (a `move_to` counts: whether it takes a unit from a box is decided when it is walked)."""
+    from warcodex.facts.walk import walk
+
+    for n in walk(stmts):
+        if isinstance(n, ast.Call):
+            if n.func in ENTRY_CALLS or n.func in EXIT_CALLS or n.func == FROM_BOX:
+                return True
+            decl = game.names.get(n.func)
+            if isinstance(decl, ast.Procedure) and id(decl) not in seen:
+                seen.add(id(decl))
+                if _reaches(game, decl.body, tracked, seen):
+                    return True
+        elif isinstance(n, ast.SetStmt) and tracked:
+            t = n.target
+            if (isinstance(t, ast.Name) and t.id in tracked) or (isinstance(t, ast.Attr) and t.name in tracked):
+                return True
+    return False
 
 
 def roots(game) -> list[tuple[Origin, list, dict]]:

@@ -21,6 +21,7 @@ from warcodex.facts.owners import Owners, owners
 from warcodex.facts.quantities import QuantityFacts, quantity_facts
 from warcodex.facts.schedule import Movement, schedule
 from warcodex.facts.sequence import SequenceFacts, sequence_facts
+from warcodex.facts.setup import PlacedUnit, setup
 from warcodex.facts.tables import TableFacts, table_facts
 from warcodex.facts.walk import walk
 from warcodex.interpreter.values import Entity, RuleError
@@ -65,17 +66,6 @@ class UnitTypeFacts:
         """Why the type itself is provisional (a counter the rulebook does not describe)."""
         prov = self.decl.header.provenance
         return (prov.note or "provisional") if prov is not None and prov.kind == "provisional" else None
-
-
-@dataclass(frozen=True)
-class PlacedUnit:
-    """A unit of the set-up (or of a schedule), as a counter shows it."""
-    type: str
-    side: str
-    label: str
-    steps: int
-    max_steps: int
-    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -239,15 +229,7 @@ def _build(engine, scenario: str | None) -> GameFacts:
     unit_types = [_unit_type(engine, u, own[u.name]) for u in game.units]
     for ut in unit_types:
         warnings += [f"unit type '{ut.name}': {c}" for c in ut.owners.conflicts]
-    at_start: dict[str, list[PlacedUnit]] = {}
-    boxes: dict[str, list[PlacedUnit]] = {}
-    if state is not None:
-        for loc, ids in state.at.items():
-            if ids:
-                at_start[loc] = [_placed(state.units[i]) for i in ids]
-        for u in state.units.values():
-            if u.loc is None:
-                boxes.setdefault(u.box or "off map", []).append(_placed(u))
+    at_start, boxes = setup(engine, sc.name, state) if sc is not None else ({}, {})
     end = last if last is not None else first + 20
     movements = schedule(engine, sc.name, first, end) if sc is not None else []
     edition = game.prop("edition")
@@ -293,10 +275,6 @@ def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
     flags = [k for k, v in props.items() if v is True]
     return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u,
                          marked)
-
-
-def _placed(unit) -> PlacedUnit:
-    return PlacedUnit(unit.type, unit.side, unit.label, max(unit.steps, 1), unit.max_steps, tuple(sorted(unit.markers)))
 
 
 def _steps(engine, state, first: int, last: int) -> list[PhaseStep]:

@@ -135,7 +135,8 @@ class Partial:
                  scenario: str | None = None, active: str | None = None, others: str = "unknown",
                  env: dict | None = None, store=None, own: str = "present") -> None:
         self.engine = engine
-        self.store = store  # known values of variables (`store.var(name)`, `store.side_var(side, name)`)
+        self.store = store  # known values of variables (`store.var(name)`, `store.side_var(side, name)`,
+        # `store.version` changing with them, `store.memo` for function values)
         self.game = engine.game
         self.kind = kind
         self.row = row
@@ -298,8 +299,24 @@ class Partial:
         decl = self.game.names.get(e.func)
         args = [self.ev(a, env, depth + 1) for a in e.args]
         if isinstance(decl, ast.Function):
+            # a function is pure: its value depends on its arguments and on what this evaluator
+            # knows, so a walk that asks the same again (a schedule, turn after turn) reads it back
+            memo = key = None
+            if self.store is not None and self.kind is None:
+                memo = self.store.memo
+                key = (id(decl), tuple(args), depth)
+                if _reads_the_game(self.engine, decl):
+                    key += (self.turn, self.scenario, self.active, self.store.version)
+                try:
+                    if key in memo:
+                        return memo[key]
+                except TypeError:  # an argument that cannot be a key (a list value)
+                    memo = None
             inner = {p.name: (args[i] if i < len(args) else UNKNOWN) for i, p in enumerate(decl.params)}
-            return self.ev(decl.body, inner, depth + 1)
+            value = self.ev(decl.body, inner, depth + 1)
+            if memo is not None:
+                memo[key] = value
+            return value
         return UNKNOWN
 
     def _is(self, e: ast.Is, env: dict, depth: int):
@@ -365,6 +382,46 @@ def residual(partial: "Partial", e, env: dict | None = None):
         if truth(partial.ev(e.right, env)) is False:
             return residual(partial, e.left, env)
     return e
+
+
+_GAME_NAMES = frozenset(("turn", "active", "scenario", "phase"))
+
+
+def _reads_the_game(engine, decl: ast.Function, seen: frozenset = frozenset()) -> bool:
+    """Whether a function's value can depend on more than its arguments: it reads the turn, the
+    active side, the scenario, the phase or a variable, or calls a function that does. Cached."""
+    cache = engine.derived_cache.setdefault("reads_the_game", {})
+    if decl.name in cache:
+        return cache[decl.name]
+    game = engine.game
+    found = False
+    for n in _nodes(decl.body):
+        if isinstance(n, ast.Name) and (n.id in _GAME_NAMES or isinstance(game.names.get(n.id), ast.VarDecl)):
+            found = True
+        elif isinstance(n, ast.Attr) and n.name in engine.vars:  # a side or unit variable
+            found = True
+        elif isinstance(n, ast.Call):
+            callee = game.names.get(n.func)
+            if isinstance(callee, ast.Function) and (callee.name in seen or _reads_the_game(engine, callee, seen | {decl.name})):
+                found = True
+        if found:
+            break
+    if not seen:  # a result found inside a cycle may be partial: keep only the outermost
+        cache[decl.name] = found
+    return found
+
+
+def _nodes(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Node):
+            yield n
+            stack.extend(getattr(n, f) for f in type(n).model_fields if f != "span")
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif isinstance(n, dict):
+            stack.extend(n.values())
 
 
 def constant(engine, expr):

@@ -85,6 +85,9 @@ class Store:
         from warcodex.interpreter.context import Context
 
         ctx = Context(engine, state)
+        self.tracked = frozenset(tracked)
+        self.version = 0  # changes with any value, so values computed from them are read again
+        self.memo: dict = {}  # function values the partial evaluator computed, by arguments and version
         self.vars = {n: v for n, v in state.vars.items() if n in tracked}
         self.sides: dict[tuple[str, str], object] = {}
         for name, decl in engine.vars.items():
@@ -108,7 +111,9 @@ class Store:
                 key = ("side", (obj.name, s.target.name))
             else:  # a side decided in play: every side's value may change
                 for k in [k for k in self.sides if k[1] == s.target.name]:
-                    self.sides[k] = UNKNOWN
+                    if self.sides[k] is not UNKNOWN:
+                        self.sides[k] = UNKNOWN
+                        self.version += 1
                 return
         if key is None:
             return
@@ -122,7 +127,10 @@ class Store:
             known = old is not UNKNOWN and isinstance(old, (int, float)) and isinstance(value, (int, float))
             if known:
                 value = old + value if s.op == "+=" else old - value
-        table[key[1]] = value if known else UNKNOWN
+        new = value if known else UNKNOWN
+        if new is not old:
+            table[key[1]] = new
+            self.version += 1
 
 
 def tracked_variables(engine) -> set[str]:

@@ -58,3 +58,21 @@ def test_the_ast_is_the_bottom_of_the_language():
     # every part of the language reads the AST; the AST reads none of them (only spans)
     inside = {m for m in _imports(ROOT / "dsl" / "ast.py") if m.startswith("warcodex.")}
     assert inside <= {"warcodex.dsl.diagnostics"}, inside
+
+
+# what a renderer may use of the engine: value types, compiling an engine, the map's geometry,
+# writing files; everything it knows about a game comes from the facts package's public names
+RENDERER_ENGINE_USES = {"warcodex.interpreter.values", "warcodex.interpreter.engine", "warcodex.interpreter.board",
+                        "warcodex.interpreter.hexgrid", "warcodex.interpreter.saves"}
+
+
+def test_renderers_read_the_facts_not_the_rules():
+    found = []
+    for path in sorted((ROOT / "exporters").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for module in _imports(path):
+            if module.startswith("warcodex.facts."):
+                found.append(f"{rel} imports {module} (use the names `warcodex.facts` exports)")
+            elif module.startswith("warcodex.interpreter") and module not in RENDERER_ENGINE_USES:
+                found.append(f"{rel} imports {module}")
+    assert not found, "\n".join(found)

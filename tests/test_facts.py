@@ -34,8 +34,18 @@ def fall_blau(sg):
 
 
 @pytest.fixture(scope="module")
+def campaign(sg):
+    return facts_of(Engine(sg, scenario="campaign"), "campaign")
+
+
+@pytest.fixture(scope="module")
 def tiny():
     return facts_of(Engine(_game("tiny")))
+
+
+@pytest.fixture(scope="module")
+def aa():
+    return facts_of(Engine(_game("axis-allies-1941")))
 
 
 def test_facts_are_computed_once_and_cached_with_the_engine(sg):
@@ -63,11 +73,11 @@ def test_an_undeclared_type_no_rule_places_is_not_guessed(fall_blau):
     assert "test_panzer" in fall_blau.palette("axis") and "test_panzer" in fall_blau.palette("soviet")
 
 
-def test_a_type_any_power_may_buy_belongs_to_every_power():
+def test_a_type_any_power_may_buy_belongs_to_every_power(aa):
     # A&A §5: a power buys units "of any types" it can afford, and mobilizes them (§9) with
     # place(t, s, at), the type and the power decided in play: the sides that start with a type
     # (no Soviet bomber in the set-up) are only some of those that may field it
-    facts = facts_of(Engine(_game("axis-allies-1941")))
+    facts = aa
     powers = [s.name for s in facts.sides]
     bomber = facts.unit_type("bomber").owners
     assert "soviet_union" not in bomber.sides and bomber.status == "uncertain" and bomber.undecided
@@ -90,8 +100,8 @@ def test_fall_blau_reinforcements_by_turn(fall_blau):
     assert ravenna.choice is not None  # the owner chooses the Entry Area among a list
 
 
-def test_campaign_withdrawals_and_conditional_arrivals(sg):
-    facts = facts_of(Engine(sg, scenario="campaign"), "campaign")
+def test_campaign_withdrawals_and_conditional_arrivals(campaign):
+    facts = campaign
     withdrawn = {(m.turn, m.rule.header.name) for m in facts.withdrawals}
     assert (10, "withdraw_for_the_caucasus") in withdrawn  # §32.1
     assert (11, "withdraw_rfss") in withdrawn
@@ -207,7 +217,7 @@ def test_tiny_sequence_of_play(tiny):
         ("weather", (2, 3, 4, 5, 6)), ("turn_start", (3, 4, 5, 6)), ("turn_start", (3, 4, 5, 6))]
 
 
-def test_stalingrad_rules_of_a_scenario_and_of_a_turn(sg, fall_blau):
+def test_stalingrad_rules_of_a_scenario_and_of_a_turn(fall_blau, campaign):
     phases = {n.name: n for n in _walk_nodes(fall_blau.sequence.root) if n.kind == "phase"}
     # §23.1: a Weather Phase from Turn 17; Fall Blau lasts Turns 1-8 (§S1.1): never played
     assert phases["weather_phase"].turns == ()
@@ -217,7 +227,6 @@ def test_stalingrad_rules_of_a_scenario_and_of_a_turn(sg, fall_blau):
     # §31: the Reserve Army release is a Campaign rule (its condition names the scenario), played
     # in the Soviet Initial Phase
     assert "Reserve Army release" not in initial
-    campaign = facts_of(Engine(sg, scenario="campaign"), "campaign")
     initial = {t.decl.header.label: t for n in _walk_nodes(campaign.sequence.root)
                if n.kind == "phase" and n.name == "initial" for t in n.at_start}
     assert initial["Reserve Army release"].sides == ("soviet",) and initial["Reserve Army release"].turns is None
@@ -226,8 +235,8 @@ def test_stalingrad_rules_of_a_scenario_and_of_a_turn(sg, fall_blau):
 
 
 # ---------------------------------------------------------------- dice, hits, incomes, tables
-def test_axis_and_allies_hit_rolls_and_incomes():
-    facts = facts_of(Engine(_game("axis-allies-1941")))
+def test_axis_and_allies_hit_rolls_and_incomes(aa):
+    facts = aa
     rolls = {r.prop: r for r in facts.hit_rolls}
     assert set(rolls) == {"attack", "defense"} and all(r.dice.text() == "d6" and r.op == "<=" for r in rolls.values())
     # §14.1: infantry attacks at 1 and defends at 2, a battleship at 4: hits on that or less
@@ -256,7 +265,7 @@ def test_chance_of_each_result_of_a_table(tiny):
 
 
 # ---------------------------------------------------------------- schedules in a player's words
-def test_arrivals_carry_their_rules_provenance_and_what_is_left_undecided(sg, fall_blau):
+def test_arrivals_carry_their_rules_provenance_and_what_is_left_undecided(fall_blau, campaign):
     # §22.1: the Reinforcement Displays are not in the rule text (provisional); an arrival
     # cites the display and the arrival procedure (§22.1.2)
     first = next(m for m in fall_blau.arrivals if m.label == "384th Infantry")
@@ -267,7 +276,6 @@ def test_arrivals_carry_their_rules_provenance_and_what_is_left_undecided(sg, fa
     # §20: a North Caucasian volunteer arrives in an Axis Initial Phase while fewer than six have
     # and both cities are Axis-held: the phase, side and scenario parts of the rule's condition
     # are decided, what play decides is left
-    campaign = facts_of(Engine(sg, scenario="campaign"), "campaign")
     volunteers = next(m for m in campaign.arrivals if m.unit_type == "caucasian_volunteers")
     (condition,) = volunteers.conditions
     text = format_expr(condition.expr)
@@ -276,3 +284,25 @@ def test_arrivals_carry_their_rules_provenance_and_what_is_left_undecided(sg, fa
     # §32.4: the 5th SS Wiking is upgraded on Turn 13, once for each Wiking division on the map
     wiking = next(m for m in campaign.arrivals if m.unit_type == "wiking_4" and m.where is not None)
     assert wiking.turn == 13 and wiking.repeated and "wiking" in format_expr(wiking.each)
+
+
+def test_the_set_up_says_which_cards_the_rulebook_prints(aa, fall_blau):
+    # A&A §3.6 (Table 3.6): only the Soviet Union's set-up card is printed; the others are
+    # stand-ins (G1). The Soviet card: Russia 3 infantry, 1 tank, 1 fighter; Archangel, Karelia
+    # and Siberia 3 infantry; Caucasus 3 infantry, 1 tank; Sea Zone 4 1 submarine
+    soviet: dict[str, list[str]] = {}
+    for loc, units in aa.at_start.items():
+        for u in units:
+            if u.side == "soviet_union":
+                assert u.provisional is None, (loc, u)
+                soviet.setdefault(aa.location_label(loc), []).append(u.type)
+            else:
+                assert u.provisional == "the rulebook prints only the Soviet card (G1)", (loc, u)
+    assert {k: sorted(v) for k, v in soviet.items()} == {
+        "Russia": ["fighter", "infantry", "infantry", "infantry", "tank"], "Archangel": ["infantry"] * 3,
+        "Karelia": ["infantry"] * 3, "Caucasus": ["infantry", "infantry", "infantry", "tank"],
+        "Siberia": ["infantry"] * 3, "Sea Zone 4": ["submarine"]}
+    # Stalingrad §S1.1: Fall Blau uses the Campaign At-Start cards, not in the rule text; the 6th
+    # Reserve Army's four units start in 3806 (§S1.2)
+    assert all(u.provisional for units in fall_blau.at_start.values() for u in units)
+    assert len(fall_blau.at_start["3806"]) == 4 and all("6th Res. Army" in u.label for u in fall_blau.at_start["3806"])
