@@ -89,11 +89,20 @@ class GameDef:
         scenario = self.scenarios[name]
         if not scenario.overrides:
             return self
-        derived = copy.deepcopy(self)
+        # new indexes over the same declarations; only those an override changes in place (and
+        # the game's, whose properties merge) are copied first, so the base keeps its own
+        derived = copy.copy(self)
+        derived.games = [copy.deepcopy(g) for g in self.games]
+        derived.sections, derived.names = dict(self.sections), dict(self.names)
+        derived.scenarios, derived.invariants = dict(self.scenarios), dict(self.invariants)
+        derived.triggers, derived.decls = list(self.triggers), list(self.decls)
         diags = Diagnostics()
-        for decl in derived.scenarios[name].overrides:
+        for decl in scenario.overrides:
             decl = copy.deepcopy(decl)
             decl.override = True
+            for table in (derived.names, derived.scenarios, derived.invariants):
+                if table.get(decl.name) is not None and not isinstance(decl, (ast.Game, ast.Sequence, ast.Trigger, ast.Sections)):
+                    table[decl.name] = copy.deepcopy(table[decl.name])
             derived.add(decl, diags)
         diags.raise_if_errors()
         return derived

@@ -98,7 +98,10 @@ def b_units_at(ctx, span, h):
     ids = ctx.state.at.get(h) if h is not None else None
     if not ids:
         return ()
-    return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
+    try:
+        return tuple(map(_REFS.__getitem__, ids))  # every unit's reference, once made, is interned
+    except KeyError:
+        return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
 
 
 def b_units_of(ctx, span, s):

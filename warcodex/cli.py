@@ -206,6 +206,15 @@ def fmt(path: str, check_only: bool) -> None:
         raise SystemExit(1)
 
 
+# ------------------------------------------------------------------ lsp
+@cli.command()
+def lsp() -> None:
+    """Run the language server on stdin/stdout, for editors (docs/editors.md)."""
+    from warcodex.lsp.server import main as serve
+
+    serve()
+
+
 # ------------------------------------------------------------------ info
 @cli.command()
 @click.argument("game")
@@ -423,6 +432,46 @@ def schema() -> None:
     out.print_json(json.dumps(SaveFile.model_json_schema()))
 
 
+# ------------------------------------------------------------------ compile
+@cli.command(name="compile")
+@click.argument("game")
+@click.option("--show", "names", multiple=True, metavar="NAME",
+              help="Print the generated Python of a declaration (a quantity, function, procedure, action, "
+                   "movement mode, trigger event, invariant...); repeatable.")
+@click.option("--scenario", "-s", help="The rules as this scenario's special rules change them.")
+@click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A .wcx file loaded last (repeatable).")
+def compile_cmd(game: str, names, scenario: str | None, overlays) -> None:
+    """Compile the rules of GAME to Python and say how much code they became; with --show NAME,
+    print the code generated for NAME (docs/engine.md, "How rules become Python")."""
+    import time
+
+    from warcodex.interpreter.engine import Engine
+
+    gamedef, _ = load_checked(game, overlays)
+    t0 = time.perf_counter()
+    engine = Engine(gamedef, evaluator="generated")
+    if scenario is not None:
+        engine = engine.for_scenario(scenario)
+    seconds = time.perf_counter() - t0
+    compiler = engine.compiler
+    if not names:
+        lines = compiler.source().count("\n")
+        out.print(f"{gamedef.game.name}: {len(compiler.units)} generated units, {lines} lines of Python "
+                  f"(engine built in {seconds:.2f} s{', from the cache' if compiler.from_cache else ''})")
+        return
+    for name in names:
+        code = compiler.show(name)
+        if not code:
+            known = sorted({u.owner for u in compiler.units if u.owner})
+            import difflib
+
+            close = difflib.get_close_matches(name, known, n=3)
+            raise UserError(f"no generated code belongs to '{name}'"
+                            + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        out.print(code, markup=False, highlight=False)
+
+
 # ------------------------------------------------------------------ demo (the main job)
 @cli.command()
 @click.argument("game")
@@ -503,6 +552,18 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:  # an engine bug: say which rule was running, if generated code was
+        import os
+
+        from warcodex.interpreter.generated import span_of_traceback
+
+        span = span_of_traceback(exc.__traceback__)
+        if span is None or os.environ.get("WARCODEX_DEBUG"):
+            raise
+        print_diagnostics([Diagnostic(Severity.ERROR, "E-internal", f"internal error while running this rule: "
+                                      f"{type(exc).__name__}: {exc}", span,
+                                      "set WARCODEX_DEBUG=1 for the Python traceback")])
+        sys.exit(1)
 
 
 if __name__ == "__main__":
