@@ -115,6 +115,7 @@ class GameFacts:
     scenario_label: str | None
     first_turn: int
     last_turn: int | None
+    last_turn_provisional: str | None  # why the scenario's last turn is provisional (A&A sets no round limit)
     turn_order: tuple[str, ...]
     sides: list[SideFacts]
     alliances: list[AllianceFacts]
@@ -240,7 +241,8 @@ def _build(engine, scenario: str | None) -> GameFacts:
         version=str(getattr(version, "value", version)) if version is not None else None,
         fingerprint=engine.fingerprint, scenario=sc.name if sc is not None else None,
         scenario_label=sc.header.title() if sc is not None else None,
-        first_turn=first, last_turn=last, turn_order=tuple(state.turn_order) if state is not None else (),
+        first_turn=first, last_turn=last, last_turn_provisional=_provisional_prop(sc, "last_turn") if sc is not None else None,
+        turn_order=tuple(state.turn_order) if state is not None else (),
         sides=sides, alliances=alliances, unit_types=unit_types,
         markers=[(m.name, m.header.title()) for m in game.entities("marker")],
         at_start=at_start, boxes=boxes, movements=movements,
@@ -275,6 +277,11 @@ def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
     flags = [k for k, v in props.items() if v is True]
     return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u,
                          marked)
+
+
+def _provisional_prop(sc: ast.Scenario, key: str) -> str | None:
+    prov = next((p.provenance for p in sc.props if p.key == key and p.provenance is not None), None)
+    return (prov.note or "provisional") if prov is not None and prov.kind == "provisional" else None
 
 
 def _steps(engine, state, first: int, last: int) -> list[PhaseStep]:

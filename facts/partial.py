@@ -67,6 +67,26 @@ PICKED = _Picked()  # the value of a non-optional choice: some element, never `n
 
 
 @dataclass(frozen=True)
+class AtLeast:
+    """A number known only from below (the features on a hexside of a chart's row: at least one)."""
+    n: int
+
+
+def _compare_at_least(a, op: str, c):
+    """A comparison with a number known from below: decided when the bound decides it."""
+    if isinstance(c, AtLeast):  # `0 < count(...)`: turn it round
+        a, c = c, a
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
+    if not is_number(c):
+        return UNKNOWN
+    if op in (">", ">=", "!=") and (c < a.n if op in (">", "!=") else c <= a.n):
+        return True
+    if op in ("<", "<=", "==") and (c < a.n if op in ("<=", "==") else c <= a.n):
+        return False
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
 class Slice:
     """A table row read for one known key (a terrain), the other key unknown: shown as text."""
     text: str
@@ -127,7 +147,7 @@ class Partial:
     After an evaluation, `touched` says whether the row's domain was consulted, `own` whether one
     of the row's own tags was tested and found, `own_positive` whether it was found where it counts
     for the test (not under a `not`: a bridge in `not bridged(a, b)` only ever stops a rule), `used`
-    the row's properties and tags read."""
+    the row's properties and tags read, `truncated` whether the depth limit cut it short."""
 
     MAX_DEPTH = 12
 
@@ -151,6 +171,7 @@ class Partial:
         self.own_positive = False  # one of the row's own tags was found where it makes the test true
         self._negated = False
         self.used: set[str] = set()
+        self.truncated = False  # the depth limit cut an evaluation: an UNKNOWN may hide a decided value
         self._domain = domain_tags(engine).get(kind, frozenset()) if kind else frozenset()
 
     def ev(self, e, env: dict | None = None, depth: int = 0):
@@ -158,6 +179,7 @@ class Partial:
             return True
         env = env if env is not None else self.env
         if depth > self.MAX_DEPTH:
+            self.truncated = True
             return UNKNOWN
         ev = lambda x, en=env: self.ev(x, en, depth + 1)  # noqa: E731
         if isinstance(e, (ast.Num, ast.Str, ast.Bool)):
@@ -193,6 +215,8 @@ class Partial:
                 return UNKNOWN
             if a is PICKED or c is PICKED:
                 return UNKNOWN
+            if isinstance(a, AtLeast) or isinstance(c, AtLeast):
+                return _compare_at_least(a, e.op, c)
             if a is UNKNOWN or c is UNKNOWN or isinstance(a, Slice) or isinstance(c, Slice):
                 return UNKNOWN
             try:
@@ -296,6 +320,11 @@ class Partial:
             return UNKNOWN
         if e.func == "number" and e.args:
             return self.ev(e.args[0], env, depth + 1)
+        if (e.func == "count" and len(e.args) == 1 and isinstance(e.args[0], ast.Call) and e.args[0].func == "edge"
+                and self.kind == "edge" and self.own_tags == "present"):
+            for a in e.args[0].args:
+                self.ev(a, env, depth + 1)
+            return AtLeast(1)  # a hexside of this row has at least the row's own feature
         decl = self.game.names.get(e.func)
         args = [self.ev(a, env, depth + 1) for a in e.args]
         if isinstance(decl, ast.Function):

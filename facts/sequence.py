@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.dsl.formatter import format_expr
-from warcodex.facts.partial import Partial, truth
+from warcodex.facts.partial import Each, Partial, residual, truth
 from warcodex.facts.walk import walk
 
 TURN_EVENTS = ("turn_start", "turn_end")
@@ -48,6 +48,7 @@ class TriggerFacts:
     turns: tuple[int, ...] | None  # the scenario's turns on which it can run; None: any turn
     phases: tuple[str, ...] = ()  # phase events: the phases it is about (all of them: empty)
     sides: tuple[str, ...] = ()  # phase events: the sides in whose player turns it runs (any: empty)
+    condition: ast.Expr | None = None  # its `when` less what the scenario decides (None: none left)
 
     @property
     def when(self) -> ast.Expr | None:
@@ -174,11 +175,19 @@ def _trigger(engine, trig: ast.Trigger, sc, scenario, turns, phase_sides) -> Tri
         at = tuple(sorted(when)) if phase_sides else None
         order = [s.name for s in engine.game.sides]
         return TriggerFacts(event, trig, sc, None if at == tuple(turns) else at, () if every_phase else tuple(about),
-                            () if by == played_by else tuple(s for s in order if s in by))
+                            () if by == played_by else tuple(s for s in order if s in by), _condition(engine, trig, scenario))
     found = _turns(engine, trig.when, scenario, turns)
     if found == ():
         return None
-    return TriggerFacts(event, trig, sc, found)
+    return TriggerFacts(event, trig, sc, found, condition=_condition(engine, trig, scenario))
+
+
+def _condition(engine, trig: ast.Trigger, scenario) -> ast.Expr | None:
+    """A trigger's condition with what the scenario decides taken out (`scenario == "campaign" or
+    scenario == "fall_blau"` is no condition in Fall Blau)."""
+    if trig.when is None:
+        return None
+    return residual(Partial(engine, scenario=scenario), trig.when, {p.name: Each() for p in trig.params})
 
 
 # ---------------------------------------------------------------- the sequence's items

@@ -398,6 +398,11 @@ def test_fall_blau_schedule_set_up_and_track(fall_blau_aid):
     boxes = {b.turn: b.notes for b in aid.turn_track}
     assert list(boxes) == list(range(1, 9)) and "end of game" in boxes[8]
     assert "The 6th Reserve Army may move →" in boxes[2]  # §S1.2: from Turn 2
+    # the hexside chart: a sea hexside always blocks movement, a lake only until it freezes (§9.5.6)
+    edges = next(c for c in aid.effects if c.kind == "edge")
+    rows = {r.name: r.cells for r in edges.rows}
+    col = next(i for i, c in enumerate(edges.columns) if c.label == "prohibited" and "Normal movement" in c.rule)
+    assert (rows["coast"][col], rows["lake"][col], rows["road"][col]) == ("prohibited", "prohibited (depends)", "—")
     html = lxml.html.fromstring(render_html(aid))
     marked = html.xpath('//article[contains(@class, "arrivals")]//tr[contains(@class, "provisional")]')
     assert len(marked) == sum(1 for a in aid.arrivals if a.provisional) and marked[0].xpath('.//span[@class="badge provisional"]')

@@ -306,3 +306,24 @@ def test_the_set_up_says_which_cards_the_rulebook_prints(aa, fall_blau):
     # Reserve Army's four units start in 3806 (§S1.2)
     assert all(u.provisional for units in fall_blau.at_start.values() for u in units)
     assert len(fall_blau.at_start["3806"]) == 4 and all("6th Res. Army" in u.label for u in fall_blau.at_start["3806"])
+
+
+def test_stalingrad_effects_of_hexsides_and_markers(fall_blau):
+    edges = next(c for c in fall_blau.effects if c.kind == "edge")
+    names = [d.name for d in edges.rows]
+    normal = next(cells for rule, cells in edges.columns
+                  if rule.kind == "prohibited" and rule.mode.name == "normal" and "blocked_side" in format_expr(rule.when))
+    status = {n: normal[names.index(n)].status for n in ("coast", "impassable", "lake", "alpine", "volga", "road", "ferry")}
+    # §2.2.3: sea and impassable hexsides are never crossed (a hexside of these rows has features:
+    # `count(edge(from, to)) > 0` is decided); §9.5.6 a lake only until it freezes, §9.6.2 an
+    # alpine hexside only for non-mountain units or in winter, §5.5.3 the Volga except at ferries;
+    # roads and ferries never prohibit crossing
+    assert status == {"coast": "true", "impassable": "true", "lake": "unknown", "alpine": "unknown", "volga": "unknown",
+                      "road": "irrelevant", "ferry": "irrelevant"}
+    # §13.3.2, §5.6.4: units in Full Retreat or on a train defend at 0 or 1, never doubled: the
+    # markers only cancel the doubling, and the chart keeps that
+    markers = next(c for c in fall_blau.effects if c.kind == "marker")
+    rows = [d.name for d in markers.rows]
+    doubling = next(cells for rule, cells in markers.columns if rule.label == "infantry in a City or Mountain hex")
+    assert doubling[rows.index("full_retreat")].status == "false_own" and doubling[rows.index("train")].status == "false_own"
+    assert doubling[rows.index("disrupted")].status == "irrelevant"

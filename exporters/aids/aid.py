@@ -75,6 +75,15 @@ class Aid:
     ui: dict[str, str] = field(default_factory=dict)
     arrival_notes: list[str] = field(default_factory=list)  # why the schedule's rows marked † are provisional
     setup_notes: list[str] = field(default_factory=list)  # why the set-up's rows marked † are provisional
+    track_notes: list[str] = field(default_factory=list)  # why the turn track's marks † are provisional
+
+    @property
+    def sequence_lines(self) -> int:
+        """Roughly how many lines the sequence of play takes (a long one may run over pages)."""
+        def lines(items) -> int:
+            return sum(1 + len(i.automatic) + (1 if i.actions else 0) + lines(i.children) for i in items)
+
+        return lines(self.sequence) + len(self.standing)
 
     @property
     def charts(self) -> list[OddsChart]:
@@ -129,4 +138,4 @@ def build_aid(game: GameDef, scenario: str | None = None, lang: str = "en", pape
     return Aid(labels.lang, LANG_NAMES[labels.lang], paper, g.name, game_label, facts.edition, scenario_label, sc_turns,
                facts.fingerprint, tables, effects, units, production, hits, sequence, standing, sheet.turn_track,
                sheet.arrivals, sheet.setup, provisional, sections, note, len(labels.translated), total, ui,
-               sheet.provisional, sheet.setup_provisional)
+               sheet.provisional, sheet.setup_provisional, sheet.track_provisional)

@@ -1,8 +1,10 @@
 """Effects charts (terrain, hexside features, map features, markers), rendered from the game's
 effects facts: one row per declared name, one column per rule that depends on it. A cell reads:
 the effect where the row brings the rule, or allows it when no row brings it outright (the armor
-shift "allowed" in clear terrain); `no` where one of the row's own names or flags stops it; `—`
-where the row has no bearing on it. Columns with the same label and cells (one limit in several
+shift "allowed" in clear terrain); for hexside and map features and markers, the effect and
+`(depends)` where it brings it only under a further condition beside rows that bring it outright
+(a lake hexside, unless frozen); `no` where
+one of the row's own names or flags stops it; `—` where the row has no bearing on it. Columns with the same label and cells (one limit in several
 movement modes) are merged; wide charts are split into tables that fit a page.
 """
 
@@ -77,11 +79,17 @@ def effects_charts(w) -> list[EffectsChart]:
         shown: list[list[str]] = []
         merged: dict[tuple, int] = {}
         for cand, cells in kept:
+            # where no row brings the rule outright, a row that allows it shows its effect plainly
+            # (the armor shift in clear terrain); beside rows that bring it, a hexside feature,
+            # map feature or marker that brings it only under a further condition says so (a lake
+            # blocks unless frozen); a terrain that does not decide it shows nothing
             has_true = any(st == "true" for st, _ in cells)
             col = []
             for st, text in cells:
                 if st in ("value", "true") or (st == "unknown" and not has_true):
                     col.append(text)
+                elif st == "unknown" and kind != "terrain":
+                    col.append(f"{text} ({w.ui('depends')})")
                 elif st == "false_own":
                     col.append(w.ui("no"))
                 else:

@@ -62,6 +62,7 @@ class ScenarioSheet:
     turn_track: list[TurnBox] = field(default_factory=list)
     provisional: list[str] = field(default_factory=list)  # why schedule rows marked † are provisional
     setup_provisional: list[str] = field(default_factory=list)  # why set-up rows marked † are provisional
+    track_provisional: list[str] = field(default_factory=list)  # why the track's marks † are provisional
 
 
 def scenario_sheet(w) -> ScenarioSheet:
@@ -69,7 +70,8 @@ def scenario_sheet(w) -> ScenarioSheet:
         return ScenarioSheet()
     rows, start = arrivals(w), setup(w)
     return ScenarioSheet(rows, start, turn_track(w), list(dict.fromkeys(a.provisional for a in rows if a.provisional)),
-                         list(dict.fromkeys(r.provisional for r in start if r.provisional)))
+                         list(dict.fromkeys(r.provisional for r in start if r.provisional)),
+                         [w.facts.last_turn_provisional] if w.facts.last_turn_provisional else [])
 
 
 # ---------------------------------------------------------------- set-up
@@ -200,7 +202,7 @@ def turn_track(w) -> list[TurnBox]:
             boxes[t].notes.append(w.ui("track_arrivals", side=w.label(side) if side else "—", n=n))
         for side in leaving:
             boxes[t].notes.append(w.ui("track_withdrawals", side=w.label(side) if side else "—"))
-    boxes[last].notes.append(w.ui("game_end"))
+    boxes[last].notes.append(w.ui("game_end") + (" †" if facts.last_turn_provisional else ""))
     return list(boxes.values())
 
 

@@ -44,7 +44,7 @@ def sequence_of_play(w) -> tuple[list[SequenceItem], list[StandingRule]]:
     for t in seq.standing:
         key = f"event_{t.event}"
         when = w.ui(key) if key in _EVENT_KEYS else t.event.replace("_", " ")
-        standing.append(StandingRule(when, _trigger_label(w, t), w.refs(t.decl.header.citations), w.cond(t.when)))
+        standing.append(StandingRule(when, _trigger_label(w, t), w.refs(t.decl.header.citations), w.cond(t.condition)))
     return [top], standing
 
 
@@ -90,8 +90,8 @@ def _trigger_step(w, t, with_condition: bool) -> tuple[str, list[Ref]]:
     text = _trigger_label(w, t)
     if t.turns is not None:
         text += f" ({w.turns(t.turns, w.facts.last_turn)})"
-    elif with_condition and t.when is not None:
-        text += f" ({w.ui('when')} {w.words(t.when)})"
+    elif with_condition and t.condition is not None:
+        text += f" ({w.ui('when')} {w.words(t.condition)})"
     return text, w.refs(t.decl.header.citations)
 
 

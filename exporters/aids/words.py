@@ -20,6 +20,7 @@ LANG_NAMES = {"en": "English", "ru": "русский", "pl": "polski", "uk": "у
 # The aid's own captions. A key missing in a language falls back to English.
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "depends": "depends",
         "provisional_setup": "rows marked † come from set-up cards the rulebook does not print",
         "provisional_schedule": "rows marked † come from data the rulebook does not print",
         "box_named": "the {box} box",
@@ -153,6 +154,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "columns",
     },
     "ru": {
+        "depends": "зависит",
         "provisional_setup": "строки с † взяты из карточек расстановки, которых нет в правилах",
         "provisional_schedule": "строки с † взяты из данных, которых нет в правилах",
         "box_named": "ячейка «{box}»",
@@ -267,6 +269,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "off_table": "вне таблицы",
     },
     "pl": {
+        "depends": "zależnie",
         "provisional_setup": "wiersze oznaczone † pochodzą z kart rozstawienia, których nie ma w zasadach",
         "provisional_schedule": "wiersze oznaczone † pochodzą z danych, których nie ma w zasadach",
         "box_named": "pole „{box}”",
@@ -343,6 +346,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "kolumny",
     },
     "uk": {
+        "depends": "залежно",
         "provisional_setup": "рядки з † узято з карток розстановки, яких немає в правилах",
         "provisional_schedule": "рядки з † узято з даних, яких немає в правилах",
         "box_named": "комірка «{box}»",
