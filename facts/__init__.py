@@ -14,10 +14,12 @@ triggers and standing rules, with the turns each can happen), setup.py (the set-
 provenance of what places each unit), effects.py (effects charts),
 tables.py (tables, the rules that feed them, the chance of each result), quantities.py (bases and
 modifiers with their values), dice.py (dice, distributions, hit rolls), economy.py (incomes),
+cards.py (decks and cards: composition, owners, each side's events),
 game.py (the assembled model). Renderers import from this package only, never from its modules.
 See docs/architecture.md for where this layer sits.
 """
 
+from warcodex.facts.cards import CardEvent, CardFacts, DeckFacts
 from warcodex.facts.dice import HitRoll, distribution
 from warcodex.facts.economy import IncomeFacts, SideIncome
 from warcodex.facts.effects import EffectCell, EffectRule, EffectsFacts
@@ -31,7 +33,7 @@ from warcodex.facts.sequence import AllowedAction, AutomaticStep, SequenceFacts,
 from warcodex.facts.setup import PlacedUnit
 from warcodex.facts.tables import TableFacts
 
-__all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "Condition", "EffectCell", "EffectRule", "EffectsFacts",
+__all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "CardEvent", "CardFacts", "Condition", "DeckFacts", "EffectCell", "EffectRule", "EffectsFacts",
            "GameFacts", "HitRoll", "IncomeFacts", "ModifierFacts", "Movement", "Owners", "PhaseStep", "PlacedUnit",
            "ProvisionalFacts", "QuantityFacts", "SequenceFacts", "SequenceNode", "SideFacts", "SideIncome", "Slice",
            "TableFacts", "TriggerFacts", "UNKNOWN", "UnitTypeFacts", "VariableFacts", "distribution", "facts_of"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warcodex.dsl import ast
+from warcodex.facts.cards import DeckFacts, deck_facts
 from warcodex.facts.dice import HitRoll, dice_of, hit_rolls
 from warcodex.facts.economy import IncomeFacts, incomes
 from warcodex.facts.effects import EffectsFacts, effects
@@ -129,6 +130,7 @@ class GameFacts:
     dice: list[ast.Dice]
     variables: list[VariableFacts]
     incomes: list[IncomeFacts]
+    decks: list[DeckFacts]  # decks and cards: composition, owners, events, where each starts
     provisional: list[ProvisionalFacts]
     warnings: list[str] = field(default_factory=list)
 
@@ -138,6 +140,9 @@ class GameFacts:
 
     def unit_type(self, name: str) -> UnitTypeFacts:
         return next(u for u in self.unit_types if u.name == name)
+
+    def card(self, name: str):
+        return next(c for d in self.decks for c in d.cards if c.name == name)
 
     @property
     def arrivals(self) -> list[Movement]:
@@ -249,6 +254,7 @@ def _build(engine, scenario: str | None) -> GameFacts:
         steps=_steps(engine, state, first, end) if state is not None else [],
         sequence=sequence_facts(engine, scenario, state, first, end),
         dice=dice_of(game), variables=_variables(engine, state), incomes=incomes(engine, state),
+        decks=deck_facts(engine, state),
         provisional=[ProvisionalFacts(what, prov.note or "", node) for what, node, prov in game.provisional_items()],
         warnings=warnings)
 

@@ -224,7 +224,7 @@ class Generator:
                 return f"ctx.state.vars.get({name!r})"
             if kind == "option":
                 return f"ctx.state.options.get({name!r})"
-            if kind == "entity":
+            if kind in ("entity", "cell"):  # a declared name, or a result code with its number (DR2)
                 return self.const(value)
             if kind == "phase":
                 return repr(name)
@@ -269,7 +269,12 @@ class Generator:
         s = self.span(e.span)
         if name in scope:
             raise RuleError(f"'{name}' is a local value, not a function", e.span)
-        args = [self.expr(a, scope) for a in e.args]
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
+            args = [repr(e.args[0].id)] + [self.expr(a, scope) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope) for a in e.args]
         decl = self.engine.game.names.get(name)
         if isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
             if len(args) != len(decl.params):

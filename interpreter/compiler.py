@@ -218,7 +218,13 @@ class Compiler:
 
     def call(self, e: ast.Call, scope, dyn, statement: bool) -> Fn:
         name = e.func
-        args = [self.expr(a, scope, dyn) for a in e.args]
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
+            event = e.args[0].id
+            args = [(lambda fr, event=event: event)] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span
         engine = self.engine
         if name in scope:
@@ -645,7 +651,7 @@ def _global_reader(name: str, kind: str, value):
         return lambda fr: fr.ctx.state.vars.get(name)
     if kind == "option":
         return lambda fr: fr.ctx.state.options.get(name)
-    if kind == "entity":
+    if kind in ("entity", "cell"):
         return lambda fr: value
     if kind == "phase":  # a phase's name is its value as `phase` reads it: `phase == noncombat`
         return lambda fr: name

@@ -100,7 +100,10 @@ class Engine:
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
         self._locations_with: dict[str, tuple[str, ...]] = {}
+        from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
+
+        self.cards = Cards(self)
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
@@ -130,7 +133,7 @@ class Engine:
             decl = ent.decl
             # only data declarations carry constant properties; movement modes and actions
             # have rule expressions in theirs, compiled elsewhere
-            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)) else []
+            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card, ast.Deck)) else []
             tags = {ent.name}
             fr = Frame(None, {})
             for p in props:
@@ -183,8 +186,9 @@ class Engine:
         """What a global name is, as (kind, value): ("constant", None) for the language's
         constants (turn, active...), ("var", None) a global variable, ("option", None) an option,
         ("entity", Entity) any other declared name, ("phase", None) a phase's name (its value as
-        `phase` reads it: `phase == noncombat`); None if the name is not global. Both compilers
-        resolve names through here."""
+        `phase` reads it: `phase == noncombat`), ("cell", CellValue) a result code with its number
+        (`DR2`, as a table cell holds it); None if the name is not global. Both compilers resolve
+        names through here."""
         if name in CONSTANTS:
             return ("constant", None)
         if name in self.vars:
@@ -199,6 +203,10 @@ class Engine:
             return ("entity", ent)
         if name in self.phase_names():
             return ("phase", None)
+        resolved = resolve_code(self.game, name)
+        if resolved is not None:  # `DL1`, `DR2`: a result code with its number, as a table cell holds it
+            decl, args = resolved
+            return ("cell", CellValue((Code(self.entities[decl.name], tuple(a.value for a in args)),)))
         return None
 
     def phase_names(self) -> frozenset:
@@ -213,8 +221,9 @@ class Engine:
 
     def observation(self, state, side: str) -> dict:
         """What `side` may observe of the state: everything, except the hidden variables of the
-        other sides' units and of the other sides (shown as "hidden"). The state itself stays
-        complete; an agent that reads the game should read this view."""
+        other sides' units and of the other sides (shown as "hidden"), the cards in the other
+        sides' hands and the order of the draw piles (shown as as many "hidden"). The state itself
+        stays complete; an agent that reads the game should read this view."""
         from warcodex.interpreter.saves import state_to_data
 
         data = state_to_data(self, state).model_dump()
@@ -227,6 +236,7 @@ class Engine:
             if s != side:
                 for name in self.hidden_vars & set(values):
                     values[name] = "hidden"
+        self.cards.observe(data, side)
         return data
 
     def hidden_from(self, owners) -> list[str]:
@@ -260,8 +270,13 @@ class Engine:
 
     # ============================================================ values
     def unit_name(self, ctx, u: UnitRef) -> str:
+        """A unit as explanations and logs name it: its label, its id and where it is, so two
+        "Rifle division (soviet)" are told apart: `Rifle division #5 (soviet, 0805)`."""
         unit = ctx.state.units.get(u.id)
-        return f"{unit.label} ({unit.side})" if unit else str(u)
+        if unit is None:
+            return str(u)
+        where = f", {unit.loc}" if unit.loc is not None else (f", box {unit.box}" if unit.box else "")
+        return f"{unit.label} #{unit.id} ({unit.side}{where})"
 
     def describe(self, ctx, value) -> str:
         if isinstance(value, UnitRef):
@@ -309,6 +324,8 @@ class Engine:
                 return unit.label
             if name == "id":
                 return unit.id
+            if name == "box":
+                return unit.box
             value = self.unit_prop(unit, name)
             if value is None and name not in self.entities[unit.type].props:
                 return None
@@ -620,45 +637,15 @@ class Engine:
         else:
             raise RuleError(f"cannot mark {show(x)}", span)
 
-    # -- cards
-    def _deck(self, ctx, deck, span) -> dict:
-        name = deck.name if isinstance(deck, Entity) else str(deck)
-        decl = self.game.names.get(name)
-        if not isinstance(decl, ast.Deck):
-            raise RuleError(f"{show(deck)} is not a deck", span)
-        piles = ctx.state.decks.get(name)
-        if piles is None:
-            cards = [c.name for c in decl.cards]
-            ctx.state.rng.shuffle(cards)
-            piles = ctx.state.decks[name] = {"draw": cards, "discard": []}
-        return piles
-
+    # -- cards (interpreter/cards.py)
     def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        hand = ctx.state.hands.setdefault(side.name, [])
-        for _ in range(n):
-            if not piles["draw"]:
-                break
-            hand.append(piles["draw"].pop())
-        ctx.state.touch()
+        self.cards.draw(ctx, side, self.cards.deck_name(deck, span), n, span)
 
     def discard_card(self, ctx, side: Entity, card, span) -> None:
-        name = card.name if isinstance(card, Entity) else str(card)
-        hand = ctx.state.hands.get(side.name, [])
-        if name not in hand:
-            raise RuleError(f"{side.name} has no card {name} in hand", span)
-        hand.remove(name)
-        for deck in self.game.of_kind(ast.Deck):
-            if any(c.name == name for c in deck.cards):
-                self._deck(ctx, deck.name, span)["discard"].append(name)
-        ctx.state.touch()
+        self.cards.discard(ctx, side, self.cards.card_name(card, span), span)
 
     def shuffle_deck(self, ctx, deck, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        piles["draw"].extend(piles["discard"])
-        piles["discard"].clear()
-        ctx.state.rng.shuffle(piles["draw"])
-        ctx.state.touch()
+        self.cards.reshuffle(ctx, self.cards.deck_name(deck, span), span)
 
     # ============================================================ JSON
     def to_json(self, value) -> Any:
@@ -718,15 +705,19 @@ class Engine:
                 return self.reference.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
         return default
 
-    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True):
+    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True,
+                 dice=None):
         """A fresh state with the scenario set up (setup statements run, game not started).
-        With setup=False the board is empty (tests and analysis place their own units)."""
+        With setup=False the board is empty (tests and analysis place their own units). With
+        `dice`, these rolls come first, then the seed's (interpreter/dice.py)."""
         import random
 
         from warcodex.interpreter.context import Context
+        from warcodex.interpreter.dice import FixedDice
 
         sc = self.scenario(scenario)
-        state = GameState(scenario=sc.name, seed=seed, rng=random.Random(seed))
+        rng = FixedDice(dice, seed) if dice else random.Random(seed)
+        state = GameState(scenario=sc.name, seed=seed, rng=rng)
         for opt in self.game.entities("option"):
             state.options[opt.name] = self.entities[opt.name].props.get("default", False)
         for k, v in (options or {}).items():
@@ -741,7 +732,9 @@ class Engine:
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
+            ctx.notes = []  # the set-up's `log` lines: the game's log records them (play.Game)
             self.compiler.block(sc.setup, set())(Frame(ctx))
+            state.setup_notes = tuple(ctx.notes)
         return state
 
     def _game_prop(self, key: str):
@@ -752,10 +745,14 @@ class Engine:
         return int(self.scenario_prop(self.scenario(state.scenario), "first_turn", 1))
 
     def last_turn(self, state) -> int:
+        """The scenario's `last_turn`, or with `turns: N` (turns 1 to N) the N-th turn."""
         sc = self.scenario(state.scenario)
         last = self.scenario_prop(sc, "last_turn")
         if last is None:
-            raise RuleError(f"scenario '{sc.name}' has no last_turn", sc.span)
+            turns = self.scenario_prop(sc, "turns")
+            if turns is not None:
+                return int(self.scenario_prop(sc, "first_turn", 1)) + int(turns) - 1
+            raise RuleError(f"scenario '{sc.name}' has no last_turn (or turns)", sc.span)
         return int(last)
 
     def for_scenario(self, name: str | None) -> "Engine":
@@ -795,7 +792,7 @@ class _Constant:
 
     def __init__(self, value) -> None:
         self.value = value
-_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id"})  # read from the record
+_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id", "box"})  # read from the record
 
 
 def single_value(v):

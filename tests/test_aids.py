@@ -420,3 +420,17 @@ def test_axis_and_allies_units_and_set_up():
     assert all(r.provisional is None for r in aid.setup if r.side == "Soviet Union")
     assert all(r.provisional for r in aid.setup if r.side != "Soviet Union")
     assert not aid.arrivals  # nothing is scheduled: every unit is bought
+
+
+def test_no_retreat_card_list():
+    aid = build_aid(checked(ROOT / "games" / "no-retreat"))
+    deck = next(d for d in aid.decks if d.name == "events")
+    # §A3: 54 cards, 10 of them (45-54) only from 1945; reshuffled when one card remains
+    assert deck.composition == "54 cards (44 in the draw pile, 10 set aside)"
+    assert "reshuffle at: 1" in deck.rules and "drawn by Axis, Soviet" in deck.rules
+    c01 = next(c for c in deck.cards if c.name == "c01")
+    assert [(whose, rule.split(":")[0]) for whose, rule, _refs in c01.events] == [("Axis", "Erich von Manstein"), ("Soviet", "Stavka")]
+    assert c01.owners is None  # either side may hold it, as either draws from the deck
+    page = lxml.html.fromstring(render_html(aid))
+    card = page.xpath('//article[@data-card="c01"]')[0]
+    assert "Axis: Erich von Manstein: double a unit, or two counterblows §K01; Soviet: Stavka" in text(card)

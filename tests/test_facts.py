@@ -64,13 +64,23 @@ def test_owners_of_units_brought_in_by_arrive(fall_blau):
         assert owners[name].sides == ("soviet",), name
 
 
-def test_an_undeclared_type_no_rule_places_is_not_guessed(fall_blau):
-    # guards_tank_corps is declared `side: soviet` (the language states it); a test-only type that
-    # no rule places has no owner, and the model says so
+def test_an_undeclared_type_no_rule_places_is_not_guessed(fall_blau, tmp_path):
+    # guards_tank_corps is declared `side: soviet` (the language states it)
     assert fall_blau.unit_type("guards_tank_corps").owners.status == "declared"
     assert fall_blau.unit_type("guards_tank_corps").owners.sides == ("soviet",)
-    assert fall_blau.unit_type("test_panzer").owners.status == "unknown"
-    assert "test_panzer" in fall_blau.palette("axis") and "test_panzer" in fall_blau.palette("soviet")
+    # the worked examples' test-only types (tests/units.wcx) are not part of the game (#17 point 1)
+    assert "test_panzer" not in [u.name for u in fall_blau.unit_types]
+    assert "test_panzer" not in fall_blau.palette("axis") + fall_blau.palette("soviet")
+    # a type that no rule places has no owner, and the model says so: it goes to every palette
+    import shutil
+
+    folder = tmp_path / "tiny"
+    shutil.copytree(GAMES / "tiny", folder, ignore=shutil.ignore_patterns("tests"))
+    with open(folder / "components.wcx", "a", encoding="utf-8") as f:
+        f.write('\nunit lonely "Lonely battalion" §2.1 { attack: 1 defense: 1 move: 1 }\n')
+    facts = facts_of(Engine(_game(folder)))
+    assert facts.unit_type("lonely").owners.status == "unknown"
+    assert "lonely" in facts.palette("axis") and "lonely" in facts.palette("soviet")
 
 
 def test_a_type_any_power_may_buy_belongs_to_every_power(aa):
@@ -327,3 +337,31 @@ def test_stalingrad_effects_of_hexsides_and_markers(fall_blau):
     doubling = next(cells for rule, cells in markers.columns if rule.label == "infantry in a City or Mountain hex")
     assert doubling[rows.index("full_retreat")].status == "false_own" and doubling[rows.index("train")].status == "false_own"
     assert doubling[rows.index("disrupted")].status == "irrelevant"
+
+
+# ---------------------------------------------------------------- decks and cards (No Retreat!)
+@pytest.fixture(scope="module")
+def no_retreat():
+    return facts_of(Engine(_game("no-retreat")))
+
+
+def test_cards_their_events_owners_and_the_deck(no_retreat):
+    deck = next(d for d in no_retreat.decks if d.name == "events")
+    # §A3: 54 event cards, one deck both sides draw from, reshuffled when one card remains; the
+    # green-45 cards 45-54 join the deck only in 1945: at the start they are set aside
+    assert deck.size == 54 and deck.rules["reshuffle_at"] == 1 and deck.drawn_by == ("axis", "soviet")
+    aside = sorted(c.name for c in deck.cards if c.start == "set_aside")
+    assert aside == [f"c{n}" for n in range(45, 55)] and deck.composition == {"draw": 44, "set_aside": 10}
+    # card 01 (digest §K): Erich von Manstein for the Germans, Stavka for the Soviets; either side
+    # may hold it
+    c01 = no_retreat.card("c01")
+    assert c01.owners == ("axis", "soviet") and not c01.declared
+    assert [(e.side, e.rule.header.label.split(":")[0]) for e in c01.events] == [
+        ("axis", "Erich von Manstein"), ("soviet", "Stavka")]
+    assert "removed_1945" in c01.flags and c01.values["axis_event"] == "Erich von Manstein"
+    # an event written as a function, not a trigger (53 Volksgrenadiers: a cheaper return), is not
+    # taken for an event; the rules that name the card are listed
+    c53 = no_retreat.card("c53")
+    assert [e.side for e in c53.events] == ["soviet"] and c53.mentions
+    # card 54's Soviet event is not in the summary (digest §0.1 item 8): provisional, and said so
+    assert no_retreat.card("c54").provisional

@@ -77,8 +77,8 @@ def table_aid(w, tf) -> TableAid:
     t = tf.compiled
     decl: ast.Table = tf.decl
     col_kind = decl.columns.kind if decl.columns is not None else None
-    if col_kind == "diff":
-        columns = [signed(c) if isinstance(c, int) else str(c) for c in t.columns]
+    if col_kind == "diff":  # as the rulebook prints them: "−3 or less", "−2 to −1", "+8 or more"
+        columns = t.column_range_texts(w.ui("or_less"), w.ui("or_more"), w.ui("to_range"), sign=signed)
     elif col_kind == "values" or col_kind is None:
         columns = [_key_label(w, c) for c in t.column_text]
     else:

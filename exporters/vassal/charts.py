@@ -69,9 +69,11 @@ def _axis_title(axis: ast.Axis | None, default: str) -> str:
     return {"odds": "odds", "diff": "difference"}.get(axis.kind, default)
 
 
-def table_chart(game, table: ast.Table) -> Chart:
+def table_chart(game, table: ast.Table, compiled) -> Chart:
+    """The chart of a table; `compiled` is the table as the game's facts hold it (its columns as
+    the rulebook prints them: a differential table's as ranges, "-3 or less")."""
     cols = table.columns.keys if table.columns is not None else []
-    header = [_axis_title(table.rows, "row")] + ([k.text() for k in cols] if cols else ["result"])
+    header = [_axis_title(table.rows, "row")] + (compiled.column_range_texts() if cols else ["result"])
     rows = [[r.key.text()] + [format_cell(c) for c in r.cells] for r in table.table_rows]
     notes = []
     for b in table.beyond:
@@ -129,5 +131,8 @@ def game_charts(game, engine) -> list[Chart]:
     tec = tec_chart(game, engine)
     if tec is not None:
         charts.append(tec)
-    charts += [table_chart(game, t) for t in game.tables]
+    from warcodex.facts import facts_of
+
+    compiled = {t.name: t.compiled for t in facts_of(engine).tables}
+    charts += [table_chart(game, t, compiled[t.name]) for t in game.tables]
     return charts
