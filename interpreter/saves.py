@@ -231,3 +231,20 @@ def write_atomic(path: Path, content: str | bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+# ---------------------------------------------------------------- log files
+LOG_FORMAT = "warcodex-log"
+
+
+def write_log(path: Path, engine, game, options: dict) -> None:
+    """Write a played game as a log file (a header line, then one JSON line per entry), atomically:
+    `warcodex replay` re-executes it."""
+    from warcodex.interpreter.play import log_text
+
+    header = {"format": LOG_FORMAT, "version": 1, "game": engine.game.game.name, "game_dir": str(engine.game.root),
+              "rules": engine.fingerprint, "scenario": game.state.scenario, "seed": game.state.seed, "options": options}
+    rolls = getattr(game.state.rng, "rolls", None)
+    if rolls:  # the fixed dice the game was played with: a replay rolls them again
+        header["dice"] = list(rolls)
+    write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + log_text(game.log))

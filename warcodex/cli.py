@@ -20,80 +20,23 @@ from __future__ import annotations
 
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
-
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-LOG_FORMAT = "warcodex-log"
-
-
-class UserError(Exception):
-    """Bad input that is not located in a rules file (a missing log, a corrupt save...)."""
-
-
-def bundled_games() -> Path | None:
-    """Where the bundled games are: package data of an installed wheel, or the source tree's
-    games/ folder for an editable install (whose finder does not expose data-only packages)."""
-    try:
-        return Path(str(resources.files("warcodex.games")))
-    except ModuleNotFoundError:
-        import warcodex
-
-        tree = Path(warcodex.__file__).resolve().parent.parent / "games"
-        return tree if tree.is_dir() else None
-
-
-def resolve_game(arg: str) -> Path:
-    path = Path(arg)
-    if path.exists():
-        return path
-    root = bundled_games()
-    if root is not None and (root / arg).is_dir():
-        return root / arg
-    known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root is not None else []
-    raise click.BadParameter(f"no game folder or bundled game named '{arg}'"
-                             + (f" (bundled: {', '.join(known)})" if known else ""), param_hint="GAME")
-
-
-def print_diagnostics(diags: list[Diagnostic]) -> None:
-    for d in diags:
-        err.print(d.render(), markup=False, style="red" if d.severity is Severity.ERROR else "yellow")
-
-
-def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
-    """Load and check a game; print errors and raise SystemExit(1) if there are any."""
-    from warcodex.dsl.checker import check_path
-
-    game, diags = check_path(resolve_game(game_arg), overlays)
-    if diags.errors or game is None:
-        print_diagnostics(diags.errors + (diags.warnings if show_warnings else []))
-        err.print(f"{len(diags.errors)} error(s)", style="bold red")
-        raise SystemExit(1)
-    return game, diags
-
-
-def build_engine(game_arg: str, overlays=()):
-    from warcodex.interpreter.engine import Engine
-
-    game, _ = load_checked(game_arg, overlays)
-    return Engine(game)
-
+from warcodex.console import (UserError, build_engine, err, load_checked, out, parse_options, print_diagnostics,
+                              resolve_game)
+from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity
+from warcodex.interpreter.saves import LOG_FORMAT, write_log
 
 # Commands that live with their feature (exporters, fuzzing) and are imported only when used, so
 # heavy dependencies (WeasyPrint...) never slow down `check` or `play`: name -> "module:attribute".
 LAZY_COMMANDS = {
     "aids": "warcodex.exporters.aids.command:aids",
     "vassal": "warcodex.exporters.vassal.command:vassal",
-    "fuzz": "warcodex.interpreter.fuzzing:fuzz",
+    "fuzz": "warcodex.fuzz_command:fuzz",
 }
 
 
@@ -417,18 +360,6 @@ def read_dice(text: str | None, file: str | None) -> list[int] | None:
     return rolls or None
 
 
-def write_log(path: Path, engine, game, options: dict) -> None:
-    from warcodex.interpreter.play import log_text
-    from warcodex.interpreter.saves import write_atomic
-
-    header = {"format": LOG_FORMAT, "version": 1, "game": engine.game.game.name, "game_dir": str(engine.game.root),
-              "rules": engine.fingerprint, "scenario": game.state.scenario, "seed": game.state.seed, "options": options}
-    rolls = getattr(game.state.rng, "rolls", None)
-    if rolls:  # the fixed dice the game was played with: a replay rolls them again
-        header["dice"] = list(rolls)
-    write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + log_text(game.log))
-
-
 def read_log(path: Path) -> tuple[dict, list[dict]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -496,14 +427,6 @@ def first_combat(log: list[dict]) -> dict | None:
         return any("column" in d["what"] or has_lookup(d.get("steps", [])) for d in trace)
 
     return next((e for e in log if e.get("k") == "action" and has_lookup(e.get("trace", []))), None)
-
-
-def parse_options(pairs) -> dict:
-    options = {}
-    for pair in pairs:
-        key, _, value = pair.partition("=")
-        options[key] = {"true": True, "false": False}.get(value.lower(), int(value) if value.lstrip("-").isdigit() else value)
-    return options
 
 
 @cli.command()
