@@ -821,7 +821,7 @@ def _fingerprint(game: GameDef) -> str:
 
 def load_board(game: GameDef):
     """Load the map named by the game's `map:` property, relative to the game folder."""
-    from warcodex.interpreter.mapfile import load_map
+    from warcodex.dsl.mapfile import load_map
 
     value = game.prop("map")
     if value is None:

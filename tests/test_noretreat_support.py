@@ -11,11 +11,11 @@ from pathlib import Path
 from test_stalingrad_support import Picker
 
 from warcodex.dsl.checker import check_path
+from warcodex.dsl.mapfile import parse_map_text
 from warcodex.interpreter.actions import ActionChoice
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.dice import FixedDice
 from warcodex.interpreter.engine import Engine
-from warcodex.interpreter.mapfile import parse_map_text
 from warcodex.interpreter.values import Entity, UnitRef
 
 GAME_DIR = Path(__file__).resolve().parent.parent / "games" / "no-retreat"
