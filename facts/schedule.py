@@ -240,7 +240,10 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
                 if left is not None:
                     conditions.append(Condition(inline_expr(left, env), holds))
             m = _movement(engine, site, None, tuple(sorted(maybe)), op, event, knowns, conditions)
-            m.expected_turn = t0 if due else None
+            # "due" only for a rule that starts being tried on a later turn (Tiny's reinforcements
+            # from Turn 3, retried while no entry hex is free); a rule tried from the first turn
+            # on with a condition inside (a stacking check) is no arrival due then
+            m.expected_turn = t0 if due and t0 > first else None
             out.append(m)
     for m in out:
         if m.where is not None and m.kind == "arrival":
@@ -250,6 +253,9 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
     # a `place` of a type chosen in play (units bought and mobilized) is no schedule: the model
     # keeps it with the owners (`Owners.undecided`), not here
     out = [m for m in out if not (m.kind == "arrival" and m.unit_type is None and m.box is None)]
+    # a unit moved from one off-map box to another (No Retreat!'s track box to the cadre box) does
+    # not leave the map: no withdrawal
+    out = [m for m in out if not (m.kind == "withdrawal" and m.site.args and source_box(m.site.args[0]) is not None)]
     out.sort(key=lambda m: (m.turn if m.turn is not None else (m.turns[0] if m.turns else 0), m.turn is None))
     return out
 

@@ -125,14 +125,18 @@ def _units(w, units) -> list[SetupUnit]:
 def arrivals(w) -> list[Arrival]:
     facts = w.facts
     rows = []
+    every_turn = set(facts.turns)
     for m in facts.movements:
+        if m.kind == "withdrawal" and m.turn is None and every_turn and set(m.turns) >= every_turn:
+            continue  # a removal any turn when play meets a condition (over the stacking limit) is a rule, not a schedule
         refs = w.refs([c for r in m.rules for c in r.header.citations])
         side = w.label(m.side) if m.side else "—"
         condition = _conditions(w, m)
         if m.turn is not None:
             turns = w.turns((m.turn,))
         elif m.expected_turn is not None:
-            turns = w.ui("turn_or_later", t=m.expected_turn)
+            later = any(t > m.expected_turn for t in m.turns)
+            turns = w.ui("turn_or_later", t=m.expected_turn) if later else w.turns((m.expected_turn,))
         else:
             turns = w.turns(m.turns, facts.last_turn)
         if m.kind == "arrival":
@@ -176,8 +180,9 @@ def _conditions(w, m) -> str | None:
     if not parts:
         return None
     text = " and ".join(parts)
-    if m.expected_turn is not None:  # the rule's own fallback: otherwise it tries again later
-        return w.ui("if_else_later", cond=text, turns=w.turns([t for t in m.turns if t > m.expected_turn], w.facts.last_turn))
+    later = [t for t in m.turns if m.expected_turn is not None and t > m.expected_turn]
+    if later:  # the rule's own fallback: otherwise it tries again later
+        return w.ui("if_else_later", cond=text, turns=w.turns(later, w.facts.last_turn))
     return f"{w.ui('when')} {text}"
 
 

@@ -41,7 +41,10 @@ def sequence_of_play(w) -> tuple[list[SequenceItem], list[StandingRule]]:
     top = SequenceItem("sequence", w.of(seq.root.decl), w.refs(seq.root.citations),
                        children=[_item(w, c) for c in seq.root.children])
     standing = []
+    card_events = {id(e.rule) for d in w.facts.decks for c in d.cards for e in c.events}
     for t in seq.standing:
+        if id(t.decl) in card_events:
+            continue  # a card's event: the card list shows it with its card
         key = f"event_{t.event}"
         when = w.ui(key) if key in _EVENT_KEYS else t.event.replace("_", " ")
         standing.append(StandingRule(when, _trigger_label(w, t), w.refs(t.decl.header.citations), w.cond(t.condition)))

@@ -20,6 +20,7 @@ LANG_NAMES = {"en": "English", "ru": "русский", "pl": "polski", "uk": "у
 # The aid's own captions. A key missing in a language falls back to English.
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "option_used": "the optional rule “{option}” is used",
         "drawn_by": "drawn by {sides}",
         "either_side": "either side",
         "cards_in": "{n} {where}",
@@ -168,6 +169,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "columns",
     },
     "ru": {
+        "option_used": "применяется дополнительное правило «{option}»",
         "drawn_by": "берут: {sides}",
         "either_side": "любая сторона",
         "cards_in": "{n} {where}",
@@ -297,6 +299,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "off_table": "вне таблицы",
     },
     "pl": {
+        "option_used": "stosowana jest zasada opcjonalna „{option}”",
         "drawn_by": "dobierają: {sides}",
         "either_side": "każda strona",
         "cards_in": "{n} {where}",
@@ -385,6 +388,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "kolumny",
     },
     "uk": {
+        "option_used": "застосовується додаткове правило «{option}»",
         "drawn_by": "беруть: {sides}",
         "either_side": "будь-яка сторона",
         "cards_in": "{n} {where}",
@@ -561,6 +565,13 @@ _SPECIAL_NAMES = {"active": "the active side", "none": "none", "turn": "turn", "
                   "first_turn": "first turn", "last_turn": "last turn", "turn_order": "turn order"}
 
 
+def _literal(e) -> bool:
+    """A written value (a string, a number, a location id) rather than a name bound in play."""
+    if isinstance(e, (ast.Str, ast.Num, ast.Bool, ast.OddsLit)):
+        return True
+    return isinstance(e, ast.Call) and e.func == "loc" and bool(e.args) and isinstance(e.args[0], ast.Str)
+
+
 class Words:
     """A rule expression read out in words: declared names by their labels, functions by their
     labels, `==` as "is", `>=` as "≥". Not a translation: connectives stay English."""
@@ -585,7 +596,10 @@ class Words:
         if isinstance(e, ast.OddsLit):
             return f"{e.attack}-{e.defense}"
         if isinstance(e, ast.Name):
-            if e.id in self.game.names and not isinstance(self.game.names[e.id], ast.VarDecl):
+            decl = self.game.names.get(e.id)
+            if isinstance(decl, ast.Entity) and decl.kind == "option":
+                return self.labels.ui("option_used", option=self.labels.of(decl))
+            if decl is not None and not isinstance(decl, ast.VarDecl):
                 return self.labels.name(e.id)
             return _SPECIAL_NAMES.get(e.id, key_words(e.id))
         if isinstance(e, ast.Attr):
@@ -598,6 +612,9 @@ class Words:
             decl = self.game.names.get(e.func)
             if isinstance(decl, (ast.Function, ast.Quantity)):
                 if decl.header.label:
+                    # a label says what the rule computes; literal arguments say of what
+                    if any(_literal(a) for a in e.args):
+                        return f"{self.labels.of(decl)} ({', '.join(w(a) for a in e.args)})"
                     return self.labels.of(decl)
                 return f"{key_words(e.func)}({', '.join(w(a) for a in e.args)})"
             pattern = _BUILTIN_WORDS.get(e.func)
