@@ -54,7 +54,7 @@ def deck_aids(w) -> list[DeckAid]:
                                  owners, events))
         where = ", ".join(w.ui("cards_in", n=n, where=_pile(w, p)) for p, n in deck.composition.items() if n)
         out.append(DeckAid(deck.name, w.of(deck.decl), w.refs(deck.decl.header.citations), rules, cards,
-                           w.ui("cards_count", n=deck.size) + (f" ({where})" if where else "")))
+                           w.ui("cards_count_one" if deck.size == 1 else "cards_count", n=deck.size) + (f" ({where})" if where else "")))
     return out
 
 

@@ -79,4 +79,7 @@ def _sides(w, ut) -> list[str]:
     decides (a type any side may buy); none when no rule places it at all."""
     if not ut.owners.sides and not ut.owners.undecided:
         return []
-    return [w.label(s.name) for s in w.facts.sides if ut.owners.may_field(s.name)]
+    sides = [s.name for s in w.facts.sides if ut.owners.may_field(s.name)]
+    if len(sides) > 2 and len(sides) == len(w.facts.sides):
+        return [w.ui("every_side")]  # five powers in a row say less than this
+    return [w.label(s) for s in sides]

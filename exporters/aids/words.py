@@ -20,6 +20,8 @@ LANG_NAMES = {"en": "English", "ru": "русский", "pl": "polski", "uk": "у
 # The aid's own captions. A key missing in a language falls back to English.
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "every_side": "every side",
+        "cards_count_one": "{n} card",
         "option_used": "the optional rule “{option}” is used",
         "drawn_by": "drawn by {sides}",
         "either_side": "either side",
@@ -169,6 +171,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "columns",
     },
     "ru": {
+        "every_side": "все стороны",
+        "cards_count_one": "карт: {n}",
         "option_used": "применяется дополнительное правило «{option}»",
         "drawn_by": "берут: {sides}",
         "either_side": "любая сторона",
@@ -299,6 +303,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "off_table": "вне таблицы",
     },
     "pl": {
+        "every_side": "każda strona",
         "option_used": "stosowana jest zasada opcjonalna „{option}”",
         "drawn_by": "dobierają: {sides}",
         "either_side": "każda strona",
@@ -388,6 +393,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "kolumny",
     },
     "uk": {
+        "every_side": "усі сторони",
         "option_used": "застосовується додаткове правило «{option}»",
         "drawn_by": "беруть: {sides}",
         "either_side": "будь-яка сторона",
