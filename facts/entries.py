@@ -137,7 +137,7 @@ class Walker:
 
     def _call(self, call: ast.Call, env, origin, via, guards, definite, loop) -> None:
         if call.func in ENTRY_CALLS or call.func in EXIT_CALLS or (
-                call.func == FROM_BOX and call.args and source_box(Bound(call.args[0], env)) is not None):
+                call.func == FROM_BOX and call.args and source_box(Bound(call.args[0], env), partial=self.partial()) is not None):
             site = Site(call.func, call, tuple(Bound(a, env) for a in call.args), origin, via, tuple(self._path),
                         loop, list(guards))
             self.found(site, definite)
@@ -251,21 +251,28 @@ def chosen(b, depth: int = 0) -> Chosen | None:
     return None
 
 
-def source_box(b, depth: int = 0) -> str | None:
+def source_box(b, depth: int = 0, partial=None) -> str | None:
     """The box a unit argument is taken from, when it is chosen from (or runs over)
-    `units_in_box("NAME")`."""
+    `units_in_box(BOX)`, or a list of those (`list(v for v in units_in_box(...) where ...)`). BOX
+    is a string, or (given a `partial` evaluator that knows the turn) an expression it decides:
+    Stargard Solstice's `units_in_box(reinforcement_box(turn))`, "turn_3" on Turn 3."""
     if depth > 20 or not isinstance(b, Bound):
         return None
     e = b.expr
-    if isinstance(e, ast.Call) and e.func == "units_in_box" and e.args and isinstance(e.args[0], ast.Str):
-        return e.args[0].value
+    if isinstance(e, ast.Call) and e.func == "units_in_box" and e.args:
+        if isinstance(e.args[0], ast.Str):
+            return e.args[0].value
+        value = partial.ev(e.args[0], b.env) if partial is not None else None
+        return value if isinstance(value, str) else None
+    if isinstance(e, ast.Comprehension) and e.func in ("list", "first"):
+        return source_box(Bound(e.source, b.env), depth + 1, partial)
     if isinstance(e, ast.Name) and e.id in b.env:
         v = b.env[e.id]
         if isinstance(v, Chosen):
-            return source_box(v.source, depth + 1)
+            return source_box(v.source, depth + 1, partial)
         if isinstance(v, Each) and isinstance(v.source, Bound):
-            return source_box(v.source, depth + 1)
-        return source_box(v, depth + 1)
+            return source_box(v.source, depth + 1, partial)
+        return source_box(v, depth + 1, partial)
     return None
 
 

@@ -235,6 +235,8 @@ class Partial:
                 self._negated = not self._negated
         if isinstance(e, ast.BinOp):
             a, c = ev(e.left), ev(e.right)
+            if e.op == "+" and isinstance(a, str) and isinstance(c, str):  # text joined (a box's name)
+                return a + c
             if not is_number(a) or not is_number(c):
                 return UNKNOWN
             try:
@@ -320,6 +322,11 @@ class Partial:
             return UNKNOWN
         if e.func == "number" and e.args:
             return self.ev(e.args[0], env, depth + 1)
+        if e.func == "text" and len(e.args) == 1:  # a number or a name as text ("turn_" + text(3))
+            v = self.ev(e.args[0], env, depth + 1)
+            if isinstance(v, Entity):
+                return v.name
+            return str(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else UNKNOWN
         if (e.func == "count" and len(e.args) == 1 and isinstance(e.args[0], ast.Call) and e.args[0].func == "edge"
                 and self.kind == "edge" and self.own_tags == "present"):
             for a in e.args[0].args:

@@ -200,7 +200,10 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
 
             def found(site: Site, definite: bool, _t=turn, _op=op, _e=event, _k=knowns, _c=current) -> None:
                 due = len(site.guards) > 0 and _c["initial"] == 0
-                reached.setdefault(site.key, {}).setdefault(_t, []).append((site, definite, _op, _e, _k, due))
+                key = site.key
+                if site.func == FROM_BOX:  # one rule bringing units from a box named by the turn: a movement per box and side
+                    key += (source_box(site.args[0], partial=Partial(engine, **_k)), _op.side)
+                reached.setdefault(key, {}).setdefault(_t, []).append((site, definite, _op, _e, _k, due))
 
             walker = Walker(engine, lambda k=knowns: Partial(engine, **k), found, store)
             if op.kind == "do":
@@ -255,7 +258,8 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
     out = [m for m in out if not (m.kind == "arrival" and m.unit_type is None and m.box is None)]
     # a unit moved from one off-map box to another (No Retreat!'s track box to the cadre box) does
     # not leave the map: no withdrawal
-    out = [m for m in out if not (m.kind == "withdrawal" and m.site.args and source_box(m.site.args[0]) is not None)]
+    out = [m for m in out if not (m.kind == "withdrawal" and m.site.args and source_box(
+        m.site.args[0], partial=Partial(engine, turn=m.turns[0] if m.turns else None, scenario=scenario)) is not None)]
     out.sort(key=lambda m: (m.turn if m.turn is not None else (m.turns[0] if m.turns else 0), m.turn is None))
     return out
 
@@ -310,7 +314,7 @@ def _movement(engine, site: Site, turn, turns, op, event, knowns, conditions) ->
     if site.func == FROM_BOX:
         location = static_str(args[1]) if len(args) > 1 else None
         c = chosen(args[1]) if len(args) > 1 and location is None else None
-        return Movement("arrival", turn, turns, op.side, None, None, location, source_box(args[0]),
+        return Movement("arrival", turn, turns, op.side, None, None, location, source_box(args[0], partial=p),
                         inline(c.source) if c is not None else None,
                         inline(args[1]) if c is None and location is None and len(args) > 1 else None,
                         op.phase.name if op.phase is not None else None, event, site.rule, site, conditions,

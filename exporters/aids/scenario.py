@@ -129,6 +129,8 @@ def arrivals(w) -> list[Arrival]:
     for m in facts.movements:
         if m.kind == "withdrawal" and m.turn is None and every_turn and set(m.turns) >= every_turn:
             continue  # a removal any turn when play meets a condition (over the stacking limit) is a rule, not a schedule
+        if m.kind == "arrival" and m.unit_type is None and m.box is not None and not _waiting(facts, m):
+            continue  # from a box the set-up leaves empty (HQs reforming, a front not in this scenario): a rule
         refs = w.refs([c for r in m.rules for c in r.header.citations])
         side = w.label(m.side) if m.side else "—"
         condition = _conditions(w, m)
@@ -142,17 +144,24 @@ def arrivals(w) -> list[Arrival]:
         if m.kind == "arrival":
             if m.unit_type is not None:
                 unit = w.of(facts.unit_type(m.unit_type).decl)
+            elif m.box is not None:  # the units the set-up puts in that box (a turn's reinforcements on a player sheet)
+                unit = w.ui("a_unit_from", box=_where(w, m.box)) + ": " + "; ".join(str(u) for u in _units(w, _waiting(facts, m)))
             else:
-                unit = w.ui("a_unit_from", box=_where(w, m.box)) if m.box is not None else "—"
+                unit = "—"
             where = _entry(w, m)
         else:
             unit = w.words(m.where) if m.where is not None else "—"
             where = w.ui("to_box", box=_where(w, m.box)) if m.box is not None else "—"
-        if m.repeated and m.each is not None and m.kind == "arrival":
+        if m.repeated and m.each is not None and m.kind == "arrival" and m.box is None:
             each = w.ui("for_each_of", what=w.words(m.each))
             condition = f"{condition}; {each}" if condition else each
         rows.append(Arrival(turns, side, unit, m.label or "", where, refs, condition, m.kind, m.provisional))
     return rows
+
+
+def _waiting(facts, m) -> list:
+    """The units of the movement's side that the set-up puts in the box it brings units from."""
+    return [u for u in facts.boxes.get(m.box, []) if m.side is None or u.side == m.side]
 
 
 def _entry(w, m) -> str:
@@ -200,7 +209,12 @@ def turn_track(w) -> list[TurnBox]:
         for t in _mark(boxes, list(on), label, first, last):
             named[t].add(id(decl))
     for t in turns:
-        entering = Counter(m.side for m in facts.movements if m.kind == "arrival" and (m.turn == t or m.expected_turn == t))
+        entering: Counter = Counter()
+        for m in facts.movements:
+            if m.kind == "arrival" and (m.turn == t or m.expected_turn == t or (m.turn is None and m.turns == (t,))):
+                # units from a box: as many as the set-up puts there (a box it leaves empty brings none)
+                entering[m.side] += len(_waiting(facts, m)) if m.unit_type is None and m.box is not None else 1
+        entering = Counter({side: n for side, n in entering.items() if n})
         leaving = dict.fromkeys(m.side for m in facts.movements if m.kind == "withdrawal" and m.turn == t
                                 and id(m.rules[0]) not in named[t])
         for side, n in entering.items():

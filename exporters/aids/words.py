@@ -566,7 +566,7 @@ _BUILTIN_WORDS = {"terrain": "terrain", "edge": "hexside", "units_at": "units in
                   "is_enemy": "{0} at war with {1}", "locations": "locations", "sides": "every side",
                   "reachable": "locations {0} can reach", "traceable": "a {0} path from {1} to {2}",
                   "eliminated_units": "eliminated units", "hand": "hand of {0}", "deck_size": "cards left in {0}",
-                  "loc": "{0}", "units_in_box": "units in the {0} box"}
+                  "loc": "{0}"}
 _SPECIAL_NAMES = {"active": "the active side", "none": "none", "turn": "turn", "phase": "phase",
                   "first_turn": "first turn", "last_turn": "last turn", "turn_order": "turn order"}
 
@@ -623,6 +623,9 @@ class Words:
                         return f"{self.labels.of(decl)} ({', '.join(w(a) for a in e.args)})"
                     return self.labels.of(decl)
                 return f"{key_words(e.func)}({', '.join(w(a) for a in e.args)})"
+            if e.func == "units_in_box" and len(e.args) == 1:
+                box = e.args[0]
+                return f"units in the {w(box)} box" if isinstance(box, ast.Str) else f"units in {w(box)}"
             pattern = _BUILTIN_WORDS.get(e.func)
             if pattern is not None:
                 args = [w(a) for a in e.args] + [""] * 4
