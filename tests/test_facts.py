@@ -48,9 +48,8 @@ def aa():
     return facts_of(Engine(_game("axis-allies-1941")))
 
 
-def test_facts_are_computed_once_and_cached_with_the_engine(sg):
-    engine = Engine(sg, scenario="fall_blau")
-    assert facts_of(engine, "fall_blau") is facts_of(engine, "fall_blau")
+def test_facts_are_computed_once_and_cached_with_the_engine(fall_blau):
+    assert facts_of(fall_blau.engine, "fall_blau") is fall_blau
 
 
 def test_owners_of_units_brought_in_by_arrive(fall_blau):
@@ -148,10 +147,10 @@ def test_dice_variables_and_tables(tiny):
     assert crt.provenance in ("rulebook", "provisional", "player_aid")
 
 
-def test_bridges_never_prohibit_or_stop(tiny, sg):
+def test_bridges_never_prohibit_or_stop(tiny, fall_blau):
     from warcodex.facts.effects import effects
 
-    for engine in (tiny.engine, Engine(sg, scenario="fall_blau")):
+    for engine in (tiny.engine, fall_blau.engine):
         edges = next(c for c in effects(engine) if c.kind == "edge")
         names = [d.name for d in edges.rows]
         for rule, cells in edges.columns:
