@@ -364,3 +364,35 @@ def test_cards_their_events_owners_and_the_deck(no_retreat):
     assert [e.side for e in c53.events] == ["soviet"] and c53.mentions
     # card 54's Soviet event is not in the summary (digest §0.1 item 8): provisional, and said so
     assert no_retreat.card("c54").provisional
+
+
+# ---------------------------------------------------------------- Stargard Solstice: boxes and chits
+@pytest.fixture(scope="module")
+def stargard():
+    return facts_of(Engine(_game("stargard-solstice")))
+
+
+def test_reinforcements_waiting_in_a_box_per_turn(stargard):
+    # §15.3: the reinforcements wait on the player sheet, a box per turn, and enter in their turn's
+    # Reinforcement segment; the rule names the box by the turn (units_in_box(reinforcement_box(turn)))
+    arriving = {}
+    for m in stargard.arrivals:
+        if m.box is not None and m.box.startswith("turn_"):
+            assert m.turns == (int(m.box[5:]),), m.box
+            units = [u.label for u in stargard.boxes.get(m.box, []) if u.side == m.side]
+            if units:
+                arriving[(m.turns[0], m.side)] = units
+    # Table 15.3, without the draw chits (they go to the cup, not to the map)
+    assert arriving[(2, "german")] == ["234P/163", "310/163", "307/163", "324/163", "234J/163"]
+    assert arriving[(8, "german")] == ["2/1Mar", "1P/1Mar", "4/1Mar", "210"]
+    assert len(arriving[(3, "soviet")]) == 14 and len(arriving[(7, "soviet")]) == 14
+    assert sorted(arriving) == [(1, "german"), (1, "soviet"), (2, "german"), (2, "soviet"), (3, "soviet"), (4, "soviet"),
+                                (6, "soviet"), (7, "soviet"), (8, "german")]
+
+
+def test_a_cup_of_chits(stargard):
+    # §1.4: one common cup of both sides' command chits; a chit that arrives later waits (§7.2)
+    (cup,) = stargard.decks
+    assert cup.rules["piles"][0] == "cup" and cup.composition["cup"] + cup.composition["waiting"] == cup.size
+    assert all(c.declared and len(c.owners) == 1 for c in cup.cards)  # a chit is its side's
+    assert {c.owners[0] for c in cup.cards} == {"german", "soviet"}

@@ -83,8 +83,14 @@ def _item(w, node) -> SequenceItem:
             item.automatic.append(_phase_trigger(w, t, "at_phase_end"))
         item.children = [_item(w, c) for c in node.children]
         return item
-    # a block the rules decide in play: `repeat while TEST`, `player_turn SIDE`
-    item = SequenceItem(node.kind, node.label or node.kind.replace("_", " "), refs, condition=w.cond(node.when))
+    # a block the rules decide in play: `player_turn SIDE` (the side the rules name then: the owner
+    # of a drawn chit), `repeat while TEST`
+    if node.kind == "player_turn":
+        item = SequenceItem("player_turn", node.label or w.ui("side"), refs, sides=w.ui("played_by", side=w.words(node.when)))
+    elif node.kind == "repeat":
+        item = SequenceItem("repeat", node.label or w.ui("repeat"), refs, sides=w.ui("repeat_while", cond=w.words(node.when)))
+    else:
+        item = SequenceItem(node.kind, node.label or node.kind.replace("_", " "), refs, condition=w.cond(node.when))
     item.children = [_item(w, c) for c in node.children]
     return item
 
