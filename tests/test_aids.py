@@ -434,3 +434,11 @@ def test_no_retreat_card_list():
     page = lxml.html.fromstring(render_html(aid))
     card = page.xpath('//article[@data-card="c01"]')[0]
     assert "Axis: Erich von Manstein: double a unit, or two counterblows §K01; Soviet: Stavka" in text(card)
+
+
+def test_stargard_cup_of_chits_is_said_by_its_piles():
+    aid = build_aid(checked(ROOT / "games" / "stargard-solstice"))
+    (cup,) = aid.decks
+    # §1.4: one common cup; §7.2: a chit arriving later waits for the turn after (the deck's own piles, named)
+    assert re.fullmatch(r"15 cards \(\d+ in “cup”, \d+ in “waiting”\)", cup.composition), cup.composition
+    assert {c.owners for c in cup.cards} == {"German", "Soviet"}  # a chit is its side's (§1.4)

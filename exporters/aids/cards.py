@@ -61,7 +61,9 @@ def deck_aids(w) -> list[DeckAid]:
 def _pile(w, place: str) -> str:
     if place.startswith("hand:"):
         return w.ui("pile_hand", side=w.label(place[5:]))
-    return w.ui("pile_" + place) if ("pile_" + place) in _PILES else place.replace("_", " ")
+    if ("pile_" + place) in _PILES:
+        return w.ui("pile_" + place)
+    return w.ui("pile_named", pile=place.replace("_", " "))  # a pile the deck declares (a cup of chits)
 
 
 _PILES = {"pile_draw", "pile_discard", "pile_removed", "pile_set_aside", "pile_play"}

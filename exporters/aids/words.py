@@ -20,6 +20,7 @@ LANG_NAMES = {"en": "English", "ru": "русский", "pl": "polski", "uk": "у
 # The aid's own captions. A key missing in a language falls back to English.
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "pile_named": "in “{pile}”",
         "every_side": "every side",
         "cards_count_one": "{n} card",
         "option_used": "the optional rule “{option}” is used",
@@ -175,6 +176,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "columns",
     },
     "ru": {
+        "pile_named": "в «{pile}»",
         "every_side": "все стороны",
         "cards_count_one": "карт: {n}",
         "option_used": "применяется дополнительное правило «{option}»",
@@ -311,6 +313,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "off_table": "вне таблицы",
     },
     "pl": {
+        "pile_named": "w „{pile}”",
         "every_side": "każda strona",
         "option_used": "stosowana jest zasada opcjonalna „{option}”",
         "drawn_by": "dobierają: {sides}",
@@ -401,6 +404,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "kolumny",
     },
     "uk": {
+        "pile_named": "у «{pile}»",
         "every_side": "усі сторони",
         "option_used": "застосовується додаткове правило «{option}»",
         "drawn_by": "беруть: {sides}",
