@@ -442,3 +442,9 @@ def test_stargard_cup_of_chits_is_said_by_its_piles():
     # §1.4: one common cup; §7.2: a chit arriving later waits for the turn after (the deck's own piles, named)
     assert re.fullmatch(r"15 cards \(\d+ in “cup”, \d+ in “waiting”\)", cup.composition), cup.composition
     assert {c.owners for c in cup.cards} == {"German", "Soviet"}  # a chit is its side's (§1.4)
+    # the unit chart's provisional note says each reason once, with the units it concerns
+    page = lxml.html.fromstring(render_html(aid))
+    note = text(page.xpath('//article[contains(@class, "units-card")]/p[contains(@class, "source-provisional")]')[0])
+    assert note.count("HQ colour not in the source text") == 1
+    hq_colour = next(units for reason, units in aid.units.provisional_notes() if reason.endswith("HQ colour not in the source text"))
+    assert len(hq_colour) > 100 and f"({', '.join(hq_colour)})" in note

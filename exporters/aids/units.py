@@ -34,6 +34,15 @@ class UnitChart:
     show_classes: bool = True
     show_sides: bool = True
 
+    def provisional_notes(self) -> list[tuple[str, list[str]]]:
+        """Why values are provisional, each reason once with the units it concerns, in chart order:
+        a counter mix with 150 HQ colours missing is one line, not 150 (Stargard Solstice)."""
+        groups: dict[str, list[str]] = {}
+        for r in self.rows:
+            for reason in ([r.provisional] if r.provisional else []) + r.notes:
+                groups.setdefault(reason, []).append(r.label)
+        return list(groups.items())
+
 
 def unit_chart(w) -> UnitChart | None:
     types = w.facts.unit_types
