@@ -44,6 +44,14 @@ def test_no_module_imports_a_layer_above_its_own():
     assert not found, "\n".join(found)
 
 
+def test_reading_and_writing_files_is_beneath_every_layer():
+    # warcodex.inputs (bounded, regular-file reads) and warcodex.outputs (atomic writes) serve every
+    # layer, the language included, so they import nothing of Warcodex
+    for name in ("inputs", "outputs"):
+        inside = {m for m in _imports(ROOT / "warcodex" / f"{name}.py") if m.startswith("warcodex")}
+        assert not inside, (name, inside)
+
+
 def test_the_ast_is_the_bottom_of_the_language():
     # every part of the language reads the AST; the AST reads none of them (only spans)
     inside = {m for m in _imports(ROOT / "dsl" / "ast.py") if m.startswith("warcodex.")}

@@ -13,11 +13,20 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from warcodex.dsl.diagnostics import Diagnostic, Severity
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Text printed is mostly the user's (names, titles, paths, messages): never read as console markup
+# or emoji codes (a diagnostic at `file:100:21` must not become an emoji); styles are given as
+# `style=` or `Text` spans instead.
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+def bold(title: str, rest: str = "") -> Text:
+    """A bold title followed by plain text."""
+    return Text.assemble((title, "bold"), rest)
 
 
 class UserError(Exception):
@@ -53,11 +62,18 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
         err.print(d.render(), markup=False, style="red" if d.severity is Severity.ERROR else "yellow")
 
 
+def include_roots() -> tuple[str, ...]:
+    """The folders named with `warcodex --include-root DIR` (none outside a command line)."""
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    return tuple(root.params.get("include_roots") or ()) if root is not None else ()
+
+
 def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
     """Load and check a game; print errors and raise SystemExit(1) if there are any."""
     from warcodex.dsl.checker import check_path
 
-    game, diags = check_path(resolve_game(game_arg), overlays)
+    game, diags = check_path(resolve_game(game_arg), overlays, include_roots())
     if diags.errors or game is None:
         print_diagnostics(diags.errors + (diags.warnings if show_warnings else []))
         err.print(f"{len(diags.errors)} error(s)", style="bold red")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from warcodex.interpreter.fuzzing import (DEFAULT_MAX_ACTIONS, DEFAULT_SHRINK_LIMIT, fuzz_game, print_failure,
                                           save_counterexample)
@@ -61,7 +62,7 @@ def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, sav
     rate = f"{report.examples} examples in {report.seconds:.1f} s ({report.examples_per_second:.3g} examples/s, " \
            f"{report.actions} actions)"
     if not report.failures:
-        out.print(f"[green]ok[/]: {rate}; every invariant held", highlight=False)
+        out.print(Text.assemble(("ok", "green"), f": {rate}; every invariant held"), highlight=False)
         return
     stopped = " (interrupted)" if report.interrupted else " (stopped by --shrink-limit)" if report.shrink_limited else ""
     out.print(f"{rate}; then shrinking: {report.shrink_calls} games in {report.shrink_seconds:.1f} s{stopped}\n",
