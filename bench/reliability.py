@@ -11,7 +11,7 @@ when the last three counts are 0. `tests/test_reliability.py` runs a small slice
 
 Classes (see docs/reliability.md): saves, logs, rules, overlays, includes, outputs. Each input is
 generated from Tiny Front's rules, a save and a log of one of its games. Engines are built once
-per rules folder and reused (`warcodex.cli.build_engine` is memoized here), so a replay costs the
+per rules folder and reused (`build_engine` of warcodex.console and warcodex.cli is memoized here), so a replay costs the
 replay, not a re-check of the rules.
 """
 

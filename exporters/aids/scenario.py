@@ -89,19 +89,22 @@ def setup(w) -> list[SetupRow]:
         for side in dict.fromkeys(u.side for u in units):
             mine = [u for u in units if u.side == side]
             note = next((u.provisional for u in mine if u.provisional), None)
-            by_side.setdefault(side, []).append(SetupRow(w.label(side), _where(w, where), _units(w, mine), note))
+            by_side.setdefault(side, []).append(SetupRow(w.label(side), _where(w, where, setup=True), _units(w, mine), note))
     for side in sorted(by_side, key=lambda s: order.get(s, len(order))):
         rows += by_side[side]
     return rows
 
 
-def _where(w, loc: str) -> str:
+def _where(w, loc: str, setup: bool = False) -> str:
     """A location by its number and name, a box of the map by its name, an off-map holding box
-    (`place_in_box`, `to_box`) by the name the rules give it."""
+    (`place_in_box`, `to_box`) by the name the rules give it, capitalised as a name ("Luftflotte
+    6", "Turn 2"); in the set-up's Where column, said to be off the map."""
     board = w.facts.engine.board
     if loc in board:
         return w.facts.location_label(loc)
-    return w.ui("box_named", box=loc.replace("_", " "))
+    name = loc.replace("_", " ")
+    name = name[:1].upper() + name[1:]
+    return w.ui("off_map_box" if setup else "box_named", box=name)
 
 
 def _units(w, units) -> list[SetupUnit]:
