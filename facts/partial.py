@@ -88,8 +88,15 @@ def _compare_at_least(a, op: str, c):
 
 @dataclass(frozen=True)
 class Slice:
-    """A table row read for one known key (a terrain), the other key unknown: shown as text."""
-    text: str
+    """A table row (or column) read for one known key (a terrain, a road), the other key unknown:
+    each value of the other key with its cell. `table` names the table, whose provenance the
+    values carry."""
+    table: str
+    parts: tuple[tuple[str, str], ...]  # (the other key as the table prints it, the cell)
+
+    @property
+    def text(self) -> str:
+        return "; ".join(f"{key} {cell}" for key, cell in self.parts)
 
 
 def truth(v):
@@ -387,16 +394,19 @@ class Partial:
         table = self.engine.tables.get(e.obj.id)
         if table is None:
             return UNKNOWN
-        known = [(i, a) for i, a in enumerate(args) if isinstance(a, Entity)]
+        # a key known by name: a terrain, or a name written in the rules (`tec[tec_column(u),
+        # "primary_road"]`, a road's rate whichever unit moves)
+        known = [(i, a.name if isinstance(a, Entity) else a) for i, a in enumerate(args)
+                 if isinstance(a, Entity) or isinstance(a, str)]
         if len(args) == 2 and len(known) == 1:
-            i, ent = known[0]
+            i, key = known[0]
             if i == 1:  # a row key: show the row, one value per column
                 for low, _high, cells, _text in table.rows:
-                    if low == ent.name:
-                        return Slice("; ".join(f"{table.column_text[j]} {c}" for j, c in enumerate(cells)))
-            elif ent.name in table.columns:
-                j = table.columns.index(ent.name)
-                return Slice("; ".join(f"{text} {cells[j]}" for _low, _high, cells, text in table.rows))
+                    if low == key:
+                        return Slice(e.obj.id, tuple((table.column_text[j], f"{c}") for j, c in enumerate(cells)))
+            elif key in table.columns:
+                j = table.columns.index(key)
+                return Slice(e.obj.id, tuple((text, f"{cells[j]}") for _low, _high, cells, text in table.rows))
         return UNKNOWN
 
 

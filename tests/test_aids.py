@@ -406,6 +406,13 @@ def test_fall_blau_schedule_set_up_and_track(fall_blau_aid):
     rows = {r.name: r.cells for r in edges.rows}
     col = next(i for i, c in enumerate(edges.columns) if c.label == "prohibited" and "Normal movement" in c.rule)
     assert (rows["coast"][col], rows["lake"][col], rows["road"][col]) == ("prohibited", "prohibited (depends)", "—")
+    # a road's rate is the TEC's road row (§5.2: 1/2 MP for a mechanized unit), read for either
+    # kind of unit, and provisional as the TEC grid is (only the mechanized rate is printed)
+    road = next(i for i, c in enumerate(edges.columns) if c.label == "primary road rate")
+    assert rows["road"][road] == "= non mech 1; mech 1/2"
+    assert edges.columns[road].notes[0].provisional.startswith("the TEC grid is not printed")
+    tec = next(c for c in aid.effects if c.kind == "terrain")
+    assert {r.name: r.cells[0] for r in tec.rows}["rough"] == "non mech 2; mech 3" and tec.columns[0].notes[0].provisional
     html = lxml.html.fromstring(render_html(aid))
     marked = html.xpath('//article[contains(@class, "arrivals")]//tr[contains(@class, "provisional")]')
     assert len(marked) == sum(1 for a in aid.arrivals if a.provisional) and marked[0].xpath('.//span[@class="badge provisional"]')

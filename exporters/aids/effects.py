@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from warcodex.exporters.aids.rules import effect_text
+from warcodex.exporters.aids.rules import effect_text, provisional_slice, slice_text
 from warcodex.exporters.aids.words import key_words, num_text
 from warcodex.exporters.aids.writer import Ref
 from warcodex.facts import Slice
@@ -64,10 +64,12 @@ def effects_charts(w) -> list[EffectsChart]:
         kept = []
         for rule, fcells in chart.columns:
             cand = _candidate(w, rule)
+            # values read from a provisional table (the TEC's rows) are said to be provisional
+            cand["prov"] = cand["prov"] or next((p for c in fcells if (p := provisional_slice(w, c.value))), None)
             cells = []
             for c in fcells:
                 if c.status == "value":
-                    cells.append(("value", c.value.text if isinstance(c.value, Slice) else num_text(c.value)))
+                    cells.append(("value", slice_text(w, c.value) if isinstance(c.value, Slice) else num_text(c.value)))
                 elif c.status in ("true", "unknown"):
                     text = (effect_text(w, cand["q"], cand["op"], cand["value"], c.value, cand["rounding"])
                             if cand["kind"] == "modifier" else cand["label"])

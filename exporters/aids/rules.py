@@ -34,12 +34,25 @@ class QuantityAid:
     order: str | None = None
 
 
+def slice_text(w, s: Slice) -> str:
+    """A table's row or column read for a known key, in words: `non mech 1; mech 1/2`."""
+    return "; ".join(f"{w.label(key)} {cell}" for key, cell in s.parts)
+
+
+def provisional_slice(w, value) -> str | None:
+    """Why a value read from a table is provisional (the table's note), or None."""
+    if not isinstance(value, Slice):
+        return None
+    table = next((t for t in w.facts.tables if t.name == value.table), None)
+    return (table.note or "provisional") if table is not None and table.provisional else None
+
+
 def effect_text(w, q, op: str, value, known, rounding=None) -> str:
     """What a modifier of quantity `q` does: `known` is its value from the facts (a number, a
     table slice, or UNKNOWN: then the expression `value` is read out in words)."""
     is_num = _number(known)
     if isinstance(known, Slice):
-        text = known.text
+        text = slice_text(w, known)
     else:
         text = num_text(known) if is_num else w.words(value)
     odds = q.type == "odds"
