@@ -10,7 +10,7 @@ counts for the rule (a minor river's +1 MP), never where it only appears under a
 or ferry in `not bridged(a, b)`): a bridge is never shown as prohibiting or stopping movement.
 
 Cell statuses: `value` (a base read for the row), `true` (the rule applies), `unknown` (it may,
-under a condition not about the row), `false_own` (the row's own name or flag stops it), `false`
+under a condition not about the row; a base the row bears on whose value play decides), `false_own` (the row's own name or flag stops it), `false`
 (it does not apply), `irrelevant` (the row has no bearing on it). A chart keeps the rules some
 row brings, and for features and markers also those a row only cancels (a fortification denies
 the armor shift).
@@ -120,6 +120,8 @@ def _exclusive_cell(engine, kind, row, rule) -> tuple[EffectCell, set[str]]:
         v = pe.ev(rule.value)
         if pe.touched and v is not UNKNOWN and v is not None:
             return _cut(pe, EffectCell("value", v)), pe.used
+        if pe.touched and v is UNKNOWN:  # the terrain counts, with something play decides (a seasonal swamp's weather)
+            return _cut(pe, EffectCell("unknown")), pe.used
         return _cut(pe, EffectCell("irrelevant")), pe.used
     w = truth(pe.ev(rule.when))
     v = pe.ev(rule.value) if rule.value is not None else UNKNOWN

@@ -412,7 +412,9 @@ def test_fall_blau_schedule_set_up_and_track(fall_blau_aid):
     assert rows["road"][road] == "= non mech 1; mech 1/2"
     assert edges.columns[road].notes[0].provisional.startswith("the TEC grid is not printed")
     tec = next(c for c in aid.effects if c.kind == "terrain")
-    assert {r.name: r.cells[0] for r in tec.rows}["rough"] == "non mech 2; mech 3" and tec.columns[0].notes[0].provisional
+    costs = {r.name: r.cells[0] for r in tec.rows}
+    assert costs["rough"] == "non mech 2; mech 3" and tec.columns[0].notes[0].provisional
+    assert costs["seasonal_swamp"] == "depends"  # a swamp when the weather makes it one (§23.2), not "—"
     html = lxml.html.fromstring(render_html(aid))
     marked = html.xpath('//article[contains(@class, "arrivals")]//tr[contains(@class, "provisional")]')
     assert len(marked) == sum(1 for a in aid.arrivals if a.provisional) and marked[0].xpath('.//span[@class="badge provisional"]')

@@ -70,6 +70,10 @@ def effects_charts(w) -> list[EffectsChart]:
             for c in fcells:
                 if c.status == "value":
                     cells.append(("value", slice_text(w, c.value) if isinstance(c.value, Slice) else num_text(c.value)))
+                elif c.status == "unknown" and cand["kind"] == "base":
+                    text = w.ui("depends")  # a seasonal swamp's cost: play decides (the weather)
+                    cells.append((c.status, text))
+                    continue
                 elif c.status in ("true", "unknown"):
                     text = (effect_text(w, cand["q"], cand["op"], cand["value"], c.value, cand["rounding"])
                             if cand["kind"] == "modifier" else cand["label"])
