@@ -93,7 +93,7 @@ def table_aid(w, tf) -> TableAid:
         chance = None
         if dist is not None and decl.columns is None and isinstance(low, int):
             chance = pct(sum((p for r, p in dist.items() if low <= r <= high), Fraction(0)))
-        key = text.replace("-", "–") if isinstance(low, int) and low != high else _key_label(w, text)
+        key = text.replace("-", "–") if isinstance(low, int) and low != high else _row_label(w, text)
         labelled = col_kind not in ("odds", "diff")
         rows.append(TableRow(key, [Cell(str(c), _cell_display(w, c) if labelled else str(c), cat_index.get(str(c), -1))
                                    for c in cells], chance))
@@ -128,6 +128,13 @@ def _categories(w, t) -> tuple[list[Category], dict[str, int]]:
 def _key_label(w, text: str) -> str:
     decl = w.game.names.get(text)
     return w.of(decl) if decl is not None else key_words(str(text))
+
+
+def _row_label(w, text: str) -> str:
+    """A row's key as a row heading: a declared name by its label, another name capitalised like
+    them (the TEC's "Primary road" beside "Secondary road", a declared edge)."""
+    label = _key_label(w, text)
+    return label[:1].upper() + label[1:] if w.game.names.get(text) is None else label
 
 
 def _cell_label(w, c: CellValue) -> str:
