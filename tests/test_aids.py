@@ -128,7 +128,8 @@ def assert_tables_match_engine(game, doc) -> int:
         for i, (low, _high, cells, key) in enumerate(t.rows):
             tr = rows[i]
             row_head = norm(text(tr.xpath("./th")[0]))
-            want = {norm(key), key.replace("_", " ")}
+            words = key.replace("_", " ")
+            want = {norm(key), words, words[:1].upper() + words[1:]}  # an undeclared name, capitalised as a heading
             decl = game.names.get(str(low))
             if decl is not None:
                 want.add(decl.header.title())
