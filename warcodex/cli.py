@@ -27,6 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from warcodex import console
 from warcodex.console import (UserError, bold, build_engine, err, include_roots, load_checked, out, parse_options,
                               print_diagnostics, resolve_game)
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
@@ -754,6 +755,7 @@ def main(argv: list[str] | None = None) -> None:
     from warcodex.interpreter.values import RuleError
     from warcodex.outputs import OutputError
 
+    console.ONE_COMMAND = True  # this process runs one command: its engine may settle for play
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Abort:

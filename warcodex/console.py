@@ -82,10 +82,16 @@ def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
 
 
 def build_engine(game_arg: str, overlays=()):
-    from warcodex.interpreter.engine import Engine
+    from warcodex.interpreter.engine import Engine, settle_for_play
 
     game, _ = load_checked(game_arg, overlays)
-    return Engine(game)
+    engine = Engine(game)
+    if ONE_COMMAND:  # the process runs this command only: its engine lives as long
+        settle_for_play(engine)
+    return engine
+
+
+ONE_COMMAND = False  # set by `warcodex.cli.main`, the console script (not by a test invoking `cli`)
 
 
 def parse_options(pairs) -> dict:
