@@ -389,14 +389,10 @@ class Runner:
             return None
         ctx = self.ctx
         compiled = self.engine.sequence._compiled
-        was = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             for r in allow.until:
                 if not compiled[id(r)](Frame(ctx)):
                     return r
-        finally:
-            ctx.tracing = was
         return None
 
     def apply(self, choice, op: Op) -> dict:

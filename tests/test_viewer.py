@@ -15,7 +15,7 @@ from viewer_games import engine, place, played
 from warcodex.dsl import ast
 from warcodex.exporters.viewer import ReplayError, build_page, record
 from warcodex.exporters.viewer.events import step_events
-from warcodex.exporters.viewer.record import Step
+from warcodex.interpreter.recording import Step
 from warcodex.facts import facts_of
 from warcodex.interpreter.actions import ActionChoice
 from warcodex.interpreter.agents import FirstAgent

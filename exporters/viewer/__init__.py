@@ -11,7 +11,7 @@ See docs/viewer.md.
 """
 
 from warcodex.exporters.viewer.page import ViewOptions, build_page
-from warcodex.exporters.viewer.record import Recording, ReplayError, record
+from warcodex.interpreter.recording import Recording, ReplayError, record
 from warcodex.exporters.viewer.source import load_record
 
 __all__ = ["Recording", "ReplayError", "ViewOptions", "build_page", "load_record", "record"]

@@ -19,7 +19,7 @@ import click
 def view(record: str, out_path: str | None, game_arg: str | None, hex_size: float, pins) -> None:
     """Write a replay page of a game: the board, every step the engine replays from the log, what
     each action did with its explanation. One HTML file that works offline."""
-    from warcodex.cli import UserError, err, out
+    from warcodex.console import UserError, err, out
     from warcodex.exporters.viewer import ReplayError, ViewOptions, build_page, load_record
     from warcodex.outputs import write_atomic
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warcodex.exporters.viewer.record import Recording, ReplayError, record
+from warcodex.interpreter.recording import Recording, ReplayError, record
 
 
 def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[Recording, object, str]:
@@ -18,7 +18,7 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
     game folder the record names. `warn(text)` is told about a record made with other rules files.
     The file is read through the validated readers (`interpreter/saves.py`: regular files only,
     bounded, every line's shape checked): SaveError says what is wrong, where."""
-    from warcodex.cli import build_engine
+    from warcodex.console import build_engine
     from warcodex.facts import facts_of
     from warcodex.interpreter.saves import is_log_text, load_save, read_log, read_record_text, read_save_file, state_to_data
 

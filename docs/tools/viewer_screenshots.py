@@ -1,6 +1,6 @@
 """The viewer's pictures in docs/images, taken from real replay pages in headless Chromium:
 
-    .venv/bin/python -m warcodex.exporters.viewer.screenshots docs/images
+    .venv/bin/python docs/tools/viewer_screenshots.py docs/images
 
 Stalingrad '42 Fall Blau (seed 1, played to its end by random agents): the set-up, a combat with
 its explanation, the end; an Axis & Allies 1941 turn on its area map; a Tiny Front combat on a
@@ -18,7 +18,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 def _page_of(game: str, scenario: str, seed: int, until: int | None, folder: Path) -> tuple[Path, list[dict]]:
-    from warcodex.cli import bundled_games
+    from warcodex.console import bundled_games
     from warcodex.dsl.checker import check_path
     from warcodex.exporters.viewer import build_page, record
     from warcodex.facts import facts_of
