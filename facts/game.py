@@ -187,6 +187,12 @@ class GameFacts:
             return loc
         return f"{loc} {name}" if board.kind == "hex" and not board.is_box(loc) else name
 
+    @property
+    def sections(self) -> dict[str, str]:
+        """The rulebook's numbered sections, as the rules' `sections` block lists them: number
+        (without the §) -> title. Citations (`§7.3`) name these numbers."""
+        return {number: entry.title for number, entry in self.game.sections.items()}
+
 
 def facts_of(engine, scenario: str | None = None) -> GameFacts:
     """The facts of `scenario` (default: the engine's own scenario, else the first), computed once

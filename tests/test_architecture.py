@@ -60,8 +60,10 @@ def test_the_ast_is_the_bottom_of_the_language():
 
 # what a renderer may use of the engine: value types, compiling an engine, writing files (the
 # language, maps included, it may read); everything it knows about a game comes from the facts
-# package's public names
-RENDERER_ENGINE_USES = {"warcodex.interpreter.values", "warcodex.interpreter.engine", "warcodex.interpreter.saves"}
+# package's public names. A replay's positions come from the engine replaying the log, step by step
+# (`recording`), and the trace's lines are read with the engine's own reader (`explain`)
+RENDERER_ENGINE_USES = {"warcodex.interpreter.values", "warcodex.interpreter.engine", "warcodex.interpreter.saves",
+                        "warcodex.interpreter.recording", "warcodex.interpreter.explain"}
 
 
 def test_renderers_read_the_facts_not_the_rules():

@@ -40,6 +40,7 @@ LAZY_COMMANDS = {
     "aids": "warcodex.exporters.aids.command:aids",
     "vassal": "warcodex.exporters.vassal.command:vassal",
     "fuzz": "warcodex.fuzz_command:fuzz",
+    "view": "warcodex.exporters.viewer.command:view",
 }
 
 
