@@ -10,14 +10,19 @@ says so (`Owners.status`, `Movement.certain`, `Movement.conditions`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from warcodex.dsl import ast
+from warcodex.facts.cards import DeckFacts, deck_facts
+from warcodex.facts.dice import HitRoll, dice_of, hit_rolls
+from warcodex.facts.economy import IncomeFacts, incomes
 from warcodex.facts.effects import EffectsFacts, effects
 from warcodex.facts.owners import Owners, owners
+from warcodex.facts.quantities import QuantityFacts, quantity_facts
 from warcodex.facts.schedule import Movement, schedule
+from warcodex.facts.sequence import SequenceFacts, sequence_facts
+from warcodex.facts.setup import PlacedUnit, setup
 from warcodex.facts.tables import TableFacts, table_facts
 from warcodex.facts.walk import walk
 from warcodex.interpreter.values import Entity, RuleError
@@ -48,22 +53,20 @@ class UnitTypeFacts:
     classes: list[str]
     tags: frozenset[str]
     max_steps: int
-    values: dict[int, dict[str, Any]]  # steps -> property values at that many steps
+    values: dict[int, dict[str, Any]]  # steps -> property values at that many steps (not its sides)
     flags: list[str]  # true flags (elite...)
     provisional: bool  # the type or one of its values is provisional
     owners: Owners
     decl: ast.Unit
+    # (property, steps) -> why it is provisional: a value the rulebook does not print, at the
+    # number of steps it is declared for (the full-strength values at max_steps)
+    provisional_values: dict[tuple[str, int], str] = field(default_factory=dict)
 
-
-@dataclass(frozen=True)
-class PlacedUnit:
-    """A unit of the set-up (or of a schedule), as a counter shows it."""
-    type: str
-    side: str
-    label: str
-    steps: int
-    max_steps: int
-    markers: tuple[str, ...] = ()
+    @property
+    def provisional_note(self) -> str | None:
+        """Why the type itself is provisional (a counter the rulebook does not describe)."""
+        prov = self.decl.header.provenance
+        return (prov.note or "provisional") if prov is not None and prov.kind == "provisional" else None
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,11 @@ class GameFacts:
     edition: str | None
     version: str | None
     fingerprint: str
-    scenario: str
-    scenario_label: str
+    scenario: str | None  # None: a game without scenarios (its tables and charts only)
+    scenario_label: str | None
     first_turn: int
     last_turn: int | None
+    last_turn_provisional: str | None  # why the scenario's last turn is provisional (A&A sets no round limit)
     turn_order: tuple[str, ...]
     sides: list[SideFacts]
     alliances: list[AllianceFacts]
@@ -122,8 +126,11 @@ class GameFacts:
     boxes: dict[str, list[PlacedUnit]]  # off-map box -> units at the start
     movements: list[Movement]  # arrivals and withdrawals, in turn order
     steps: list[PhaseStep]
+    sequence: SequenceFacts  # the sequence of play as a tree, triggers, standing rules
     dice: list[ast.Dice]
     variables: list[VariableFacts]
+    incomes: list[IncomeFacts]
+    decks: list[DeckFacts]  # decks and cards: composition, owners, events, where each starts
     provisional: list[ProvisionalFacts]
     warnings: list[str] = field(default_factory=list)
 
@@ -134,6 +141,9 @@ class GameFacts:
     def unit_type(self, name: str) -> UnitTypeFacts:
         return next(u for u in self.unit_types if u.name == name)
 
+    def card(self, name: str):
+        return next(c for d in self.decks for c in d.cards if c.name == name)
+
     @property
     def arrivals(self) -> list[Movement]:
         return [m for m in self.movements if m.kind == "arrival"]
@@ -143,9 +153,9 @@ class GameFacts:
         return [m for m in self.movements if m.kind == "withdrawal"]
 
     def palette(self, side: str) -> list[str]:
-        """The unit types a side's counter tray holds: those it owns; a type whose owners cannot
-        be known (only bought or built in play) for every side."""
-        return [u.name for u in self.unit_types if side in u.owners.sides or not u.owners.sides]
+        """The unit types a side's counter tray holds: those it may field (`Owners.may_field`: its
+        own, and for every side a type whose owners play decides, bought or built in play)."""
+        return [u.name for u in self.unit_types if u.owners.may_field(side)]
 
     # computed on first use: they need more of the engine than the rest
     @property
@@ -156,17 +166,43 @@ class GameFacts:
     def effects(self) -> list[EffectsFacts]:
         return effects(self.engine)
 
+    @property
+    def hit_rolls(self) -> list[HitRoll]:
+        return hit_rolls(self.engine)
+
+    def quantity(self, name: str) -> QuantityFacts:
+        return quantity_facts(self.engine)[name]
+
+    @property
+    def turns(self) -> tuple[int, ...]:
+        """The scenario's game turns, first to last (empty when it has no last turn)."""
+        return tuple(range(self.first_turn, self.last_turn + 1)) if self.last_turn is not None else ()
+
+    def location_label(self, loc: str) -> str:
+        """A location as a player finds it: a hex by its number and name (`0305 Millerovo`), an
+        area or box by its name."""
+        board = self.engine.board
+        name = board.attrs(loc).get("name") if loc in board else None
+        if not isinstance(name, str) or not name:
+            return loc
+        return f"{loc} {name}" if board.kind == "hex" and not board.is_box(loc) else name
+
+    @property
+    def sections(self) -> dict[str, str]:
+        """The rulebook's numbered sections, as the rules' `sections` block lists them: number
+        (without the §) -> title. Citations (`§7.3`) name these numbers."""
+        return {number: entry.title for number, entry in self.game.sections.items()}
+
 
 def facts_of(engine, scenario: str | None = None) -> GameFacts:
     """The facts of `scenario` (default: the engine's own scenario, else the first), computed once
     and cached with the engine that plays that scenario."""
     if scenario is None:
         scenario = engine.rules_scenario
-    if scenario is None:
-        if not engine.game.scenarios:
-            raise RuleError("the game has no scenario")
+    if scenario is None and engine.game.scenarios:
         scenario = next(iter(engine.game.scenarios))
-    engine = engine.for_scenario(scenario)
+    if scenario is not None:
+        engine = engine.for_scenario(scenario)
     cache = engine.derived_cache.setdefault("facts", {})
     if scenario not in cache:
         cache[scenario] = _build(engine, scenario)
@@ -174,16 +210,18 @@ def facts_of(engine, scenario: str | None = None) -> GameFacts:
 
 
 # ==================================================================== assembly
-def _build(engine, scenario: str) -> GameFacts:
+def _build(engine, scenario: str | None) -> GameFacts:
     game = engine.game
-    sc = engine.scenario(scenario)
+    sc = engine.scenario(scenario) if scenario is not None else None
     g = game.game
-    state = engine.new_game(sc.name)
-    first = engine.first_turn(state)
-    try:
-        last: int | None = engine.last_turn(state)
-    except RuleError:
-        last = None
+    state = engine.new_game(sc.name) if sc is not None else None
+    first = engine.first_turn(state) if state is not None else 1
+    last: int | None = None
+    if state is not None:
+        try:
+            last = engine.last_turn(state)
+        except RuleError:
+            pass
     warnings: list[str] = []
     alliance_of = {}
     alliances = []
@@ -203,49 +241,59 @@ def _build(engine, scenario: str) -> GameFacts:
     unit_types = [_unit_type(engine, u, own[u.name]) for u in game.units]
     for ut in unit_types:
         warnings += [f"unit type '{ut.name}': {c}" for c in ut.owners.conflicts]
-    at_start: dict[str, list[PlacedUnit]] = {}
-    for loc, ids in state.at.items():
-        if ids:
-            at_start[loc] = [_placed(state.units[i]) for i in ids]
-    boxes: dict[str, list[PlacedUnit]] = {}
-    for u in state.units.values():
-        if u.loc is None:
-            boxes.setdefault(u.box or "off map", []).append(_placed(u))
+    at_start, boxes = setup(engine, sc.name, state) if sc is not None else ({}, {})
     end = last if last is not None else first + 20
-    movements = schedule(engine, sc.name, first, end)
+    movements = schedule(engine, sc.name, first, end) if sc is not None else []
     edition = game.prop("edition")
     version = game.prop("version")
     return GameFacts(
         engine=engine, game=game, name=g.name, title=g.header.title(),
         edition=edition.value if isinstance(edition, ast.Str) else None,
         version=str(getattr(version, "value", version)) if version is not None else None,
-        fingerprint=engine.fingerprint, scenario=sc.name, scenario_label=sc.header.title(),
-        first_turn=first, last_turn=last, turn_order=tuple(state.turn_order),
+        fingerprint=engine.fingerprint, scenario=sc.name if sc is not None else None,
+        scenario_label=sc.header.title() if sc is not None else None,
+        first_turn=first, last_turn=last, last_turn_provisional=_provisional_prop(sc, "last_turn") if sc is not None else None,
+        turn_order=tuple(state.turn_order) if state is not None else (),
         sides=sides, alliances=alliances, unit_types=unit_types,
         markers=[(m.name, m.header.title()) for m in game.entities("marker")],
-        at_start=at_start, boxes=boxes, movements=movements, steps=_steps(engine, state, first, end),
-        dice=_dice(game), variables=_variables(engine, state),
+        at_start=at_start, boxes=boxes, movements=movements,
+        steps=_steps(engine, state, first, end) if state is not None else [],
+        sequence=sequence_facts(engine, scenario, state, first, end),
+        dice=dice_of(game), variables=_variables(engine, state), incomes=incomes(engine, state),
+        decks=deck_facts(engine, state),
         provisional=[ProvisionalFacts(what, prov.note or "", node) for what, node, prov in game.provisional_items()],
         warnings=warnings)
 
 
+OWNER_KEYS = ("side", "sides")  # a unit type's declared owners: facts of ownership, not counter values
+
+
 def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
     ent = engine.entities[u.name]
-    props = {k: v for k, v in ent.props.items() if not k.startswith("_")}
+    props = {k: v for k, v in ent.props.items() if not k.startswith("_") and k not in OWNER_KEYS}
     max_steps = int(props.get("steps", 1) or 1)
     values: dict[int, dict[str, Any]] = {}
     for s in range(max_steps, 0, -1):
         vals = dict(props)
         vals.update(ent.props.get("_by_steps", {}).get(s, {}))
         values[s] = vals
-    provisional = (u.header.provenance is not None and u.header.provenance.kind == "provisional") or any(
-        p.provenance is not None and p.provenance.kind == "provisional" for p in u.props)
+    marked: dict[tuple[str, int], str] = {}
+    for p in u.props:
+        if p.provenance is not None and p.provenance.kind == "provisional":
+            marked[(p.key, max_steps)] = p.provenance.note or "provisional"
+    for sv in u.step_values:
+        for p in sv.props:
+            if p.provenance is not None and p.provenance.kind == "provisional":
+                marked.setdefault((p.key, sv.steps), p.provenance.note or "provisional")
+    provisional = (u.header.provenance is not None and u.header.provenance.kind == "provisional") or bool(marked)
     flags = [k for k, v in props.items() if v is True]
-    return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u)
+    return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u,
+                         marked)
 
 
-def _placed(unit) -> PlacedUnit:
-    return PlacedUnit(unit.type, unit.side, unit.label, max(unit.steps, 1), unit.max_steps, tuple(sorted(unit.markers)))
+def _provisional_prop(sc: ast.Scenario, key: str) -> str | None:
+    prov = next((p.provenance for p in sc.props if p.key == key and p.provenance is not None), None)
+    return (prov.note or "provisional") if prov is not None and prov.kind == "provisional" else None
 
 
 def _steps(engine, state, first: int, last: int) -> list[PhaseStep]:
@@ -271,24 +319,11 @@ def _steps(engine, state, first: int, last: int) -> list[PhaseStep]:
     return steps
 
 
-def _dice(game) -> list[ast.Dice]:
-    """The game's `dice:` first, then every other kind of dice its rules and tables roll."""
-    seen: dict[str, ast.Dice] = {}
-    value = game.prop("dice")
-    if isinstance(value, ast.Name):
-        m = re.fullmatch(r"(\d*)d(\d+)", value.id)
-        if m:
-            d = ast.Dice(count=int(m.group(1) or 1), sides=int(m.group(2)))
-            seen[d.text()] = d
-    for n in walk(list(game.decls) + list(game.scenarios.values())):
-        if isinstance(n, ast.Dice):
-            seen.setdefault(n.text(), n)
-    return list(seen.values())
-
-
 def _variables(engine, state) -> list[VariableFacts]:
     from warcodex.interpreter.context import Context
 
+    if state is None:
+        return []
     ctx = Context(engine, state)
     out = []
     for name, decl in engine.vars.items():

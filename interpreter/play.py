@@ -88,15 +88,20 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
     return start(engine, scenario, seed, agents, **kw).run(until_turn=until_turn)
 
 
-def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None, **kw) -> Game:
+def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None, watch=None,
+           **kw) -> Game:
     """Re-execute a recorded game from its decisions (and its fixed dice, if it had some); the
-    caller compares the logs."""
+    caller compares the logs. `watch(game)`, if given, is called once the game is set up, before
+    its first step (a tool that records each step attaches itself there: `Game.runner.on_entry`,
+    `GameState.watched_units`)."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)
     agent = ScriptedAgent(engine, log)
     agents = {s.name: agent for s in engine.side_entities}
     game = start(engine, scenario, seed, agents, options=options, dice=dice, **kw)
+    if watch is not None:
+        watch(game)
     if any(e.get("k") == "end" for e in log):
         return game.run()
     # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and

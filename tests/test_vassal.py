@@ -21,8 +21,8 @@ from warcodex.exporters.vassal.catalog import (
 from warcodex.exporters.vassal.encoder import (
     TAB, Decoder, SequenceEncoder, Trait, basic_piece, clean_text, decode, decode_piece, encode, key_list, nest,
     parse_string_array, piece_definition, string_array, trait, trait_fields)
+from warcodex.dsl.hexgrid import VassalHexNumbering
 from warcodex.exporters.vassal.module import build_module
-from warcodex.interpreter.hexgrid import VassalHexNumbering
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "games" / "tiny"

@@ -1,4 +1,4 @@
-"""`warcodex vassal GAME --scenario S -o OUT.vmod` (imported lazily by warcodex.cli)."""
+"""`warcodex vassal GAME --scenario S -o OUT.vmod` (imported lazily by warcodex.cli; its helpers are warcodex.console)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import click
 @click.option("--no-aids", is_flag=True, help="Do not include the player aids exporter's output; draw the tables instead.")
 def vassal(game: str, scenario: str | None, out_path: str | None, hex_size: float, counter_size: int, no_aids: bool) -> None:
     """Export GAME as a VASSAL 3.7 module (.vmod): map, counters, set-up, turn track, dice, charts."""
-    from warcodex.cli import err, load_checked, out
+    from warcodex.console import err, load_checked, out
     from warcodex.exporters.vassal.module import ExportOptions, build_module
 
     gamedef, _ = load_checked(game)

@@ -234,3 +234,10 @@ def sheet_svg(items: list[tuple[bytes, str]], size: int, columns: int = 8, title
                  family=FONT_CONDENSED)
     assert svg.root.tag == f"{{{SVG_NS}}}svg"
     return svg.tostring()
+
+
+def unit_type_kind(engine, classes: list[str], name: str, label: str) -> str:
+    """The symbol of a unit type as every exporter draws it: `nato_kind` of its classes (their
+    names, then their labels), then its own name and label."""
+    words = list(classes) + [engine.entities[c].label or c for c in classes if c in engine.entities]
+    return nato_kind(words, name, label)

@@ -33,8 +33,8 @@ from warcodex.exporters.vassal.buildfile import (
 from warcodex.exporters.vassal.catalog import VASSAL_VERSION
 from warcodex.exporters.vassal.encoder import (
     CTRL, CTRL_SHIFT, Trait, basic_piece, clean_text, key_list, keystroke, piece_definition, string_array, trait)
+from warcodex.dsl.hexgrid import vassal_grid_spec
 from warcodex.exporters.vassal.svg import to_png
-from warcodex.interpreter.hexgrid import vassal_grid_spec
 from warcodex.outputs import OutputError
 
 HOLDING_MAP = "Holding boxes"
@@ -593,9 +593,9 @@ def setup_preview_svg(module: Module) -> bytes:
     location resolved through the grid as written in buildFile.xml (VassalHexNumbering for hex
     grids, the Region origin for area maps), pieces offset like StackMetrics' unexpanded stacks.
     For the docs and for looking at the result without VASSAL."""
+    from warcodex.dsl.hexgrid import VassalHexNumbering
     from warcodex.exporters.vassal.encoder import decode_piece, parse_string_array, trait_fields
     from warcodex.exporters.vassal.svg import Svg
-    from warcodex.interpreter.hexgrid import VassalHexNumbering
 
     main = module.plan.maps[0]
     board_svg_bytes = module.svgs[main.image]
