@@ -107,6 +107,9 @@ class Engine:
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
+        from warcodex.interpreter.evaluation import compile_evaluation
+
+        self.evaluations = {name: compile_evaluation(self, ev) for name, ev in game.evaluations.items()}
         for name, decl in self.vars.items():  # compiled now, so that they are cached with the rest
             if decl.default is None:
                 continue

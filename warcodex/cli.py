@@ -316,11 +316,22 @@ def parse_options(pairs) -> dict:
     return options
 
 
+def parse_agents(engine, spec: str, seed: int) -> dict:
+    """The agents of `--agents` (one per side, or one for all), a usage error if malformed."""
+    from warcodex.interpreter.play import agents_for
+
+    try:
+        return agents_for(engine, [a for a in spec.split(",")], seed)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agents") from None
+
+
 @cli.command()
 @click.argument("game")
 @click.option("--scenario", "-s", help="Scenario name (default: the first).")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--agents", default="random", show_default=True, help="Comma-separated, one per side or one for all: random, first, human.")
+@click.option("--agents", default="random", show_default=True, help="Comma-separated, one per side or one for all: random, first, human, greedy, mcts "
+                   "(options after colons: greedy:samples=16, mcts:playouts=32:horizon=20:rollout=greedy; docs/balance.md).")
 @click.option("--until", "until_turn", type=int, help="Stop after this turn.")
 @click.option("--option", "options", multiple=True, help="Scenario option NAME=VALUE (repeatable).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Write the game log (JSON lines) here.")
@@ -340,7 +351,7 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
         state, agent_objs, log = load_save(engine, load_path)
         g = Game(engine.for_scenario(state.scenario), state, agent_objs, log=log, check_invariants=check_invariants)
     else:
-        g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
+        g = start(engine, scenario, seed, parse_agents(engine, agents, seed), options=opts,
                   check_invariants=check_invariants)
     progress = _progress(g.runner, g.state, engine)
     try:
