@@ -25,6 +25,10 @@ class GameDef:
         self.invariants: dict[str, ast.Invariant] = {}
         self.evaluations: dict[str, ast.Evaluation] = {}  # in declaration order: the first is the default
         self.decls: list[ast.Decl] = []  # in load order, for coverage and formatting
+        # rule tests (tests/*.wcx, loaded with tests=True): never part of the game played
+        self.tests: dict[str, ast.Test] = {}
+        self.maps: dict[str, ast.MapFragment] = {}
+        self.test_files: set[str] = set()
         self.diagnostics = Diagnostics()
         self.fingerprint = ""  # hash of the rules files (set by the loader)
 
@@ -56,8 +60,17 @@ class GameDef:
             self._add_named(self.scenarios, decl, diags, "scenario")
         elif isinstance(decl, ast.Invariant):
             self._add_named(self.invariants, decl, diags, "invariant")
+<<<<<<< HEAD
         elif isinstance(decl, ast.Evaluation):
             self._add_named(self.evaluations, decl, diags, "evaluation")
+=======
+        elif isinstance(decl, ast.Test):
+            self._add_named(self.tests, decl, diags, "test")
+            return  # not a rule: coverage, aids and formatting of the rules never see it
+        elif isinstance(decl, ast.MapFragment):
+            self._add_named(self.maps, decl, diags, "map")
+            return
+>>>>>>> main
         else:
             self._add_named(self.names, decl, diags, "name")
             if isinstance(decl, ast.Deck):
@@ -87,11 +100,20 @@ class GameDef:
     def for_scenario(self, name: str) -> "GameDef":
         """The rules as they stand in one scenario: a copy with the scenario's `override`
         declarations (its special rules) merged over the base rules. The base is unchanged."""
-        import copy
-
         scenario = self.scenarios[name]
         if not scenario.overrides:
             return self
+        cache = self.__dict__.pop("_by_scenario", {})  # derived once: engines on other boards share it
+        try:
+            if name not in cache:
+                cache[name] = self._derive(scenario)
+            return cache[name]
+        finally:
+            self.__dict__["_by_scenario"] = cache
+
+    def _derive(self, scenario: ast.Scenario) -> "GameDef":
+        import copy
+
         # new indexes over the same declarations; only those an override changes in place (and
         # the game's, whose properties merge) are copied first, so the base keeps its own
         derived = copy.copy(self)

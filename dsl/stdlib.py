@@ -44,6 +44,7 @@ _SPEC = [
     # ---- units
     Builtin("all_units", (), "list", "Every unit on the map."),
     Builtin("units_at", ("h: location",), "list", "The units in a location."),
+    Builtin("unit_by_id", ("id: int",), "unit", "The unit with this id, as logs and explanations number it (`#7` is `unit_by_id(7)`); none if there is none."),
     Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map."),
     Builtin("occupied", (), "list", "The locations that hold at least one unit."),
     Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side)."),
@@ -56,11 +57,14 @@ _SPEC = [
     # ---- movement and traces
     Builtin("reachable", ("u: unit", "mode: mode"), "list", "The locations `u` can end a move in under a movement mode."),
     Builtin("path_cost", ("u: unit", "to: location", "mode: mode"), "num", "The cheapest cost for `u` to reach `to` under a movement mode, or none."),
+    Builtin("must_stop", ("u: unit", "to: location", "mode: mode"), "bool", "True when `u`, moving under a mode along its cheapest path, must stop on entering `to` (a `stop` condition of the mode holds there, or the move used the one-hex allowance); none when `to` is not reachable."),
     Builtin("traceable", ("mode: mode", "start: location", "targets: list", "s: side"), "bool", "True when a path from `start` reaches one of `targets` under a trace mode (supply lines...)."),
     # ---- numbers, odds and tables
     Builtin("odds", ("attack: num", "defense: num"), "odds", "The odds ratio, rounded down in the defender's favour to a whole ratio (7:2 -> 3-1, 5:6 -> 1-2)."),
     Builtin("difference", ("attack: num", "defense: num"), "int", "Attack minus defense, for differential tables."),
     Builtin("allowed", ("table: table", "column: any"), "bool", "False when the column falls under an `illegal` beyond-the-table rule."),
+    Builtin("cell_of", ("*codes: name",), "cell", "The table cell holding these result codes, as a table prints it: `cell_of(D1, Adv2)` is the cell D1/Adv2 (to apply or pass on a result that no lookup gave, e.g. in a rule test)."),
+    Builtin("column", ("table: table", "value: any"), "any", "The printed column a value is looked up in, after the beyond-the-table rules and rounding down to a printed column: `column(crt, 8:1)` is 7:1 when 8-1 is resolved on 7-1; a beyond rule that gives a result directly gives that result (`column(crt, 12:1) == DS`); none when the value is not allowed."),
     Builtin("round_up", ("x: num",), "int", "The smallest whole number not below x."),
     Builtin("round_down", ("x: num",), "int", "The largest whole number not above x."),
     Builtin("abs", ("x: num",), "num", "Absolute value."),

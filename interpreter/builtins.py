@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
+from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
 
 
 def _loc(ctx, h, span) -> str:
@@ -159,6 +159,11 @@ def b_path_cost(ctx, span, u, to, mode):
     return entry[0] if entry else None
 
 
+def b_must_stop(ctx, span, u, to, mode):
+    entry = _mode(ctx, mode, span).reachable(ctx, u).get(to)
+    return bool(entry[2]) if entry else None
+
+
 def b_traceable(ctx, span, mode, start, targets, s):
     return _mode(ctx, mode, span).traceable(ctx, _loc(ctx, start, span), _seq(targets, span), _side(ctx, s, span))
 
@@ -180,6 +185,46 @@ def b_allowed(ctx, span, table, column):
     if t is None:
         raise RuleError(f"{show(table)} is not a table", span)
     return t.allowed(column)
+
+
+def b_cell_of(ctx, span, *codes):
+    parts = []
+    for c in codes:
+        if isinstance(c, Entity) and c.kind == "result":
+            parts.append(Code(c))
+        elif isinstance(c, CellValue):
+            parts.extend(c.codes)
+        else:
+            raise RuleError(f"cell_of: {show(c)} is not a result code", span)
+    return CellValue(tuple(parts))
+
+
+def b_unit_by_id(ctx, span, n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuleError(f"unit_by_id needs a whole number, got {show(n)}", span)
+    return UnitRef(n) if n in ctx.state.units else None
+
+
+def b_column(ctx, span, table, value):
+    from warcodex.interpreter.tables import IllegalColumn
+
+    t = ctx.engine.tables.get(table.name if isinstance(table, Entity) else table)
+    if t is None:
+        raise RuleError(f"{show(table)} is not a table", span)
+    if not t.columns:
+        raise RuleError(f"the {t.title} has no columns", span)
+    try:
+        index = t.column_index(value, span)
+    except IllegalColumn:
+        return None
+    if isinstance(index, CellValue):
+        return index
+    key = t.decl.columns.keys[index]
+    if key.kind == "odds":
+        return Odds.ratio(key.attack, key.defense)
+    if key.kind in ("int", "range"):
+        return key.low
+    return ctx.engine.entities.get(key.name, key.name)
 
 
 def b_round_up(ctx, span, x):
@@ -267,12 +312,17 @@ def b_move_to(ctx, span, u, h):
 def b_move_along(ctx, span, u, h, mode):
     m = _mode(ctx, mode, span)
     path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
-    if ctx.tracing:
-        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} for {cost}", cost, m.entity.citations))
+    if ctx.tracing:  # the path, then each step's cost term by term, with its sections
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} ({m.entity.label}) "
+                                 f"for {_fmt(cost)}", cost, m.entity.citations, m.explain_steps(ctx, u, path)))
     for loc in path[1:]:
         if ctx.state.units[u.id].loc is None:
             break  # eliminated on the way (a trigger)
         ctx.engine.move_unit(ctx, u, loc, span, trace=False)
+
+
+def _fmt(v) -> str:
+    return str(v) if not isinstance(v, Fraction) or v.denominator != 1 else str(v.numerator)
 
 
 def b_eliminate(ctx, span, u):

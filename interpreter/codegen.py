@@ -224,7 +224,7 @@ class Generator:
                 return f"ctx.state.vars.get({name!r})"
             if kind == "option":
                 return f"ctx.state.options.get({name!r})"
-            if kind == "entity":
+            if kind in ("entity", "cell"):  # a declared name, or a result code with its number (DR2)
                 return self.const(value)
             if kind == "phase":
                 return repr(name)

@@ -651,7 +651,7 @@ def _global_reader(name: str, kind: str, value):
         return lambda fr: fr.ctx.state.vars.get(name)
     if kind == "option":
         return lambda fr: fr.ctx.state.options.get(name)
-    if kind == "entity":
+    if kind in ("entity", "cell"):
         return lambda fr: value
     if kind == "phase":  # a phase's name is its value as `phase` reads it: `phase == noncombat`
         return lambda fr: name

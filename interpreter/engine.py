@@ -189,8 +189,9 @@ class Engine:
         """What a global name is, as (kind, value): ("constant", None) for the language's
         constants (turn, active...), ("var", None) a global variable, ("option", None) an option,
         ("entity", Entity) any other declared name, ("phase", None) a phase's name (its value as
-        `phase` reads it: `phase == noncombat`); None if the name is not global. Both compilers
-        resolve names through here."""
+        `phase` reads it: `phase == noncombat`), ("cell", CellValue) a result code with its number
+        (`DR2`, as a table cell holds it); None if the name is not global. Both compilers resolve
+        names through here."""
         if name in CONSTANTS:
             return ("constant", None)
         if name in self.vars:
@@ -205,6 +206,10 @@ class Engine:
             return ("entity", ent)
         if name in self.phase_names():
             return ("phase", None)
+        resolved = resolve_code(self.game, name)
+        if resolved is not None:  # `DL1`, `DR2`: a result code with its number, as a table cell holds it
+            decl, args = resolved
+            return ("cell", CellValue((Code(self.entities[decl.name], tuple(a.value for a in args)),)))
         return None
 
     def phase_names(self) -> frozenset:
@@ -268,8 +273,13 @@ class Engine:
 
     # ============================================================ values
     def unit_name(self, ctx, u: UnitRef) -> str:
+        """A unit as explanations and logs name it: its label, its id and where it is, so two
+        "Rifle division (soviet)" are told apart: `Rifle division #5 (soviet, 0805)`."""
         unit = ctx.state.units.get(u.id)
-        return f"{unit.label} ({unit.side})" if unit else str(u)
+        if unit is None:
+            return str(u)
+        where = f", {unit.loc}" if unit.loc is not None else (f", box {unit.box}" if unit.box else "")
+        return f"{unit.label} #{unit.id} ({unit.side}{where})"
 
     def describe(self, ctx, value) -> str:
         if isinstance(value, UnitRef):
@@ -698,15 +708,19 @@ class Engine:
                 return self.reference.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
         return default
 
-    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True):
+    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True,
+                 dice=None):
         """A fresh state with the scenario set up (setup statements run, game not started).
-        With setup=False the board is empty (tests and analysis place their own units)."""
+        With setup=False the board is empty (tests and analysis place their own units). With
+        `dice`, these rolls come first, then the seed's (interpreter/dice.py)."""
         import random
 
         from warcodex.interpreter.context import Context
+        from warcodex.interpreter.dice import FixedDice
 
         sc = self.scenario(scenario)
-        state = GameState(scenario=sc.name, seed=seed, rng=random.Random(seed))
+        rng = FixedDice(dice, seed) if dice else random.Random(seed)
+        state = GameState(scenario=sc.name, seed=seed, rng=rng)
         for opt in self.game.entities("option"):
             state.options[opt.name] = self.entities[opt.name].props.get("default", False)
         for k, v in (options or {}).items():
@@ -721,7 +735,9 @@ class Engine:
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
+            ctx.notes = []  # the set-up's `log` lines: the game's log records them (play.Game)
             self.compiler.block(sc.setup, set())(Frame(ctx))
+            state.setup_notes = tuple(ctx.notes)
         return state
 
     def _game_prop(self, key: str):
@@ -732,10 +748,14 @@ class Engine:
         return int(self.scenario_prop(self.scenario(state.scenario), "first_turn", 1))
 
     def last_turn(self, state) -> int:
+        """The scenario's `last_turn`, or with `turns: N` (turns 1 to N) the N-th turn."""
         sc = self.scenario(state.scenario)
         last = self.scenario_prop(sc, "last_turn")
         if last is None:
-            raise RuleError(f"scenario '{sc.name}' has no last_turn", sc.span)
+            turns = self.scenario_prop(sc, "turns")
+            if turns is not None:
+                return int(self.scenario_prop(sc, "first_turn", 1)) + int(turns) - 1
+            raise RuleError(f"scenario '{sc.name}' has no last_turn (or turns)", sc.span)
         return int(last)
 
     def for_scenario(self, name: str | None) -> "Engine":

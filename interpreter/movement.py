@@ -39,6 +39,8 @@ class MovementMode:
         self.name = decl.name
         self.entity = entity
         self.always_one_hex = False
+        self.cost_terms: list = []  # (label, citations, compiled term, is a quantity): a move's explanation
+        self.cost_citations: tuple = ()
         # conditions that do not mention `from` are evaluated once per location in a search,
         # not once per edge. Costs and prohibitions that read only the board, the unit's type
         # and global variables (weather...) are kept for the whole game: one table of edge
@@ -62,6 +64,8 @@ class MovementMode:
             elif prop.key == "cost":
                 cost = prop.value
                 cost_deps = analysis.expression(prop.value, BINDINGS)
+                self.cost_terms = _cost_terms(compiler, prop.value)
+                self.cost_citations = tuple(prop.citations)
             elif prop.key == "prohibited":
                 deps = analysis.expression(prop.value, BINDINGS) if prop.value is not None else None
                 static = deps is not None and deps.level == "static"
@@ -187,6 +191,32 @@ class MovementMode:
         result = {k: v for k, v in result.items() if k != u.loc}
         ctx.cache[key] = result
         return result
+
+    def explain_steps(self, ctx, unit: UnitRef, path: list[str]) -> list:
+        """The cost of each step of a path, term by term, each with its sections: what a player
+        checks a move with (0605 -> 0606: 3, the terrain 1 and leaving an enemy ZOC +2, each with
+        its rule). Terms that add nothing (no ZOC to leave) are left out."""
+        from warcodex.interpreter.values import Derivation
+
+        u = ctx.state.units[unit.id]
+        side = ctx.engine.entities[u.side]
+        out = []
+        for a, b in zip(path, path[1:]):
+            args = (unit, side, path[0], a, b)  # PARAMS: u, s, origin, from, to
+            parts = []
+            for label, cites, term, traced in self.cost_terms:
+                if traced:  # a quantity explains itself: base, modifiers, sections
+                    value, shown = ctx.collect(lambda: term(ctx, *args))
+                elif label is None:  # a number: the step's own line says it
+                    value, shown = term(ctx, *args), []
+                else:
+                    value, inner = ctx.collect(lambda: term(ctx, *args))
+                    shown = [Derivation(f"{label} = {_show(value)}", value, cites, inner)]
+                parts.append((value, shown))
+            total = sum(v for v, _ in parts if v is not None) if all(v is not None for v, _ in parts) else None
+            kept = [d for v, shown in parts if v not in (0, None) for d in shown] or [d for d in parts[0][1]]
+            out.append(Derivation(f"{a} -> {b}: {_show(total)}", total, self.cost_citations, kept))
+        return out
 
     def path(self, ctx, unit: UnitRef, dest: str, span) -> tuple[list[str], object]:
         """The cheapest path from the unit's location to `dest`, both included, and its cost."""
@@ -356,3 +386,38 @@ def _seeded(starts, label) -> tuple[dict, list]:
             best[h] = label(h)
             heap.append((0, i, h))
     return best, heap
+
+
+def _cost_terms(compiler: Compiler, expr) -> list:
+    """The addends of a mode's `cost` (`move_cost(u, from, to) + exit_cost(u, from, origin)`),
+    each compiled alone, with the label and sections a player reads for it."""
+    from warcodex.dsl.formatter import format_expr
+
+    terms = []
+
+    def flatten(e) -> None:
+        if isinstance(e, ast.BinOp) and e.op == "+":
+            flatten(e.left)
+            flatten(e.right)
+        else:
+            terms.append(e)
+
+    flatten(expr)
+    out = []
+    for t in terms:
+        decl = compiler.engine.game.names.get(t.func) if isinstance(t, ast.Call) else None
+        traced = isinstance(decl, ast.Quantity)
+        if decl is not None:
+            label, cites = decl.header.label or decl.name, tuple(decl.header.citations)
+        elif isinstance(t, ast.Num):
+            label, cites = None, ()
+        else:
+            label, cites = format_expr(t), ()
+        out.append((label, cites, compiler.value(t, PARAMS), traced))
+    return out
+
+
+def _show(v) -> str:
+    if isinstance(v, Fraction):
+        return str(v) if v.denominator != 1 else str(v.numerator)
+    return "none" if v is None else str(v)

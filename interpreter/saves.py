@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from warcodex.interpreter.agents import FirstAgent, RandomAgent
+from warcodex.interpreter.dice import FixedDice
 from warcodex.interpreter.state import GameState, Position, Unit
 
 SAVE_FORMAT = "warcodex-save"
@@ -69,6 +70,9 @@ class StateData(BaseModel):
     over: bool
     ended: bool
     rng: list[Any] = Field(description="Python random.Random state: [version, [625 ints], gauss_next]")
+    dice: list[int] | None = Field(default=None, description="fixed die rolls given to the game (play --dice), "
+                                   "rolled first; then the RNG's")
+    dice_used: int = 0
 
 
 class AgentData(BaseModel):
@@ -121,12 +125,20 @@ def state_to_data(engine, state: GameState) -> StateData:
         active=state.active, phase=state.phase, turn_order=list(state.turn_order),
         position=PositionData(**vars(state.position)), next_unit_id=state.next_unit_id, winner=state.winner,
         win_reason=state.win_reason, over=state.over, ended=state.ended, rng=_rng_to_json(state.rng),
+        dice=list(state.rng.rolls) if isinstance(state.rng, FixedDice) else None,
+        dice_used=state.rng.used if isinstance(state.rng, FixedDice) else 0,
     )
 
 
 def state_from_data(engine, data: StateData) -> GameState:
     f = engine.from_json
-    state = GameState(scenario=data.scenario, seed=data.seed, rng=_rng_from_json(data.rng))
+    rng = _rng_from_json(data.rng)
+    if data.dice is not None:  # fixed rolls given with play --dice: those not used yet come first
+        fixed = FixedDice(data.dice, data.seed)
+        fixed.used = data.dice_used
+        fixed.setstate(rng.getstate())
+        rng = fixed
+    state = GameState(scenario=data.scenario, seed=data.seed, rng=rng)
     for u in data.units:
         if u.type not in engine.entities or u.side not in engine.entities:
             raise SaveError(f"unit {u.id} has unknown type or side ({u.type}, {u.side})")

@@ -76,6 +76,7 @@ class GameState:
     version: int = 0  # bumped on every change; caches key on it
     positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
+    setup_notes: tuple[str, ...] = ()  # `log` lines of the set-up, logged when the game starts (not saved)
 
     # ------------------------------------------------------------ snapshots
     def snapshot(self) -> "GameState":

@@ -519,3 +519,20 @@ def test_other_games_export(folder, monkeypatch):
                 assert v.location_name(*v.get_location(s.get("location"))) == s.get("location")
             else:
                 assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
+
+
+def test_prototype_names_are_unique_even_when_two_types_share_a_label(tmp_path):
+    """VASSAL keeps the last prototype of a name ("More than one Definition named Type: ...", issue
+    17): two unit types with one label get prototypes of their own."""
+    import shutil
+
+    folder = tmp_path / "tiny"
+    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("tests"))
+    with open(folder / "components.wcx", "a", encoding="utf-8") as f:
+        f.write('\nunit guards_rifle "Rifle division" : infantry_class §2.1 provisional "a second type with '
+                'the label of another" { attack: 4 defense: 5 move: 3 steps: 2 side: soviet }\n')
+    root = _tree(build_module(folder))
+    names = [e.get("name") for e in root.iter(M + "PrototypeDefinition")]
+    assert len(names) == len(set(names))
+    assert "Type: Rifle division (rifle)" in names and "Type: Rifle division (guards_rifle)" in names
+    assert "Type: Panzer division" in names  # a label of one type stays as it is

@@ -524,8 +524,9 @@ class _Builder:
     def table(self, t) -> TableAid:
         decl: ast.Table = t.decl
         col_kind = decl.columns.kind if decl.columns is not None else None
-        if col_kind == "diff":
-            columns = [signed(c) if isinstance(c, int) else str(c) for c in t.columns]
+        if col_kind == "diff":  # as the rulebook prints them: "−3 or less", "−2 to −1", "+8 or more"
+            columns = t.column_range_texts(self.labels.ui("or_less"), self.labels.ui("or_more"),
+                                           self.labels.ui("to_range"), sign=signed)
         elif col_kind == "values" or col_kind is None:
             columns = [self._key_label(c) for c in t.column_text]
         else:
