@@ -306,11 +306,7 @@ class _Checker:
         # The map comes first: place()/loc() checks need its locations.
         for family in (self.check_map, self.check_names, self.check_tables, self.check_declared_types,
                        self.check_citations, self.check_sequence, self.check_scenarios,
-<<<<<<< HEAD
-                       self.check_invariants, self.check_evaluations, self.check_provisional):
-=======
-                       self.check_invariants, self.check_provisional, self.check_tests):
->>>>>>> main
+                       self.check_invariants, self.check_evaluations, self.check_provisional, self.check_tests):
             try:
                 family()
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other reports
@@ -730,11 +726,8 @@ class _Checker:
         must_cite = [d for d in g.names.values()
                      if isinstance(d, CITED_DECLS) or (isinstance(d, ast.Entity) and d.kind in CITED_ENTITY_KINDS)]
         must_cite += self.triggers + list(g.invariants.values()) + list(g.scenarios.values()) + self.phases()
-<<<<<<< HEAD
         must_cite += list(g.evaluations.values())
-=======
         must_cite += list(g.tests.values())  # a test says which sections it tests
->>>>>>> main
         for decl in must_cite:
             if not decl.header.citations:
                 self.diags.error("E-no-citation", f"{_kind(decl)} '{decl.name}' cites no rulebook section",

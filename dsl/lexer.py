@@ -64,13 +64,8 @@ _END = r"(?![A-Za-z0-9_])"  # the end of a word (the grammar's keyword boundary)
 
 # Declaration kinds, grouped by what the declared name is.
 _DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option",
-<<<<<<< HEAD
-               "unit", "scenario", "invariant", "deck", "card", "phase")
-_DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement", "evaluation")
-=======
                "unit", "scenario", "invariant", "deck", "card", "phase", "test", "example", "map")
-_DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement")
->>>>>>> main
+_DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement", "evaluation")
 _DECL_VAR = ("var", "side_var", "unit_var", "location_var")
 # Declarations without a name of their own.
 _DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns")

@@ -60,17 +60,14 @@ class GameDef:
             self._add_named(self.scenarios, decl, diags, "scenario")
         elif isinstance(decl, ast.Invariant):
             self._add_named(self.invariants, decl, diags, "invariant")
-<<<<<<< HEAD
         elif isinstance(decl, ast.Evaluation):
             self._add_named(self.evaluations, decl, diags, "evaluation")
-=======
         elif isinstance(decl, ast.Test):
             self._add_named(self.tests, decl, diags, "test")
             return  # not a rule: coverage, aids and formatting of the rules never see it
         elif isinstance(decl, ast.MapFragment):
             self._add_named(self.maps, decl, diags, "map")
             return
->>>>>>> main
         else:
             self._add_named(self.names, decl, diags, "name")
             if isinstance(decl, ast.Deck):
