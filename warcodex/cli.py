@@ -94,6 +94,7 @@ LAZY_COMMANDS = {
     "aids": "warcodex.exporters.aids.command:aids",
     "vassal": "warcodex.exporters.vassal.command:vassal",
     "fuzz": "warcodex.interpreter.fuzzing:fuzz",
+    "balance": "warcodex.balance.command:balance",
 }
 
 
