@@ -84,7 +84,7 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
                 "options": config.options, "check_invariants": check_invariants, "first_seed": first_seed,
                 "games_asked": games, "complete": len(records) == len(seeds) and not interrupted,
                 "provisional": len(gamedef.provisional_items())},
-        "aggregate": aggregate(records, sides),
+        "aggregate": aggregate(records, sides, {s: engine.alliance_of(s) for s in sides if engine.alliance_of(s)}),
         "performance": _performance(records, backend, workers, wall, len(todo)),
     }
     index = rule_index(engine, sc.name)
@@ -145,7 +145,7 @@ class _progress:
             else:
                 self.failed += 1
             rate = self.played / max(time.perf_counter() - self.started, 1e-9)
-            wins = " ".join(f"{s} {self.wins.get(s, 0)}" for s in self.sides) + f" draw {self.wins.get(None, 0)}"
+            wins = " ".join(f"{w or 'draw'} {n}" for w, n in sorted(self.wins.items(), key=lambda x: str(x[0])))
             failed = f" [red]failed {self.failed}[/]" if self.failed else ""
             self.bar.update(self.task, advance=1, status=f"{wins}{failed} {rate:.3g} games/s")
         return on_record

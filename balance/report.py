@@ -35,12 +35,13 @@ def win_rate_chart(report: dict) -> str:
     agg = report["aggregate"]
     sides = report["run"]["sides"]
     colors = _side_colors(sides)
-    names = [s["name"] for s in sides] + ["draw"]
-    labels = [f"{s['label']}\n({a})" for s, a in zip(sides, report["run"]["agents"])] + ["draw"]
+    alliances = [k for k in agg["win_rates"] if k != "draw" and k not in {s["name"] for s in sides}]
+    names = [s["name"] for s in sides] + alliances + ["draw"]
+    labels = [f"{s['label']}\n({a})" for s, a in zip(sides, report["run"]["agents"])] + alliances + ["draw"]
     rates = [agg["win_rates"][n]["rate"] or 0 for n in names]
     lows = [r - agg["win_rates"][n]["ci95"][0] for r, n in zip(rates, names)]
     highs = [agg["win_rates"][n]["ci95"][1] - r for r, n in zip(rates, names)]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names)), 3.2))
     ax.bar(labels, rates, color=[colors.get(n, "#999999") for n in names], yerr=[lows, highs], capsize=6)
     for i, r in enumerate(rates):
         ax.text(i, r + 0.02, f"{r:.0%}", ha="center", va="bottom", fontsize=9)
@@ -157,7 +158,10 @@ def render_html(report: dict, coverage: dict) -> tuple[str, dict[str, str]]:
                  "these stand-ins, not necessarily for the published game.</p>")
     p.append("<h2>Who wins</h2><table><tr><th>side</th><th>agent</th><th class=n>wins</th><th class=n>rate</th>"
              "<th>95% interval</th></tr>")
-    for s, a in zip(run["sides"] + [{"name": "draw", "label": "draw"}], run["agents"] + [""]):
+    alliances = [{"name": k, "label": f"{k} (alliance)"} for k in agg["win_rates"]
+                 if k != "draw" and k not in {s["name"] for s in run["sides"]}]
+    rows = run["sides"] + alliances + [{"name": "draw", "label": "draw"}]
+    for s, a in zip(rows, run["agents"] + [""] * (len(alliances) + 1)):
         w = agg["win_rates"][s["name"]]
         p.append(f"<tr><td>{esc(s['label'])}</td><td>{esc(a)}</td><td class=n>{w['count']}</td><td class=n>{_pct(w['rate'])}</td>"
                  f"<td>{_pct(w['ci95'][0])} - {_pct(w['ci95'][1])}</td></tr>")

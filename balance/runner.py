@@ -117,13 +117,26 @@ def _number(value):
 
 
 def score_variables(engine, scenario: str) -> list[tuple[str, str]]:
-    """The game's score variables, from its facts: numeric global variables and side variables
-    that are not hidden, as (scope, name)."""
+    """The game's score variables, as (scope, name): the numeric global and side variables (from
+    the game's facts) that its evaluation reads (`s.vp`, `baku_vp`), or, for a game without an
+    evaluation, every numeric side variable. Hidden ones are left out."""
+    from warcodex.dsl import ast
     from warcodex.facts import facts_of
 
     facts = facts_of(engine, scenario)
-    return [(v.scope, v.name) for v in facts.variables
-            if v.scope in ("var", "side_var") and v.type in ("int", "num") and not v.hidden]
+    numeric = [v for v in facts.variables if v.scope in ("var", "side_var") and v.type in ("int", "num") and not v.hidden]
+    evaluation = next(iter(engine.evaluations.values()), None)
+    if evaluation is None:
+        return [(v.scope, v.name) for v in numeric if v.scope == "side_var"]
+    read = set()
+    from warcodex.interpreter.rule_coverage import _nodes
+
+    for node in _nodes(evaluation.decl):
+        if isinstance(node, ast.Name):
+            read.add(node.id)
+        elif isinstance(node, ast.Attr):
+            read.add(node.name)
+    return [(v.scope, v.name) for v in numeric if v.name in read]
 
 
 def snapshot_series(engine, state, variables, evaluation) -> dict:

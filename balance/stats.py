@@ -46,13 +46,18 @@ def quantiles(values: list[float]) -> dict:
             "max": xs[-1], "mean": statistics.fmean(xs)}
 
 
-def aggregate(records: list[dict], sides: list[str]) -> dict:
-    """The batch's aggregate (see the module docstring)."""
+def aggregate(records: list[dict], sides: list[str], alliance_of: dict[str, str] | None = None) -> dict:
+    """The batch's aggregate (see the module docstring). A side wins a game its own name or its
+    alliance won (`win(allies, ...)`); an alliance, a game it or one of its members won."""
+    alliance_of = alliance_of or {}
     records = sorted(records, key=lambda r: r["seed"])
     done = [r for r in records if r["ok"]]
     n = len(done)
     winners = Counter(r["winner"] for r in done)
-    by_side = {s: rate(winners.get(s, 0), n) for s in sides}
+    by_side = {s: rate(sum(c for w, c in winners.items() if w is not None and w in (s, alliance_of.get(s))), n)
+               for s in sides}
+    for a in sorted(set(alliance_of.values())):
+        by_side[a] = rate(sum(c for w, c in winners.items() if w is not None and (w == a or alliance_of.get(w) == a)), n)
     by_side["draw"] = rate(winners.get(None, 0), n)
     conditions = Counter((r["winner"], r["reason"]) for r in done)
     by_condition = [{"winner": w, "reason": reason, **rate(c, n)}
@@ -67,7 +72,7 @@ def aggregate(records: list[dict], sides: list[str]) -> dict:
         "length": {"turns": quantiles(lengths), "histogram": dict(sorted(Counter(lengths).items())),
                    "actions": quantiles([r["actions"] for r in done])},
         "series": series_bands(done),
-        "decisive_rules": decisive_rules(done, sides),
+        "decisive_rules": decisive_rules(done, sides, alliance_of),
         "failures": [{"seed": r["seed"], "error": r["error"], "where": r.get("where"), "log": r.get("log_file")}
                      for r in records if not r["ok"]],
     }
@@ -89,7 +94,7 @@ def series_bands(records: list[dict]) -> dict:
     return out
 
 
-def decisive_rules(records: list[dict], sides: list[str], top: int = 15) -> list[dict]:
+def decisive_rules(records: list[dict], sides: list[str], alliance_of: dict | None = None, top: int = 15) -> list[dict]:
     """The rules whose firing goes with the largest change in a side's win rate.
 
     For each rule, the games are split by how often it fired: more than its median count, or not
@@ -97,6 +102,11 @@ def decisive_rules(records: list[dict], sides: list[str], top: int = 15) -> list
     the largest difference, over the sides, between the side's win rate in the two groups; both
     groups must hold at least 10% of the games (and 3 games). This is an association over the
     batch, not a cause: a rule can fire more because a side is already winning."""
+    alliance_of = alliance_of or {}
+
+    def won(r, side):
+        return r["winner"] is not None and r["winner"] in (side, alliance_of.get(side))
+
     n = len(records)
     if n < 6:
         return []
@@ -112,8 +122,8 @@ def decisive_rules(records: list[dict], sides: list[str], top: int = 15) -> list
             continue
         best = None
         for side in sides:
-            p_high = sum(1 for r in high if r["winner"] == side) / len(high)
-            p_low = sum(1 for r in low if r["winner"] == side) / len(low)
+            p_high = sum(1 for r in high if won(r, side)) / len(high)
+            p_low = sum(1 for r in low if won(r, side)) / len(low)
             diff = p_high - p_low
             if best is None or abs(diff) > abs(best["difference"]):
                 best = {"side": side, "difference": diff, "win_rate_when_more": p_high, "win_rate_otherwise": p_low}

@@ -169,6 +169,10 @@ class Engine:
                     alliance_of[m.name] = al.name
         return alliance_of
 
+    def alliance_of(self, side: str) -> str | None:
+        """The name of the alliance `side` belongs to, or None."""
+        return self._alliance_of.get(side)
+
     def enemies_of(self, side: Entity) -> tuple[Entity, ...]:
         found = self._enemies.get(side.name)
         if found is None:  # alliances are fixed for the game: found once per side

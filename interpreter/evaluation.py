@@ -109,6 +109,20 @@ def utility(engine, ctx, evaluation: CompiledEvaluation, side: str) -> float:
     enemies = engine.enemies_of(me)
     value = float(sum(evaluation.score(ctx, s) for s in allies) - sum(evaluation.score(ctx, s) for s in enemies))
     winner = ctx.state.winner
-    if winner is not None and winner in engine.entities:
-        value += WIN_VALUE if engine.entities[winner] in allies else -WIN_VALUE
+    if winner is not None:
+        value += WIN_VALUE if won(engine, winner, side) else -WIN_VALUE
     return value
+
+
+def won(engine, winner: str | None, side: str) -> bool:
+    """Whether `side` is among the winners: the winner is the side, an ally, or its alliance
+    (`win(allies, ...)`)."""
+    if winner is None:
+        return False
+    ent = engine.entities.get(winner)
+    if ent is None:
+        return False
+    if ent.kind == "alliance":
+        return engine.alliance_of(side) == winner
+    me = engine.entities[side]
+    return ent in engine.allies_of(me)
