@@ -186,11 +186,16 @@ def balance(game, scenario, games, first_seed, agents, workers, ray_address, out
     report = run_batch(game, scenario, games, agents, workers, ray_address, out_dir, first_seed, parse_options(options),
                        overlays, rule_coverage, not no_invariants, console=err)
     agg = report["aggregate"]
-    rates = ", ".join(f"{s['label']} ({a}) {agg['win_rates'][s['name']]['rate']:.1%} "
-                      f"[{agg['win_rates'][s['name']]['ci95'][0]:.1%}-{agg['win_rates'][s['name']]['ci95'][1]:.1%}]"
+
+    def shown(w):
+        if w["rate"] is None:
+            return "-"
+        return f"{w['rate']:.1%} [{w['ci95'][0]:.1%}-{w['ci95'][1]:.1%}]"
+
+    rates = ", ".join(f"{s['label']} ({a}) {shown(agg['win_rates'][s['name']])}"
                       for s, a in zip(report["run"]["sides"], report["run"]["agents"]))
     out.print(f"{report['run']['title']}, {report['run']['scenario_label']}: {agg['completed']} games: {rates}, "
-              f"draws {agg['win_rates']['draw']['rate']:.1%}; {agg['failed']} failed; "
+              f"draws {shown(agg['win_rates']['draw'])}; {agg['failed']} failed; "
               f"{report['performance']['games_per_second_per_worker']:.3g} games/s per worker", highlight=False)
     if agg["failed"]:
         raise SystemExit(1)

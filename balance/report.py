@@ -39,8 +39,8 @@ def win_rate_chart(report: dict) -> str:
     names = [s["name"] for s in sides] + alliances + ["draw"]
     labels = [f"{s['label']}\n({a})" for s, a in zip(sides, report["run"]["agents"])] + alliances + ["draw"]
     rates = [agg["win_rates"][n]["rate"] or 0 for n in names]
-    lows = [r - agg["win_rates"][n]["ci95"][0] for r, n in zip(rates, names)]
-    highs = [agg["win_rates"][n]["ci95"][1] - r for r, n in zip(rates, names)]
+    lows = [max(0.0, r - agg["win_rates"][n]["ci95"][0]) for r, n in zip(rates, names)]  # >= 0 despite rounding
+    highs = [max(0.0, agg["win_rates"][n]["ci95"][1] - r) for r, n in zip(rates, names)]
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names)), 3.2))
     ax.bar(labels, rates, color=[colors.get(n, "#999999") for n in names], yerr=[lows, highs], capsize=6)
     for i, r in enumerate(rates):
@@ -56,6 +56,10 @@ def length_chart(report: dict) -> str:
     hist = report["aggregate"]["length"]["histogram"]
     turns = [int(t) for t in hist]
     fig, ax = plt.subplots(figsize=(6, 2.8))
+    if not turns:
+        ax.text(0.5, 0.5, "no game completed", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return _svg(fig)
     ax.bar(turns, [hist[t] for t in hist], color="#4c72b0")
     ax.set_xlabel("game turns played")
     ax.set_ylabel("games")

@@ -200,7 +200,7 @@ def play_one(config: BatchConfig, seed: int) -> dict:
         if game is not None:
             header = {"format": "warcodex-log", "version": 1, "game": config.game, "game_dir": config.game_dir or "",
                       "rules": engine.fingerprint, "scenario": config.scenario, "seed": seed, "options": config.options,
-                      "agents": config.agents}
+                      "agents": config.agents, "overlays": config.overlays if not config.files else []}
             record["log_text"] = json.dumps(header, sort_keys=True) + "\n" + log_text(game.log)
     record["seconds"] = time.perf_counter() - t0
     record["reference_s"] = reference

@@ -587,16 +587,30 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
 @cli.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "game_arg", help="Game folder (default: the one recorded in the log).")
-def replay(log: str, game_arg: str | None) -> None:
-    """Re-execute LOG from its decisions and verify it reproduces the same game."""
+@click.option("--check-invariants", is_flag=True,
+              help="Check the invariants while replaying: a log that ends at a broken invariant (a failure of "
+                   "`warcodex balance`) is reproduced up to it, then the failure is shown (exit 1).")
+def replay(log: str, game_arg: str | None, check_invariants: bool) -> None:
+    """Re-execute LOG from its decisions and verify it reproduces the same game (with the overlays
+    the log names, if any)."""
     from warcodex.interpreter.play import log_text, replay as run_replay
+    from warcodex.interpreter.values import RuleError
 
     header, entries = read_log(Path(log))
-    engine = build_engine(game_arg or header.get("game_dir") or header["game"])
+    overlays = [o for o in header.get("overlays", ()) if Path(o).exists()]
+    engine = build_engine(game_arg or header.get("game_dir") or header["game"], overlays)
     if header.get("rules") != engine.fingerprint:
         err.print(f"warning: the log was made with rules {header.get('rules')}, these are {engine.fingerprint}", style="yellow")
-    g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
-                   dice=header.get("dice"))
+    try:
+        g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
+                       dice=header.get("dice"), check_invariants=check_invariants)
+    except RuleError as exc:
+        g = getattr(exc, "replayed_game", None)
+        if g is None or log_text(g.log) != log_text(entries):
+            raise
+        out.print(f"reproduced: {len(entries)} log entries identical, then the failure:")
+        print_diagnostics([exc.diagnostic()])
+        raise SystemExit(1)
     if log_text(g.log) == log_text(entries):
         out.print(f"reproduced: {len(entries)} log entries identical; winner {g.state.winner or 'none'}")
         return
