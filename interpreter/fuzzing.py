@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import Counter
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException, StopTest
@@ -95,6 +96,7 @@ class FuzzReport:
     interrupted: bool = False
     shrink_limited: bool = False  # shrinking stopped by the shrink limit
     ended_by: str = ""  # the exception hypothesis ended with (the failure, or Flaky...)
+    rule_counts: Counter = field(default_factory=Counter)  # rules fired by the generated games
 
     @property
     def examples_per_second(self) -> float:
@@ -135,10 +137,13 @@ def _classify(exc: BaseException) -> tuple[tuple, str, str]:
 
 def fuzz_game(engine, scenario: str | None = None, examples: int = 100, seed: int = 0,
               max_actions: int = DEFAULT_MAX_ACTIONS, options: dict | None = None, on_example=None,
-              shrink_limit: int = DEFAULT_SHRINK_LIMIT) -> FuzzReport:
+              shrink_limit: int = DEFAULT_SHRINK_LIMIT, rule_counter=None, steer: bool = False) -> FuzzReport:
     """Play `examples` hypothesis-driven games; shrink and reproduce every failure found.
     Shrinking stops after `shrink_limit` more games (a count, so runs stay deterministic).
-    `on_example(report, shrinking)` is called before each game (progress bars)."""
+    `on_example(report, shrinking)` is called before each game (progress bars).
+    With `rule_counter` (rule_coverage.RuleCounter), the rules each generated game fired are added
+    up in `report.rule_counts`; with `steer`, hypothesis is asked to maximise the number of distinct
+    rules a game fires (`hypothesis.target`), which steers generation towards rarely used rules."""
     scenario = engine.scenario(scenario).name
     report = FuzzReport(scenario, seed)
     found: dict[tuple, Failure] = {}
@@ -165,7 +170,9 @@ def fuzz_game(engine, scenario: str | None = None, examples: int = 100, seed: in
             on_example(report, shrinking)
         game, failed = None, None
         try:
-            game = start_drawn(data.draw, engine, scenario, seed, options, check_invariants=True)
+            # traced only when the rules fired are counted (the explain traces are where they show)
+            game = start_drawn(data.draw, engine, scenario, seed, options, check_invariants=True,
+                               trace=rule_counter is not None)
             game.run(max_actions=cap["actions"])
         except (HypothesisException, StopTest):  # hypothesis's own: an example it cut short...
             raise
@@ -176,6 +183,11 @@ def fuzz_game(engine, scenario: str | None = None, examples: int = 100, seed: in
         if not shrinking:
             report.examples += 1  # a whole example (hypothesis also runs some it cuts short)
             report.actions += actions
+            if rule_counter is not None and log:
+                fired = rule_counter.count_log(log)
+                report.rule_counts.update(fired)
+                if steer:
+                    target(float(sum(1 for k in fired if k[0] != "quantity")), label="distinct rules fired")
         if failed is None:
             return
         key, kind, message = _classify(failed)
@@ -336,7 +348,11 @@ def print_failure(console, failure: Failure, report: FuzzReport) -> None:
 @click.option("--save-counterexample", "save_path", type=click.Path(dir_okay=False),
               help="Write the shrunk failing game here, as a log `warcodex replay` reproduces "
                    "(several failures: FILE, then FILE-2...).")
-def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, save_path):
+@click.option("--rule-coverage", "coverage_path", type=click.Path(dir_okay=False),
+              help="Write which rules the generated games fired, and which never, to FILE.json and FILE.html.")
+@click.option("--steer-coverage", is_flag=True,
+              help="Steer hypothesis towards games that fire more distinct rules (hypothesis.target).")
+def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, save_path, coverage_path, steer_coverage):
     """Property-test GAME: play hypothesis-chosen legal games, check invariants, shrink failures.
 
     Exit status 1 when an invariant is broken (or a rule fails), 0 otherwise."""
@@ -362,8 +378,24 @@ def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, sav
             rate = report.examples / max(time.perf_counter() - started, 1e-9)
             progress.update(task, completed=min(report.examples, examples),
                             status=f"{report.actions} actions, {rate:.3g} examples/s")
+    counter = index = None
+    if coverage_path or steer_coverage:
+        from warcodex.interpreter.rule_coverage import RuleCounter, rule_index
+
+        index = rule_index(engine, engine.scenario(scenario).name)
+        counter = RuleCounter(index)
     with progress:
-        report = fuzz_game(engine, scenario, examples, seed, max_actions, opts, on_example, shrink_limit)
+        report = fuzz_game(engine, scenario, examples, seed, max_actions, opts, on_example,
+                           shrink_limit, counter, steer_coverage)
+    if coverage_path:
+        from warcodex.interpreter.rule_coverage import coverage_report, write_coverage
+
+        cov = coverage_report(index, report.rule_counts, report.examples,
+                              f"Rule coverage: fuzzing {engine.game.game.header.title()}, {report.scenario}, "
+                              f"{report.examples} examples of at most {max_actions} actions (seed {seed})")
+        paths = write_coverage(coverage_path, cov)
+        never = sum(k["never_fired"] for k in cov["kinds"].values())
+        out.print(f"rule coverage: {never} rule(s) never fired; written to {paths[0]} and {paths[1]}", highlight=False)
     rate = f"{report.examples} examples in {report.seconds:.1f} s ({report.examples_per_second:.3g} examples/s, " \
            f"{report.actions} actions)"
     if not report.failures:

@@ -175,3 +175,14 @@ def test_the_command_reports_win_rates_and_usage_errors(tmp_path):
     assert "Axis (greedy)" in r.stdout and "games/s per worker" in r.stdout
     bad = run_cli("balance", "tiny", "--games", "3", "--agents", "clever", "-o", str(tmp_path / "b"))
     assert bad.returncode == 2 and "unknown agent 'clever'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_fuzz_writes_the_rule_coverage_of_its_games(tmp_path):
+    r = run_cli("fuzz", "tiny", "--examples", "5", "--max-actions", "20", "--rule-coverage", str(tmp_path / "fz"),
+                "--steer-coverage")
+    assert r.returncode == 0, r.stderr
+    coverage = json.loads((tmp_path / "fz.json").read_text())
+    assert coverage["games"] == 5
+    assert coverage["kinds"]["action"]["fired"] >= 1 and coverage["kinds"]["table cell"]["never"]
+    assert "never fired" in (tmp_path / "fz.html").read_text()
+    assert "rule(s) never fired" in r.stdout
