@@ -29,6 +29,7 @@ import math
 import random
 
 from warcodex.interpreter.agents import RandomAgent
+from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
 from warcodex.interpreter.values import RuleError
@@ -78,7 +79,9 @@ class GreedyAgent(RandomAgent):
         chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
         try:
-            engine.actions[choice.action].apply(sim, choice)
+            # the candidate came from the legal enumeration of this very state: its effects are run
+            # without validating it again (the game validates the one chosen when it applies it)
+            engine.actions[choice.action].body(Frame(sim, dict(choice.args)))
         except RuleError:
             return -math.inf  # an action whose effects fail here is no better than an illegal one
         return utility(engine, Context(engine, snap), evaluation_named(engine, self.evaluation_name), side)
