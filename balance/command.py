@@ -59,7 +59,7 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
     interrupted = False
     started = time.perf_counter()
     try:
-        with _progress(console, len(seeds), len(seeds) - len(todo), sides) as on_record:
+        with _Progress(console, len(seeds), len(seeds) - len(todo), sides) as on_record:
             def record(r):
                 results.add(r)
                 on_record(r)
@@ -118,7 +118,7 @@ def _performance(records: list[dict], backend: str, workers: int, wall: float, p
     }
 
 
-class _progress:
+class _Progress:
     """A rich progress bar (games done, wins so far, games/s), or nothing without a console."""
 
     def __init__(self, console, total: int, done: int, sides: list[str]) -> None:

@@ -222,7 +222,6 @@ def _rule_index(engine, scenario, build):
 def _init_worker(config: BatchConfig) -> None:
     global _config
     _config = config
-    os.environ.setdefault("WARCODEX_BALANCE_WORKER", "1")
 
 
 def _play_seed(seed: int) -> dict:
