@@ -15,11 +15,15 @@ recognised by what the engine writes for it, from the rules' own declarations:
 | modifier | a modifier line (`label: before op amount -> value`) under its quantity's derivation |
 | table cell | a lookup line `TABLE: column C, row R -> CODE` (or `TABLE: row R -> CODE`) |
 | beyond rule | a table's beyond-the-table rule used (`... is beyond the table`, `resolved on the`) |
-| result | `apply CODE (label)`: a result code applied |
+| result | a result code drawn from a table (`... -> DR2`) or applied (`apply DR2 (...)`): in a game, the larger of the two counts (a CRT result is drawn, then applied: once) |
 | card | `SIDE plays CARD as an event` |
 
 Two constructs written with the same label and citations are one entry (they cannot be told
-apart in a record); everything else is keyed by its declaration.
+apart in a record); everything else is keyed by its declaration. A section whose subsections fired
+is exercised through them. What play uses without a record showing it is listed as *not
+observable* rather than never fired: a section cited only by movement modes, invariants, unit or
+terrain data; a modifier of a quantity that never appears in a record (computed only inside path
+searches and legality tests).
 """
 
 from __future__ import annotations
@@ -64,8 +68,12 @@ class RuleIndex:
     modifiers: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # quantity -> [(prefix, key)]
     tables: dict[str, str] = field(default_factory=dict)  # title -> table
     results: dict[str, str] = field(default_factory=dict)  # "(label)" -> result
+    cell_results: dict[str, tuple] = field(default_factory=dict)  # table cell key -> the results it holds
     cards: dict[str, str] = field(default_factory=dict)  # label -> card
     actions: dict[str, tuple] = field(default_factory=dict)  # action -> citations
+    # sections cited by a construct a record can show (others are cited only by movement modes,
+    # invariants, unit and terrain data...: play uses them without a record showing it)
+    observable_sections: set = field(default_factory=set)
 
     def add(self, kind: str, key: str, label: str, citations=()) -> tuple[str, str]:
         self.rules.setdefault((kind, key), Rule(kind, key, label, _cites(citations)))
@@ -115,6 +123,8 @@ def rule_index(engine, scenario: str) -> RuleIndex:
         for low, high, cells, row_text in table.rows:
             for i, cell in enumerate(cells):
                 col = table.column_text[i] if i < len(table.column_text) else None
+                index.cell_results[_cell_key(name, col, row_text)] = tuple(
+                    c.result.name for c in cell.codes if c.number is None)
                 index.add("table cell", _cell_key(name, col, row_text), f"{table.title} {_cell_key('', col, row_text).strip()} -> {cell}",
                           table.citations)
         for b in table.beyond:
@@ -127,6 +137,12 @@ def rule_index(engine, scenario: str) -> RuleIndex:
             label = card.header.label or card.name
             index.add("card", card.name, label, card.header.citations)
             index.cards.setdefault(label, card.name)
+    for (kind, _), rule in index.rules.items():
+        if kind != "section":
+            index.observable_sections.update(rule.citations)
+    for q in game.of_kind(ast.Quantity):
+        index.observable_sections.update(q.header.citations)
+        index.observable_sections.update(q.base_citations)
     return index
 
 
@@ -157,6 +173,8 @@ class RuleCounter:
     def count_log(self, log: list[dict]) -> Counter:
         """The rules one game's log shows, with how often each fired."""
         found: Counter = Counter()
+        self._drawn: Counter = Counter()
+        self._applied: Counter = Counter()
         index = self.index
         for entry in log:
             if entry.get("k") == "action":
@@ -166,6 +184,8 @@ class RuleCounter:
                     found[("section", c)] += 1
             for d in entry.get("trace", ()):
                 self._walk(d, None, found)
+        for name in set(self._drawn) | set(self._applied):
+            found[("result", name)] = max(self._drawn[name], self._applied[name])
         return Counter({k: v for k, v in found.items() if k in index.rules or k[0] == "quantity"})
 
     def _walk(self, d: dict, table_context, found: Counter) -> None:
@@ -186,12 +206,15 @@ class RuleCounter:
         if what.startswith("apply ") and what.endswith(")"):
             name = index.results.get(what[what.rfind(" (") + 1:])
             if name is not None:
-                found[("result", name)] += 1
+                self._applied[name] += 1
         if ": " in what and " -> " in what:
             title, rest = what.split(": ", 1)
             table = index.tables.get(title)
             if table is not None and rest.startswith(("column ", "row ")):
-                found[("table cell", f"{table}: {rest.rsplit(' -> ', 1)[0]}")] += 1
+                key = f"{table}: {rest.rsplit(' -> ', 1)[0]}"
+                found[("table cell", key)] += 1
+                for name in index.cell_results.get(key, ()):
+                    self._drawn[name] += 1
         if " is beyond the table" in what or " is resolved on the " in what:
             # a beyond rule has no label of its own: it is known by its citations within its table
             for (kind, key), rule in index.rules.items():
@@ -223,6 +246,16 @@ def coverage_report(index: RuleIndex, counts: Counter, games: int, title: str) -
                        key=lambda x: (-x[1], x[0].key))
         never = sorted((r for r in rules if not counts.get((kind, r.key), 0)), key=lambda r: r.key)
         unobserved = []
+        if kind == "section":
+            # a section whose subsections fired is exercised through them
+            for r in list(never):
+                through = sum(n for (k, key), n in counts.items() if k == "section" and key.startswith(r.key + "."))
+                if through:
+                    never.remove(r)
+                    fired.append((Rule(r.kind, r.key, r.label + " (through its subsections)", r.citations), through))
+            fired.sort(key=lambda x: (-x[1], x[0].key))
+            unobserved = [r for r in never if r.key not in index.observable_sections]
+            never = [r for r in never if r not in unobserved]
         if kind == "modifier":
             # a quantity computed only inside searches and requirements (movement costs, legality)
             # is never traced: its modifiers may have applied without a record showing it
