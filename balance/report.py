@@ -43,9 +43,9 @@ def win_rate_chart(report: dict) -> str:
     highs = [max(0.0, agg["win_rates"][n]["ci95"][1] - r) for r, n in zip(rates, names)]
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names)), 3.2))
     ax.bar(labels, rates, color=[colors.get(n, "#999999") for n in names], yerr=[lows, highs], capsize=6)
-    for i, r in enumerate(rates):
-        ax.text(i, r + 0.02, f"{r:.0%}", ha="center", va="bottom", fontsize=9)
-    ax.set_ylim(0, 1.08)
+    for i, (r, n) in enumerate(zip(rates, names)):  # above the interval's top, clear of its cap
+        ax.text(i, agg["win_rates"][n]["ci95"][1] + 0.02, f"{r:.0%}", ha="center", va="bottom", fontsize=9)
+    ax.set_ylim(0, 1.12)
     ax.set_ylabel("share of games won")
     ax.set_title(f"Win rates, {agg['completed']} games (bars: 95% Wilson interval)", fontsize=10)
     ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
