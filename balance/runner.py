@@ -260,6 +260,8 @@ def run_ray(config: BatchConfig, seeds: list[int], address: str, workers: int, o
     `workers` CPUs (stopped at the end); anything else is given to `ray.init(address=...)`
     ("auto" finds a running cluster, or "ray://HOST:10001"). The rules are shipped with the
     tasks, so the nodes need Warcodex installed but not the game's folder."""
+    # no usage report to Ray's servers: a balance run talks to its own workers only
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
         import ray
     except ImportError:
