@@ -127,8 +127,10 @@ def rule_index(engine, scenario: str) -> RuleIndex:
                     c.result.name for c in cell.codes if c.number is None)
                 index.add("table cell", _cell_key(name, col, row_text), f"{table.title} {_cell_key('', col, row_text).strip()} -> {cell}",
                           table.citations)
-        for b in table.beyond:
-            index.add("beyond rule", f"{name}: {b.direction} {b.bound}", f"{table.title}: {b.message or b.action}", b.citations)
+        for written, b in zip(table.decl.beyond, table.beyond):
+            key = f"{name}: {b.direction} {written.key.text()}"  # as printed: "above 5-1"
+            index.add("beyond rule", key, f"{table.title}: {b.direction} {written.key.text()}: {b.message or b.action}",
+                      b.citations)
     for r in game.of_kind(ast.Result):
         index.add("result", r.name, r.header.label or r.name, r.header.citations)
         index.results[f"({r.header.label or r.name})"] = r.name
