@@ -14,7 +14,7 @@ recognised by what the engine writes for it, from the rules' own declarations:
 | step | a `step` of a procedure, action, trigger or result (label with citations) |
 | modifier | a modifier line (`label: before op amount -> value`) under its quantity's derivation |
 | table cell | a lookup line `TABLE: column C, row R -> CODE` (or `TABLE: row R -> CODE`) |
-| beyond rule | a table's beyond-the-table rule used (`... is beyond the table`, `resolved on the`) |
+| beyond rule | a table's beyond-the-table rule used (`... is beyond the table: ... -> DE`, `... is resolved on the 5-1 column`); an `illegal` one is a legality test and is not observable |
 | result | a result code drawn from a table (`... -> DR2`) or applied (`apply DR2 (...)`): in a game, the larger of the two counts (a CRT result is drawn, then applied: once) |
 | card | `SIDE plays CARD as an event` |
 
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.interpreter.sequence import declared_phases
+from warcodex.interpreter.tables import _col_text
 
 KINDS = ("section", "action", "trigger", "procedure", "step", "modifier", "table cell", "beyond rule", "result", "card")
 
@@ -74,6 +75,8 @@ class RuleIndex:
     # sections cited by a construct a record can show (others are cited only by movement modes,
     # invariants, unit and terrain data...: play uses them without a record showing it)
     observable_sections: set = field(default_factory=set)
+    beyond_texts: list = field(default_factory=list)  # (text a use of the rule ends with, citations, key)
+    unobservable: set = field(default_factory=set)  # rules play uses without a record showing it
 
     def add(self, kind: str, key: str, label: str, citations=()) -> tuple[str, str]:
         self.rules.setdefault((kind, key), Rule(kind, key, label, _cites(citations)))
@@ -131,6 +134,13 @@ def rule_index(engine, scenario: str) -> RuleIndex:
             key = f"{name}: {b.direction} {written.key.text()}"  # as printed: "above 5-1"
             index.add("beyond rule", key, f"{table.title}: {b.direction} {written.key.text()}: {b.message or b.action}",
                       b.citations)
+            if b.action == "result":  # what tables.py writes when the rule is used
+                index.beyond_texts.append((f" is beyond the table: {b.message or 'automatic result'} -> {b.cell}",
+                                           b.citations, key))
+            elif b.action == "use":
+                index.beyond_texts.append((f" is resolved on the {_col_text(table, b.use)} column", b.citations, key))
+            else:  # an illegal column: a legality test, never an entry of the record
+                index.unobservable.add(("beyond rule", key))
     for r in game.of_kind(ast.Result):
         index.add("result", r.name, r.header.label or r.name, r.header.citations)
         index.results[f"({r.header.label or r.name})"] = r.name
@@ -218,10 +228,9 @@ class RuleCounter:
                 for name in index.cell_results.get(key, ()):
                     self._drawn[name] += 1
         if " is beyond the table" in what or " is resolved on the " in what:
-            # a beyond rule has no label of its own: it is known by its citations within its table
-            for (kind, key), rule in index.rules.items():
-                if kind == "beyond rule" and rule.citations == cites:
-                    found[(kind, key)] += 1
+            for text, citations, key in index.beyond_texts:
+                if what.endswith(text) and tuple(citations) == cites:
+                    found[("beyond rule", key)] += 1
                     break
         m = _PLAYS.match(what)
         if m and m.group(1) in index.cards:
@@ -257,6 +266,9 @@ def coverage_report(index: RuleIndex, counts: Counter, games: int, title: str) -
                     fired.append((Rule(r.kind, r.key, r.label + " (through its subsections)", r.citations), through))
             fired.sort(key=lambda x: (-x[1], x[0].key))
             unobserved = [r for r in never if r.key not in index.observable_sections]
+            never = [r for r in never if r not in unobserved]
+        if kind == "beyond rule":
+            unobserved = [r for r in never if (kind, r.key) in index.unobservable]
             never = [r for r in never if r not in unobserved]
         if kind == "modifier":
             # a quantity computed only inside searches and requirements (movement costs, legality)

@@ -92,6 +92,15 @@ def test_rule_coverage_counts_what_the_traces_show(tiny):
     assert all(k in index.rules for k in counts if k[0] != "quantity")
 
 
+def test_rule_coverage_tells_beyond_the_table_rules_apart(tiny):
+    # seed 19 has a 7-1 attack: the automatic DE of `from 7:1`, not the other rules citing §7.3
+    index = rule_index(tiny, "meeting")
+    counts = RuleCounter(index).count_log(play(tiny, "meeting", 19).log)
+    beyond = {key: n for (kind, key), n in counts.items() if kind == "beyond rule"}
+    assert beyond == {"crt: from 7-1": 1}
+    assert ("beyond rule", "crt: below 1-2") in index.unobservable  # an illegal column is a legality test
+
+
 def _tiny_batch(tmp_path, name, **kw):
     args = dict(games=4, agents="random", workers=1, out_dir=tmp_path / name)
     args.update(kw)
