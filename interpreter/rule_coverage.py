@@ -294,6 +294,15 @@ def parse_counts_key(text: str) -> tuple[str, str]:
     return kind, key
 
 
+_UNOBSERVABLE = {
+    "section": "Cited only by what play uses without tracing it: movement modes, invariants, the sequence, unit and "
+               "terrain data.",
+    "modifier": "Their quantity never appears in a record: it is computed only inside path searches and legality "
+                "tests, which are not traced.",
+    "beyond rule": "An illegal column is a legality test: an attack it forbids is never made, so never recorded.",
+}
+
+
 def render_html(report: dict) -> str:
     """A self-contained page: a summary table per kind, then every rule fired and never fired."""
     esc = html.escape
@@ -318,10 +327,10 @@ def render_html(report: dict) -> str:
                              f"<td>{esc(_cite_text(r['citations']))}</td></tr>")
             parts.append("</table>")
         if k.get("unobserved"):
-            parts.append(f"<h3>not observable in records ({k['not_observable']})</h3><p>Their quantity never appears "
-                         "in a record: it is computed inside searches or legality tests (movement costs...), which "
-                         "are not traced, so these may have applied.</p><ul>")
-            parts.extend(f"<li>{esc(r['key'])} {esc(_cite_text(r['citations']))}</li>" for r in k["unobserved"])
+            parts.append(f"<h3>not observable in records ({k['not_observable']})</h3><p>{esc(_UNOBSERVABLE[kind])} "
+                         "Play may have used them: a record cannot show it.</p><ul>")
+            parts.extend(f"<li>{esc(r['key'])}: {esc(r['label'])} {esc(_cite_text(r['citations']))}</li>"
+                         for r in k["unobserved"])
             parts.append("</ul>")
         if k["counts"]:
             parts.append(f"<details><summary>fired ({k['fired']})</summary><table><tr><th>rule</th><th>label</th>"
