@@ -129,7 +129,7 @@ def score_variables(engine, scenario: str) -> list[tuple[str, str]]:
     if evaluation is None:
         return [(v.scope, v.name) for v in numeric if v.scope == "side_var"]
     read = set()
-    from warcodex.interpreter.rule_coverage import _nodes
+    from warcodex.dsl.checker import _iter_nodes as _nodes
 
     for node in _nodes(evaluation.decl):
         if isinstance(node, ast.Name):

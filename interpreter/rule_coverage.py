@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
+from warcodex.dsl.checker import _iter_nodes as _nodes  # every AST node under a declaration
 from warcodex.interpreter.sequence import declared_phases
 from warcodex.interpreter.tables import _col_text
 
@@ -161,19 +162,6 @@ def rule_index(engine, scenario: str) -> RuleIndex:
 def _cell_key(table: str, column, row) -> str:
     where = f"row {row}" if column is None else f"column {column}, row {row}"
     return f"{table}: {where}" if table else where
-
-
-def _nodes(decl):
-    stack = [decl]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Node):
-            yield n
-            for name in type(n).__pydantic_fields__:
-                if name != "span":
-                    stack.append(getattr(n, name))
-        elif isinstance(n, (list, tuple)):
-            stack.extend(n)
 
 
 class RuleCounter:
