@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -155,3 +156,50 @@ def test_search_does_not_see_the_games_dice(tiny):
     legal = LegalActions(engine, g.ctx, ["move"])
     agent.choose_action(g.ctx, "axis", legal)
     assert g.state.rng.getstate() == before
+
+
+@pytest.fixture(scope="module")
+def stargard():
+    game, diags = check_path("games/stargard-solstice")
+    assert not diags.errors
+    return game
+
+
+@pytest.mark.parametrize("evaluator", ["generated", "reference"])
+def test_stargard_evaluation_follows_the_soviet_vp_total_and_the_sudden_victory(stargard, evaluator):
+    # games/stargard-solstice/evaluation.wcx: the Soviet VP total the position would score against
+    # the draw level (§14, §16.4), for the Soviets and against the Germans; while the German sudden
+    # victory is possible (before the end of turn 3, §14.2.1), the units exited and Arnswalde count
+    engine = Engine(stargard, evaluator=evaluator)
+    state = engine.new_game("solstice", 1)
+    ev = engine.evaluations["standing"]
+    german, soviet = engine.entities["german"], engine.entities["soviet"]
+    table = engine.tables["vp_markers"]
+
+    def cell(column, hex_):
+        return int(str(table.lookup([column, hex_], None)))
+
+    # the end-of-game markers (no flip turn) the Soviets hold at the set-up (victory.wcx)
+    held = sum(cell("vp", h) for h in (k.text() for k in table.decl.rows.keys)
+               if cell("flip_turn", h) == 0 and state.loc_vars.get(h, {}).get("controller") == soviet)
+    steps = {s: sum(u.steps for u in state.units.values() if u.side == s and u.loc is not None)
+             for s in ("german", "soviet")}
+
+    def terms(side):
+        return {label: (w, v) for label, w, v in ev.breakdown(Context(engine, state), side)}
+
+    assert terms(soviet)["Soviet VP against the draw level"] == (10, held - 9)
+    assert terms(german)["Soviet VP against the draw level"] == (10, 9 - held)
+    assert terms(german)["steps on the map"] == (1, steps["german"])
+    assert "units exited for the sudden victory" not in terms(soviet)
+    # turn 2: two German units exited and Arnswalde relieved: 5 x 2 + 10 for the Germans
+    before = ev.score(Context(engine, state), german)
+    state.position = replace(state.position, turn=2)
+    state.side_vars.setdefault("german", {})["exited"] = 2
+    state.vars["arnswalde_relieved"] = True
+    state.touch()
+    assert ev.score(Context(engine, state), german) == before + 20
+    # after turn 3 the sudden victory is gone, and so are its terms
+    state.position = replace(state.position, turn=4)
+    state.touch()
+    assert ev.score(Context(engine, state), german) == before
