@@ -116,6 +116,14 @@ def test_the_aggregate_is_the_same_whatever_the_workers(tmp_path):
     for name in ("report.json", "report.html", "plots/win_rates.svg", "plots/length.svg", "games.jsonl"):
         assert (tmp_path / "two" / name).exists(), name
     assert "<svg" in (tmp_path / "two" / "report.html").read_text()
+    # docs/balance.md's figures table is made from report.json (bench/balance_table.py)
+    sys.path.insert(0, str(ROOT))
+    from bench.balance_table import row
+
+    axis = two["aggregate"]["win_rates"]["axis"]
+    line = row(json.loads((tmp_path / "two" / "report.json").read_text()))
+    assert line.startswith("| Tiny Front, Meeting Engagement | Axis (random) ")
+    assert f"{axis['rate']:.0%} [{axis['ci95'][0]:.0%}-{axis['ci95'][1]:.0%}]" in line and "| 4/4 |" in line
 
 
 def test_ray_gives_the_same_aggregate_as_local_processes(tmp_path):
