@@ -163,7 +163,8 @@ def snapshot_series(engine, state, variables, evaluation) -> dict:
 
 def play_one(config: BatchConfig, seed: int) -> dict:
     """One game to its end, invariants checked; never raises: a failure is part of the record."""
-    from warcodex.interpreter.play import agents_for, log_text, start
+    from warcodex.interpreter.play import agents_for, start
+    from warcodex.interpreter.saves import log_file_text, log_header
     from warcodex.interpreter.rule_coverage import RuleCounter, game_counts_key, rule_index
     from warcodex.interpreter.values import RuleError
 
@@ -198,10 +199,13 @@ def play_one(config: BatchConfig, seed: int) -> dict:
         record.update(ok=False, error=f"{type(exc).__name__}: {exc}", where=where,
                       traceback=None if isinstance(exc, RuleError) else traceback.format_exc(limit=12))
         if game is not None:
-            header = {"format": "warcodex-log", "version": 1, "game": config.game, "game_dir": config.game_dir or "",
-                      "rules": engine.fingerprint, "scenario": config.scenario, "seed": seed, "options": config.options,
-                      "agents": config.agents, "overlays": config.overlays if not config.files else []}
-            record["log_text"] = json.dumps(header, sort_keys=True) + "\n" + log_text(game.log)
+            # the log format of `play --log` (interpreter/saves.py), cut at the failure, naming the
+            # overlays so that `warcodex replay --check-invariants` loads them
+            header = log_header(engine, game, config.options, len(game.log))
+            header.update(agents=list(config.agents), overlays=config.overlays if not config.files else [])
+            if config.game_dir is None:  # shipped rules (Ray): the workers' folder is no use to the driver
+                header.pop("game_dir", None)
+            record["log_text"] = log_file_text(header, game.log)
     record["seconds"] = time.perf_counter() - t0
     record["reference_s"] = reference
     if game is not None:
