@@ -196,7 +196,8 @@ def render_html(report: dict, coverage: dict) -> tuple[str, dict[str, str]]:
                      f"<td class=n>{r['games_more']} / {r['games_otherwise']}</td></tr>")
         p.append("</table>")
     else:
-        p.append("<p>Too few games, or no rule splits them.</p>")
+        p.append("<p>None: too few games, or no rule goes with a change in any side's win rate (when one side "
+                 "wins every game, no rule can).</p>")
     p.append(f"<h2>Rule coverage</h2><figure>{charts['rule_coverage']}</figure><table><tr><th>kind</th>"
              "<th class=n>rules</th><th class=n>fired</th><th class=n>never fired</th></tr>")
     for kind, k in coverage["kinds"].items():

@@ -100,8 +100,9 @@ def decisive_rules(records: list[dict], sides: list[str], alliance_of: dict | No
     For each rule, the games are split by how often it fired: more than its median count, or not
     (for a rule that fires in only some games, that is fired vs not fired). The rule's weight is
     the largest difference, over the sides, between the side's win rate in the two groups; both
-    groups must hold at least 10% of the games (and 3 games). This is an association over the
-    batch, not a cause: a rule can fire more because a side is already winning."""
+    groups must hold at least 10% of the games (and 3 games); a rule with which no side's win rate
+    changes (when one side won every game) is not listed. This is an association over the batch,
+    not a cause: a rule can fire more because a side is already winning."""
     alliance_of = alliance_of or {}
 
     def won(r, side):
@@ -127,6 +128,8 @@ def decisive_rules(records: list[dict], sides: list[str], alliance_of: dict | No
             diff = p_high - p_low
             if best is None or abs(diff) > abs(best["difference"]):
                 best = {"side": side, "difference": diff, "win_rate_when_more": p_high, "win_rate_otherwise": p_low}
+        if best["difference"] == 0:  # no side wins more or less often with it (one side won every game...)
+            continue
         kind, _, name = key.partition("\t")
         found.append({"kind": kind, "rule": name, "median_count": median, "games_more": len(high),
                       "games_otherwise": len(low), **best})

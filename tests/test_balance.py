@@ -68,6 +68,9 @@ def test_decisive_rules_find_the_rule_that_goes_with_winning():
     top = decisive_rules(records, ["a", "b"])
     assert top[0]["rule"] == "crt: armor" and abs(top[0]["difference"]) == 1.0
     assert all(r["rule"] != "move" for r in top)  # fired equally in every game: splits nothing
+    # one side won every game (random Fall Blau): no rule goes with winning, none is listed
+    swept = [_record(s, "b", rules={"action\tattack": s % 3}) for s in range(1, 21)]
+    assert decisive_rules(swept, ["a", "b"]) == []
 
 
 @pytest.fixture(scope="module")
