@@ -87,6 +87,20 @@ class RuleIndex:
         return sum(1 for k in self.rules if k[0] == kind)
 
 
+def _only_in_other_scenario(condition, scenario: str) -> bool:
+    """Whether a condition holds only in another scenario: one of its `and` terms compares the
+    name `scenario` with a string (`scenario == "campaign"`, `scenario != "fall_blau"`) and fails."""
+    if isinstance(condition, ast.And):
+        return _only_in_other_scenario(condition.left, scenario) or _only_in_other_scenario(condition.right, scenario)
+    if isinstance(condition, ast.Compare) and condition.op in ("==", "!="):
+        pair = (condition.left, condition.right)
+        names = any(isinstance(x, ast.Name) and x.id == "scenario" for x in pair)
+        text = next((x.value for x in pair if isinstance(x, ast.Str)), None)
+        if names and text is not None:
+            return (text != scenario) if condition.op == "==" else (text == scenario)
+    return False
+
+
 def rule_index(engine, scenario: str) -> RuleIndex:
     """The rules of `scenario` (its engine: special rules included) a record can show."""
     engine = engine.for_scenario(scenario)
@@ -97,7 +111,10 @@ def rule_index(engine, scenario: str) -> RuleIndex:
     for decl in game.of_kind(ast.Action):
         index.add("action", decl.name, decl.header.label or decl.name, decl.header.citations)
         index.actions[decl.name] = _cites(decl.header.citations)
-    triggers = list(game.triggers) + list(game.scenarios[scenario].triggers)
+    # a trigger written for another scenario (`when scenario == "campaign" and ...`) is not a rule
+    # of this one: it could never fire, so it is not listed as never fired
+    triggers = [t for t in list(game.triggers) + list(game.scenarios[scenario].triggers)
+                if not _only_in_other_scenario(t.when, scenario)]
     for t in triggers:
         label = t.header.label or f"on {t.name}"
         key = index.add("trigger", f"on {t.name}: {label}", label, t.header.citations)

@@ -104,6 +104,21 @@ def test_rule_coverage_tells_beyond_the_table_rules_apart(tiny):
     assert ("beyond rule", "crt: below 1-2") in index.unobservable  # an illegal column is a legality test
 
 
+def test_rule_coverage_leaves_out_other_scenarios_triggers():
+    # Stalingrad '42's campaign rules fire only `when scenario == "campaign"` (§32, §34.1): in Fall
+    # Blau they are not rules that were never exercised; rules written for every scenario stay
+    game, diags = check_path(ROOT / "games" / "stalingrad42")
+    engine = Engine(game)
+    withdrawals = "on phase_start: Axis withdrawals and upgrades"
+    fall_blau, campaign = rule_index(engine, "fall_blau"), rule_index(engine, "campaign")
+    assert ("trigger", withdrawals) in campaign.rules and ("trigger", withdrawals) not in fall_blau.rules
+    fortification = ("trigger", "on enter: An enemy unit removes a fortification marker")
+    assert fortification in fall_blau.rules and fortification in campaign.rules
+    # the campaign's own triggers are the only ones Fall Blau leaves out
+    left_out = {key for kind, key in campaign.rules if kind == "trigger"} - {key for kind, key in fall_blau.rules if kind == "trigger"}
+    assert withdrawals in left_out and "on phase_start: Reserve Army release" in left_out
+
+
 def _tiny_batch(tmp_path, name, **kw):
     args = dict(games=4, agents="random", workers=1, out_dir=tmp_path / name)
     args.update(kw)
