@@ -118,7 +118,8 @@ def _number(value):
 
 def score_variables(engine, scenario: str) -> list[tuple[str, str]]:
     """The game's score variables, as (scope, name): the numeric global and side variables (from
-    the game's facts) that its evaluation reads (`s.vp`, `baku_vp`), or, for a game without an
+    the game's facts) that its evaluation reads (`s.vp`, `baku_vp`), directly or through the
+    game's functions it calls, or, for a game without an
     evaluation, every numeric side variable. Hidden ones are left out."""
     from warcodex.dsl import ast
     from warcodex.facts import facts_of
@@ -128,14 +129,20 @@ def score_variables(engine, scenario: str) -> list[tuple[str, str]]:
     evaluation = next(iter(engine.evaluations.values()), None)
     if evaluation is None:
         return [(v.scope, v.name) for v in numeric if v.scope == "side_var"]
-    read = set()
     from warcodex.dsl.checker import _iter_nodes as _nodes
 
-    for node in _nodes(evaluation.decl):
-        if isinstance(node, ast.Name):
-            read.add(node.id)
-        elif isinstance(node, ast.Attr):
-            read.add(node.name)
+    # the names the evaluation reads, through the game's functions it calls (`soviet_vp_total()`)
+    functions = {f.name: f for f in engine.game.of_kind(ast.Function)}
+    read, pending, seen = set(), [evaluation.decl], set()
+    while pending:
+        for node in _nodes(pending.pop()):
+            if isinstance(node, ast.Name):
+                read.add(node.id)
+            elif isinstance(node, ast.Attr):
+                read.add(node.name)
+            elif isinstance(node, ast.Call) and node.func in functions and node.func not in seen:
+                seen.add(node.func)
+                pending.append(functions[node.func])
     return [(v.scope, v.name) for v in numeric if v.name in read]
 
 

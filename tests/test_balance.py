@@ -221,3 +221,12 @@ def test_fuzz_writes_the_rule_coverage_of_its_games(tmp_path):
     assert coverage["kinds"]["action"]["fired"] >= 1 and coverage["kinds"]["table cell"]["never"]
     assert "never fired" in (tmp_path / "fz.html").read_text()
     assert "rule(s) never fired" in r.stdout
+
+
+def test_score_variables_are_read_through_the_functions_the_evaluation_calls():
+    # Stargard's evaluation reads soviet_vp_total() (victory.wcx), which sums soviet.vp_banked
+    from warcodex.balance.runner import score_variables
+
+    game, diags = check_path(ROOT / "games" / "stargard-solstice")
+    assert ("side_var", "vp_banked") in score_variables(Engine(game), "solstice")
+    assert score_variables(Engine(check_path(ROOT / "games" / "tiny")[0]), "meeting") == [("side_var", "vp")]
