@@ -27,6 +27,8 @@ def row(report: dict) -> str:
     sides = "; ".join(f"{s['label']} ({a}) {_rate(agg['win_rates'][s['name']])}"
                       for s, a in zip(run["sides"], run["agents"]))
     games = f"{agg['completed']}/{run['games_asked']}" + (f" ({agg['failed']} failed)" if agg["failed"] else "")
+    if perf.get("backend", "").startswith("ray"):
+        games += " on Ray"
     turns = agg["length"]["turns"]["median"] if agg["completed"] else "-"
     speed, ratio = perf.get("games_per_second_per_worker"), perf.get("ratio_to_reference")
     speed = f"{speed:.3g}" if speed else "-"
