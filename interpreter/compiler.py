@@ -610,13 +610,20 @@ class Compiler:
             ctx = fr.ctx
             ctx.tick(span)
             options = []
-            seq = source(fr)
-            for x in (seq if seq is not None else ()):
-                if where is not None:
-                    fr.vars[var] = x
-                    if not where(fr):
-                        continue
-                options.append(x)
+            quiet = ctx.tracing
+            if quiet:
+                ctx.quiet_open()  # the explanation shows the decision, not each option's derivation
+            try:
+                seq = source(fr)
+                for x in (seq if seq is not None else ()):
+                    if where is not None:
+                        fr.vars[var] = x
+                        if not where(fr):
+                            continue
+                    options.append(x)
+            finally:
+                if quiet:
+                    ctx.quiet_close()
             who = by(fr)
             if isinstance(who, (tuple, list)):
                 value = ctx.decide_joint(tuple(who), otherwise(fr) if otherwise is not None else None, var,
@@ -644,8 +651,17 @@ class Compiler:
         def reroll(fr):
             ctx = fr.ctx
             ctx.tick(span)
-            if when is not None and not when(fr):
-                return None
+            if when is not None:
+                quiet = ctx.tracing
+                if quiet:
+                    ctx.quiet_open()  # whether a re-roll is offered: a question, not a rule happening
+                try:
+                    offered = when(fr)
+                finally:
+                    if quiet:
+                        ctx.quiet_close()
+                if not offered:
+                    return None
             seen = fr.vars.get(var)
             who = by(fr)
             if not ctx.decide_reroll(who, var, seen, label, citations, span):
@@ -1030,11 +1046,22 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
         ctx.enter(pname, span)
         try:
-            ctx.traced(label, citations, body, Frame(ctx, dict(zip(names, args))))
+            ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
         finally:
             ctx.depth -= 1
         return None
-    return run
+
+    if pname not in compiler.engine.procedure_vars:
+        return run
+    engine = compiler.engine
+
+    def run_scoped(ctx, args, span):  # the procedure has `per` variables of its own
+        saved = engine.enter_procedure(ctx, pname)
+        try:
+            return run(ctx, args, span)
+        finally:
+            engine.leave_procedure(ctx, pname, saved)
+    return run_scoped
 
 
 __all__ = ["Compiler", "Frame", "STOP", "compile_quantity", "compile_function", "compile_procedure",

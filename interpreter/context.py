@@ -111,6 +111,16 @@ class Context:
         self.trace_add(d)
         self._trace_stack.append(d.steps)
 
+    def quiet_open(self) -> None:
+        """What is evaluated until `quiet_close` is left out of the explanation: the candidates of
+        a `choose` (the explanation shows the decision, not every option's derivation)."""
+        if self.tracing:
+            self._trace_stack.append([])
+
+    def quiet_close(self) -> None:
+        if self.tracing:
+            self._trace_stack.pop()
+
     def collect(self, fn):
         """Run `fn()` with tracing on, into a trace of its own: (its value, its derivations),
         whatever the tracing around it (a move's explanation evaluates each cost term so)."""
@@ -127,6 +137,26 @@ class Context:
     def trace_close(self) -> None:
         if len(self._trace_stack) > 1:
             self._trace_stack.pop()
+
+    def trace_close_procedure(self) -> None:
+        """Close a procedure's node; a call that recorded nothing (no effect, choice, roll or
+        line) is folded away: "Overstacking" with no overstacked hex says nothing to a player.
+        A `step` keeps its heading: it is the rulebook's procedure, done or not."""
+        if len(self._trace_stack) > 1:
+            steps = self._trace_stack.pop()
+            parent = self._trace_stack[-1]
+            if not steps and parent and parent[-1].steps is steps:
+                parent.pop()
+
+    def traced_procedure(self, label: str, citations, body, fr):
+        """`traced` for a procedure call: folded away when it recorded nothing."""
+        if not self.tracing:
+            return body(fr)
+        self.trace_open(label, citations)
+        try:
+            return body(fr)
+        finally:
+            self.trace_close_procedure()
 
     def traced(self, label: str, citations, body, fr):
         """Run `body(fr)`; when tracing, inside its own derivation node (a step, a procedure...)."""

@@ -67,6 +67,13 @@ class Engine:
         self._build_entities()
         # hidden information: unit_vars and side_vars only their owner may observe
         self.hidden_vars = frozenset(n for n, d in self.vars.items() if d.hidden)
+        # `per PROCEDURE`: the variables each call of a procedure has for itself; `bookkeeping`:
+        # variables whose assignments explanations do not show (docs/language.md section 7)
+        self.procedure_vars: dict[str, tuple[str, ...]] = {}
+        for n, d in self.vars.items():
+            if d.per is not None:
+                self.procedure_vars[d.per] = self.procedure_vars.get(d.per, ()) + (n,)
+        self.bookkeeping_vars = frozenset(n for n, d in self.vars.items() if d.bookkeeping)
         self.side_entities = tuple(self.entities[s.name] for s in game.sides)
         self._alliance_of = self._alliances()
         self._enemies: dict = {}
@@ -291,6 +298,8 @@ class Engine:
             return self.unit_name(ctx, value)
         if isinstance(value, tuple):
             return ", ".join(self.describe(ctx, v) for v in value) or "none"
+        if type(value) is Entity and value.kind == "card":
+            return value.label or value.name  # "05 Experienced commanders / Cavalry raid", not "c05"
         return str(show(value)) if value is not None else "none"
 
     def unit_prop(self, unit, name: str):
@@ -442,8 +451,29 @@ class Engine:
     def set_var(self, ctx, name: str, value) -> None:
         ctx.state.vars[name] = value
         ctx.state.touch()
-        if ctx.tracing:
+        if ctx.tracing and name not in self.bookkeeping_vars:
             ctx.trace_add(Derivation(f"{name} = {show(value)}", value))
+
+    def enter_procedure(self, ctx, name: str) -> tuple:
+        """A call of procedure `name` starts: its `per` variables take their initial values (not
+        an explanation line: no rule sets them); returns what they held, for `leave_procedure`."""
+        names = self.procedure_vars[name]
+        values = ctx.state.vars
+        saved = tuple(values.get(n, _MISSING) for n in names)
+        for n in names:
+            values[n] = self._var_default(ctx, n)
+        ctx.state.touch()
+        return saved
+
+    def leave_procedure(self, ctx, name: str, saved: tuple) -> None:
+        """The call ends (or fails): its `per` variables get back the values of the caller's call."""
+        values = ctx.state.vars
+        for n, v in zip(self.procedure_vars[name], saved):
+            if v is _MISSING:
+                values.pop(n, None)
+            else:
+                values[n] = v
+        ctx.state.touch()
 
     def has_tag(self, ctx, obj, tag: str) -> bool:
         if type(obj) is Entity:

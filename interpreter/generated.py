@@ -96,6 +96,7 @@ def namespace(engine) -> dict:
         "ENTITIES": engine.entities, "STATIC": engine.static_cache,
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
+        "ENTER_PROCEDURE": engine.enter_procedure, "LEAVE_PROCEDURE": engine.leave_procedure,
     }
     for name, impl in IMPLEMENTATIONS.items():
         ns["B_" + name] = _guarded_builtin(name, impl)
@@ -402,14 +403,20 @@ class GeneratedCompiler:
         label = p.header.label or p.name
         cites = gen.const(tuple(p.header.citations))
 
+        scoped = p.name in self.engine.procedure_vars  # its `per` variables: see Engine.enter_procedure
+
         def body():
+            if scoped:
+                gen.emit(f"saved = ENTER_PROCEDURE(ctx, {p.name!r})")
             gen.emit("traced = ctx.tracing")
             gen.emit(f"if traced: ctx.trace_open({label!r}, {cites})")
             gen.emit("try:")
             with gen.indented():
                 gen.block(p.body, set(names))
             gen.emit("finally:")
-            gen.emit("    if traced: ctx.trace_close()")
+            gen.emit("    if traced: ctx.trace_close_procedure()")
+            if scoped:
+                gen.emit(f"    LEAVE_PROCEDURE(ctx, {p.name!r}, saved)")
             gen.emit("return None")
         gen._stop = "return None"
         try:
