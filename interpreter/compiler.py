@@ -767,7 +767,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
     nparams = len(names)
-    pure = not uses_dice(q) and not compiler.engine.deps.reads_hidden(q)
+    pure = not compiler.engine.deps.rolls_dice(q) and not compiler.engine.deps.reads_hidden(q)
     level, key = cache_plan(compiler, q)
 
     def run(ctx, args, span):
@@ -893,19 +893,6 @@ def _modifier_applier(op: str, vf, rounding, span):
     return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
 
 
-def uses_dice(node) -> bool:
-    """True if an AST subtree rolls dice (such a value must not be memoized)."""
-    if isinstance(node, ast.Roll) or (isinstance(node, ast.Call) and node.func in RANDOM_BUILTINS):
-        return True
-    if isinstance(node, ast.Node):
-        return any(uses_dice(getattr(node, f)) for f in type(node).model_fields)
-    if isinstance(node, (list, tuple)):
-        return any(uses_dice(x) for x in node)
-    if isinstance(node, dict):
-        return any(uses_dice(x) for x in node.values())
-    return False
-
-
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1003,7 +990,7 @@ def compile_function(compiler: Compiler, f: ast.Function):
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
     n = len(names)
-    pure = not uses_dice(f.body) and not compiler.engine.deps.reads_hidden(f)
+    pure = not compiler.engine.deps.rolls_dice(f) and not compiler.engine.deps.reads_hidden(f)
     level, key = cache_plan(compiler, f)
     cached = cached_call(level, key, lambda ctx, args: body(Frame(ctx, dict(zip(names, args)))), compiler.engine.static_cache)
 
