@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from warcodex.dsl.checker import check_path
-from warcodex.exporters.vassal import counters
+from warcodex.exporters.vassal import counters, palette, tracker
+from warcodex.exporters.vassal.buildfile import DicePlan, build
 from warcodex.exporters.vassal.catalog import (
     B, CLASSES, EMBELLISHMENT_VERSION_FIELD, GRID, MAP, NOT_IN_37, TRAITS, VASSAL_VERSION, WIDGET, Catalog, M,
     check_value)
@@ -311,6 +312,49 @@ def test_nato_symbols_from_unit_classes():
     assert counters.nato_kind(["cavalry"], "cossacks") == "cavalry"
     assert counters.nato_kind([], "battleship") == "naval"
     assert counters.nato_kind([], "zzz") == "unknown"
+    # an echelon (division, corps) or an honorific (guards) is not an arm: a Stalingrad panzer
+    # division of class `division` is armor, a guards tank corps too, a guards rifle division infantry
+    assert counters.nato_kind(["mechanized", "armor", "panzer", "division"], "panzer_division") == "armor"
+    assert counters.nato_kind(["mechanized", "armor", "guards", "panzer"], "guards_tank_corps") == "armor"
+    assert counters.nato_kind(["infantry_type", "guards", "division"], "guards_rifle_division") == "infantry"
+    assert counters.nato_kind(["infantry_type", "naval_infantry"], "naval_infantry_brigade") == "infantry"
+    # a leader or a supply point that moves as mechanized is still a leader, a supply point
+    assert counters.nato_kind(["leader", "non_combat", "mechanized"], "leader_manstein") == "leader"
+    assert counters.nato_kind(["supply_point", "non_combat", "mechanized"], "axis_supply_point") == "supply"
+
+
+# =============================================================================== palette
+def test_palette_groups_by_the_symbol_a_counter_shows():
+    few = [("a", "infantry"), ("b", "armor")]
+    assert palette.arrange(few) == [(None, ["a", "b"])]
+    many = [(f"t{i}", kind) for i, kind in enumerate(["leader", "infantry", "armor", "mountain", "mechanized"] * 6)]
+    tabs = palette.arrange(many)
+    assert [title for title, _ in tabs] == ["Armor & mechanized", "Infantry", "HQ, leaders & supply"]
+    assert sorted(n for _, names in tabs for n in names) == sorted(n for n, _ in many)  # each once
+    assert tabs[1][1][:3] == ["t1", "t3", "t6"]  # the declaration order within a group
+    assert palette.arrange([(f"t{i}", "infantry") for i in range(40)]) == [(None, [f"t{i}" for i in range(40)])]
+    assert palette.arrange([("z", "unknown"), ("y", "infantry")], group_above=1) == [("Infantry", ["y"]),
+                                                                                     (palette.OTHER, ["z"])]
+
+
+def test_palette_is_a_window_of_counter_grids(tiny, monkeypatch):
+    root = _tree(tiny)
+    windows = list(root.iter(M + "PieceWindow"))
+    # VASSAL docks the first PieceWindow above the map at the chat's height: an empty hidden one
+    # takes that place, the palette gets a window of its own
+    assert windows[0].get("hidden") == "true" and len(windows[0]) == 0
+    palette_window = windows[1]
+    assert palette_window.get("hidden") == "false" and palette_window.get("text") == "Counters"
+    panels = list(palette_window.iter(WIDGET + "PanelWidget"))
+    assert panels and all(p.get("fixed") == "true" and p.get("nColumns") == str(palette.COLUMNS) for p in panels)
+    tabs = [t.get("entryName") for t in palette_window.find(WIDGET + "TabWidget")]
+    assert tabs == ["Axis", "Soviet", "Markers"]
+    # a side with many types: a tab per group inside its tab
+    monkeypatch.setattr(palette, "GROUP_ABOVE", 1)
+    grouped = _tree(build_module(TINY))
+    axis = next(t for t in grouped.iter(WIDGET + "TabWidget") if t.get("entryName") == "Axis")
+    assert [p.get("entryName") for p in axis] == ["Armor & mechanized", "Infantry", "Other types"]
+    assert [s.get("entryName") for s in axis[0]] == ["Panzer division"]
 
 
 # =============================================================================== grid and set-up
@@ -429,13 +473,9 @@ def test_units_set_up_on_an_area_map(tmp_path):
 # =============================================================================== toolbar parts
 def test_turn_tracker_dice_properties_charts_help(tiny):
     root = _tree(tiny)
-    level = next(root.iter(M + "turn.CounterTurnLevel"))
-    assert level.get("property") == "Turn" and level.get("start") == "1"
-    phases = parse_string_array(next(root.iter(M + "turn.ListTurnLevel")).get("list"))
-    assert phases[0] == "Weather Phase (if turn >= 2)" and phases[1] == "Axis: Movement Phase"
-    assert phases[-1] == "Soviet: Recovery Phase" and len(phases) == 7
     dice = [(d.get("name"), d.get("nDice"), d.get("nSides")) for d in root.iter(M + "DiceButton")]
     assert dice == [("d6", "1", "6")]
+    root = _tree(tiny)
     props = {p.get("name"): p.get("initialValue") for p in root.iter(M + "properties.GlobalProperty")}
     assert props["Turn"] == "1" and props["weather"] == "fair" and props["vp_axis"] == "0"
     charts = [c.get("chartName") for c in root.iter(WIDGET + "Chart", WIDGET + "HtmlChart")]
@@ -452,6 +492,56 @@ def test_turn_tracker_dice_properties_charts_help(tiny):
     assert f"{encoded} encoded" in coverage and "§7.3" in coverage
     markers = {e.get("entryName") for e in root.iter(WIDGET + "PieceSlot")}
     assert {"Game Turn", "Disrupted", "Weather", "Axis VP", "Soviet VP"} <= markers
+
+
+def test_turn_tracker_opens_where_the_scenario_starts(tiny):
+    """Tiny's Weather Phase is played from Turn 2 (§4): Turn 1 opens on the Axis Movement Phase,
+    and the tracker is two segments, each looping over its own turns so Next goes from one to the
+    next; phases are named as a player reads them, never by their condition."""
+    root = _tree(tiny)
+    tracker_el = next(root.iter(M + "turn.TurnTracker"))
+    levels = tracker_el.findall(M + "turn.CounterTurnLevel")
+    assert [(lv.get("name"), lv.get("property"), lv.get("start"), lv.get("loop"), lv.get("loopLimit"))
+            for lv in levels] == [("Turn 1", "Turn", "1", "true", "1"), ("Turns 2-6", "Turn", "2", "true", "6")]
+    lists = [lv.find(M + "turn.ListTurnLevel") for lv in levels]
+    assert {lv.get("property") for lv in lists} == {"Phase"}
+    turn1, later = (parse_string_array(lv.get("list")) for lv in lists)
+    assert turn1 == ["Axis: Movement Phase", "Axis: Combat Phase", "Axis: Recovery Phase",
+                     "Soviet: Movement Phase", "Soviet: Combat Phase", "Soviet: Recovery Phase"]
+    assert later == ["Weather Phase"] + turn1
+    assert tracker_el.get("turnFormat") == "$level1$ - $level2$"
+
+
+def test_tracker_segments_follow_the_turns_each_phase_is_played():
+    from warcodex.exporters.vassal.gamedata import Step
+
+    steps = [Step("Weather Phase", None, "turn >= 3", turns=(3, 4)), Step("Initial Phase", "Axis", None, turns=(2, 3, 4)),
+             Step("Movement Phase", "Axis", None), Step("Axis Interim turn", "Axis", "pending", maybe_turns=(1, 2, 3, 4))]
+    segs = tracker.segments(steps, 1, 4)
+    assert [(s.name, s.first, s.last) for s in segs] == [("Turn 1", 1, 1), ("Turn 2", 2, 2), ("Turns 3-4", 3, 4)]
+    assert segs[0].phases == ("Axis: Movement Phase", "Axis Interim turn (if applicable)")
+    assert segs[2].phases[:2] == ("Weather Phase", "Axis: Initial Phase")
+    open_ended = tracker.segments(steps[2:3], 5, None)
+    assert [(s.name, s.first, s.last) for s in open_ended] == [("Turns 5+", 5, None)]
+    assert tracker.segments([], 1, 3) == [tracker.Segment(1, 3, ())]
+
+
+def test_dice_keep_buttons_keep_and_report_the_dice(tiny):
+    """`3d6 keep highest 1`: VASSAL keeps the highest die (keepOption l, keepCount 1) and reports
+    it with the dice it was kept from; other buttons keep VASSAL's default keepOption '>' (its
+    DiceButton applies l/s even with keepDice false)."""
+    from dataclasses import replace
+
+    plan = replace(tiny.plan, dice=[DicePlan("3d6 keep highest 1", 3, 6, "Roll", 1, True),
+                                    DicePlan("2d6 keep lowest 1", 2, 6, "Roll", 1, False), DicePlan("2d6", 2, 6, "Roll")])
+    buttons = {d.get("name"): d for d in etree.fromstring(build(plan)).iter(M + "DiceButton")}
+    keep = buttons["3d6 keep highest 1"]
+    assert (keep.get("nDice"), keep.get("keepDice"), keep.get("keepOption"), keep.get("keepCount")) == ("3", "true", "l", "1")
+    assert "$numericalTotal$" in keep.get("reportFormat") and "$rawRolls$" in keep.get("reportFormat")
+    assert buttons["2d6 keep lowest 1"].get("keepOption") == "s"
+    plain = buttons["2d6"]
+    assert (plain.get("keepDice"), plain.get("keepOption")) == ("false", ">")
+    assert "$numericalTotal$" in plain.get("reportFormat") and "$result$" in plain.get("reportFormat")
 
 
 # =============================================================================== command line

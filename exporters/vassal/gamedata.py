@@ -84,8 +84,10 @@ class Step:
     """One step of the flattened sequence of play (a phase, for one side where it applies)."""
 
     label: str
-    side: str | None
-    condition: str | None
+    side: str | None  # the side's label
+    condition: str | None  # the phase's condition as written (the help page shows it)
+    turns: tuple[int, ...] | None = None  # the scenario's turns it is played on; None: every turn
+    maybe_turns: tuple[int, ...] = ()  # turns on which it is played only if the game calls for it
 
 
 @dataclass
@@ -220,5 +222,6 @@ def _steps(facts) -> list[Step]:
     """The sequence of play of one game turn, flattened: one step per phase (per side inside
     player turns), sub-phases as "Phase / Sub-phase"."""
     labels = {s.name: s.label for s in facts.sides}
-    return [Step(s.label, labels.get(s.side) if s.side else None, format_expr(s.when) if s.when is not None else None)
+    return [Step(s.label, labels.get(s.side) if s.side else None, format_expr(s.when) if s.when is not None else None,
+                 s.turns, s.maybe_turns)
             for s in facts.steps]
