@@ -66,10 +66,15 @@ def check_path(path: str | Path, overlays=()) -> tuple[GameDef | None, Diagnosti
     return game, out
 
 
-def check_game(game: GameDef) -> Diagnostics:
-    """Run every semantic check on a loaded game; return all diagnostics, sorted by location."""
+def check_game(game: GameDef, map_loader=None, node_cache: dict | None = None) -> Diagnostics:
+    """Run every semantic check on a loaded game; return all diagnostics, sorted by location.
+
+    A caller that checks the same game again and again (the language server) passes
+    `map_loader(path, warnings)`, one that caches the board (default: `mapfile.load_map`), and a
+    `node_cache` dict kept between checks: the nodes of each declaration object are listed once
+    and reused while the same object is checked again (it must not be changed in place)."""
     diags = Diagnostics()
-    _Checker(game, diags).run()
+    _Checker(game, diags, map_loader, node_cache).run()
     diags.items.sort(key=lambda d: (d.span is None, d.span.file if d.span else "",
                                     d.span.line if d.span else 0, d.span.column if d.span else 0))
     return diags
@@ -248,7 +253,7 @@ def _iter_nodes(node):
         n = stack.pop()
         if isinstance(n, ast.Node):
             yield n
-            for field in reversed(type(n).model_fields):
+            for field in reversed(type(n).__pydantic_fields__):
                 if field != "span":
                     stack.append(getattr(n, field))
         elif isinstance(n, (list, tuple)):
@@ -259,9 +264,11 @@ def _iter_nodes(node):
 
 # ================================================================ the checker
 class _Checker:
-    def __init__(self, game: GameDef, diags: Diagnostics) -> None:
+    def __init__(self, game: GameDef, diags: Diagnostics, map_loader=None, node_cache: dict | None = None) -> None:
         self.game = game
         self.diags = diags
+        self.map_loader = map_loader
+        self.node_cache = node_cache if node_cache is not None else {}
         self.board = None  # the loaded map, when there is one
         self.map_prop: ast.Prop | None = None
         self.globals: set[str] = set(game.names) | set(stdlib.CONSTANTS)
@@ -317,10 +324,19 @@ class _Checker:
         """Bare flag properties (`elite`, `no_armor_shift`) written in any props block."""
         flags: set[str] = set()
         for decl in list(self.game.decls) + list(self.game.games):
-            for node in _iter_nodes(decl):
+            for node in self.nodes(decl):
                 if isinstance(node, ast.Prop) and node.value is None:
                     flags.add(node.key)
         return flags
+
+    def nodes(self, decl: ast.Node) -> list:
+        """Every node of a declaration (`_iter_nodes`), listed once per declaration object."""
+        hit = self.node_cache.get(id(decl))
+        if hit is not None and hit[0] is decl:
+            return hit[1]
+        found = list(_iter_nodes(decl))
+        self.node_cache[id(decl)] = (decl, found)  # holding `decl` keeps its id from being reused
+        return found
 
     def walker(self, names: dict[str, str | None] | None = None, free: dict | None = None) -> "_Walker":
         return _Walker(self, dict(names or {}), free)
@@ -697,14 +713,14 @@ class _Checker:
         reported: set[tuple] = set()
         roots = list(g.decls) + [d for d in g.games if d not in g.decls]
         for root in roots:
-            for node in _iter_nodes(root):
+            for node in self.nodes(root):
                 if isinstance(node, ast.Decl):
                     self._cite(node.header.citations, _header_region(node), reported)
                     if isinstance(node, ast.Quantity):
                         self._cite(node.base_citations, _header_region(node), reported)
                 elif isinstance(node, ast.Sections):
                     continue
-                elif hasattr(node, "citations") and not isinstance(node, ast.Header):
+                elif "citations" in type(node).__pydantic_fields__ and not isinstance(node, ast.Header):
                     self._cite(node.citations, node.span, reported)
 
     def _cite(self, citations: list[str], region: Span | None, reported: set) -> None:
@@ -889,7 +905,7 @@ class _Checker:
             return
         warnings = Diagnostics()
         try:
-            board = mapfile.load_map(path, warnings)
+            board = (self.map_loader or mapfile.load_map)(path, warnings)
         except DiagnosticError as exc:
             self.diags.extend(exc.diagnostics)
             return

@@ -73,13 +73,16 @@ _DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns")
 # Clause and statement words.
 _KEYWORDS = (
     # quantities, tables
-    "base", "modifier", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row",
+    "base", "modifier", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row", "at_most",
+    "at_least",
     "clamp", "beyond", "above", "below", "from", "upto", "use", "result", "illegal",
     # actions, procedures, statements
     "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose", "reroll", "hidden",
     "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",
+    # sections: how far a section is encoded
+    "partial", "not_encoded", "not_applicable",
 )
 _OPERATOR_WORDS = ("and", "or", "not", "is", "in")
 _CONSTANTS = ("true", "false", "none")

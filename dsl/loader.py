@@ -42,9 +42,26 @@ def find_entry(path: Path) -> Path:
     return path / ENTRY_FILE if path.is_dir() else path
 
 
+def _read_file(file: Path) -> str:
+    return file.read_text(encoding="utf-8")
+
+
+def _parse_cached(text: str, path: str) -> ast.Module:
+    module = parse_cache.get(text, path)
+    if module is None:
+        module = parse_text(text, path)
+        parse_cache.put(text, path, module)
+    else:
+        remember_source(path, text)  # diagnostics can still show the line
+    return module
+
+
 def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
-                 sources: dict[str, str] | None = None) -> list[ast.Module]:
-    """Parse the entry file, its includes (depth first, each once) and overlays, in order."""
+                 sources: dict[str, str] | None = None, read=_read_file, parse=_parse_cached) -> list[ast.Module]:
+    """Parse the entry file, its includes (depth first, each once) and overlays, in order.
+
+    `read(path) -> text` and `parse(text, path) -> Module` default to the disk and the parse cache;
+    the language server passes its own, to read unsaved editor buffers and keep parse trees."""
     diags = diags if diags is not None else Diagnostics()
     root = Path(path)
     entry = find_entry(root)
@@ -68,7 +85,7 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
             return
         seen.add(resolved)
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read(file)
         except FileNotFoundError:
             diags.error("E-include", f"included file not found: {file}", span)
             return
@@ -77,16 +94,11 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
             return
         if sources is not None:
             sources[str(file)] = text
-        module = parse_cache.get(text, str(file))
-        if module is None:
-            try:
-                module = parse_text(text, str(file))
-            except DiagnosticError as exc:
-                diags.extend(exc.diagnostics)
-                return
-            parse_cache.put(text, str(file), module)
-        else:
-            remember_source(str(file), text)  # diagnostics can still show the line
+        try:
+            module = parse(text, str(file))
+        except DiagnosticError as exc:
+            diags.extend(exc.diagnostics)
+            return
         modules.append(module)
         for inc in module.includes:
             visit(file.parent / inc.path, inc.span, stack + (resolved,))
@@ -107,6 +119,16 @@ def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnost
     diags = diags if diags is not None else Diagnostics()
     sources: dict[str, str] = {}
     modules = load_modules(path, overlays, diags, sources)
+    game = build_game(path, modules, sources, diags)
+    diags.raise_if_errors()
+    game.diagnostics = diags
+    return game
+
+
+def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, str], diags: Diagnostics) -> GameDef:
+    """Merge parsed modules into a GameDef, reporting merge errors into `diags` (never raising).
+
+    `override` declarations change the declarations they override in place."""
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
     game.fingerprint = fingerprint(sources, game.root)
@@ -116,6 +138,4 @@ def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnost
     if not game.games and not diags.errors:
         diags.error("E-no-game", "no `game` declaration found", Span(str(find_entry(root)), 1, 1),
                     hint='start the entry file with: game NAME "Title" { ... }')
-    diags.raise_if_errors()
-    game.diagnostics = diags
     return game

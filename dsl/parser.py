@@ -28,13 +28,21 @@ def grammar_parser() -> Lark:
 
 def parse_text(text: str, path: str = "<text>") -> ast.Module:
     """Parse one file's text. Raises DiagnosticError (with a located syntax error) on bad input."""
+    return parse_with_tree(text, path)[1]
+
+
+def parse_with_tree(text: str, path: str = "<text>") -> tuple[Tree, ast.Module]:
+    """Parse one file's text into Lark's parse tree and the AST built from it.
+
+    The tree keeps every name token with its grammar rule, which the AST does not (the language
+    server classifies names by it). Raises DiagnosticError like `parse_text`."""
     remember_source(path, text)
     try:
         tree = grammar_parser().parse(text)
     except UnexpectedInput as exc:
         raise DiagnosticError([_syntax_diagnostic(exc, text, path)]) from None
     try:
-        return _ToAst(path).transform(tree)
+        return tree, _ToAst(path).transform(tree)
     except VisitError as exc:  # a malformed construct found while building the AST
         orig = exc.orig_exc
         if isinstance(orig, _BadInput):

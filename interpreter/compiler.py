@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from warcodex.dsl import ast
+from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.dsl.stdlib import BUILTINS
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
 
@@ -608,10 +609,7 @@ class Compiler:
 
 
 # ==================================================================== quantities
-_STAGE_OF = {"=": "replace", "+": "add", "-": "add", "*": "multiply", "/": "multiply", "min": "cap", "max": "cap",
-             "at_most": "cap", "at_least": "cap"}
 _CAP_ALIASES = {"at_most": "min", "at_least": "max"}  # `at_most 40` reads better than `min 40`
-DEFAULT_ORDER = ("replace", "add", "multiply", "cap")
 
 
 def compile_quantity(compiler: Compiler, q: ast.Quantity):
@@ -621,19 +619,16 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     names = [p.name for p in q.params]
     scope = frozenset(names)
     base = compiler.expr(q.base, scope) if q.base is not None else (lambda fr: 0)
-    order = tuple(q.order) if q.order else DEFAULT_ORDER
-    for stage in order:
+    for stage in stage_order(q):
         if stage not in DEFAULT_ORDER:
             raise RuleError(f"unknown stage '{stage}' in order (use {', '.join(DEFAULT_ORDER)})", q.span)
     mods = []
-    for stage in order:
-        for m in q.modifiers:
-            if _STAGE_OF[m.op] == stage:
-                mods.append((
-                    m.label or m.op, _CAP_ALIASES.get(m.op, m.op), compiler.expr(m.value, scope),
-                    compiler.expr(m.when, scope) if m.when is not None else None,
-                    m.rounding, m.group, tuple(m.citations), m.span,
-                ))
+    for _stage, m in composed(q):
+        mods.append((
+            m.label or m.op, _CAP_ALIASES.get(m.op, m.op), compiler.expr(m.value, scope),
+            compiler.expr(m.when, scope) if m.when is not None else None,
+            m.rounding, m.group, tuple(m.citations), m.span,
+        ))
     title = q.header.label or q.name
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name

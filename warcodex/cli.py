@@ -206,6 +206,15 @@ def fmt(path: str, check_only: bool) -> None:
         raise SystemExit(1)
 
 
+# ------------------------------------------------------------------ lsp
+@cli.command()
+def lsp() -> None:
+    """Run the language server on stdin/stdout, for editors (docs/editors.md)."""
+    from warcodex.lsp.server import main as serve
+
+    serve()
+
+
 # ------------------------------------------------------------------ info
 @cli.command()
 @click.argument("game")

@@ -1,0 +1,1 @@
+"""The Warcodex language server (`warcodex lsp`): editor support for .wcx rules over LSP."""
