@@ -71,14 +71,18 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
     return start(engine, scenario, seed, agents, **kw).run(until_turn=until_turn)
 
 
-def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, **kw) -> Game:
-    """Re-execute a recorded game from its decisions; the caller compares the logs."""
+def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, on_entry=None,
+           **kw) -> Game:
+    """Re-execute a recorded game from its decisions; the caller compares the logs. `on_entry(game,
+    entry)` is called after each log entry with the game as that entry left it."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)
     agent = ScriptedAgent(engine, log)
     agents = {s.name: agent for s in engine.side_entities}
     game = start(engine, scenario, seed, agents, options=options, **kw)
+    if on_entry is not None:
+        game.runner.on_entry = lambda entry: on_entry(game, entry)
     if any(e.get("k") == "end" for e in log):
         return game.run()
     # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and

@@ -130,11 +130,14 @@ class Runner:
         self.actions_taken = 0
         self.checked_version = -1  # the state version the invariants were last checked at
         self.on_action = None  # optional callback(entry) after each logged action (progress bars)
+        self.on_entry = None  # optional callback(entry) after each log entry, the state as it left it (watchers)
 
     def log(self, entry: dict) -> None:
         state = self.ctx.state
         entry = {"n": len(self.ctx.log), "turn": state.position.turn, **entry}
         self.ctx.log.append(entry)
+        if self.on_entry is not None:
+            self.on_entry(entry)
         return entry
 
     def _auto(self, label: str, fn) -> None:
