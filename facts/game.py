@@ -156,6 +156,21 @@ class GameFacts:
 
     # computed on first use: they need more of the engine than the rest
     @property
+    def box_names(self) -> list[str]:
+        """Every off-map box the rules name: the set-up's, then each `place_in_box` and `to_box`
+        whose box is written in the rules (a box computed in play is not known here)."""
+        from warcodex.facts.entries import all_sites, static_str
+
+        names = list(self.boxes)
+        for site, _definite in all_sites(self.engine):
+            index = {"place_in_box": 2, "to_box": 1}.get(site.func)
+            if index is not None and len(site.args) > index:
+                box = static_str(site.args[index])
+                if box and box not in names:
+                    names.append(box)
+        return names
+
+    @property
     def tables(self) -> list[TableFacts]:
         return table_facts(self.engine)
 

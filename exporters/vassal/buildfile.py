@@ -26,6 +26,9 @@ class Slot:
     width: int
     height: int
     text: str  # the piece definition (encoder.piece_definition)
+    # what the piece stands for (not written to buildFile.xml; saved games find pieces by it)
+    unit: tuple[str, str, str] | None = None  # (unit type, side, label)
+    marker: str | None = None  # a marker's name
 
 
 @dataclass

@@ -88,6 +88,8 @@ class Step:
     condition: str | None  # the phase's condition as written (the help page shows it)
     turns: tuple[int, ...] | None = None  # the scenario's turns it is played on; None: every turn
     maybe_turns: tuple[int, ...] = ()  # turns on which it is played only if the game calls for it
+    name: str = ""  # the phase's name in the rules (a game state's `phase`)
+    side_name: str | None = None  # the side's name (a game state's `active`)
 
 
 @dataclass
@@ -108,6 +110,7 @@ class GameData:
     palette: dict[str, list[str]]  # side -> unit type names for its palette tab
     at_start: dict[str, list[PlacedUnit]]  # location -> units (stack order)
     boxes: dict[str, list[PlacedUnit]]  # off-map holding box -> units at start
+    box_names: list[str]  # every off-map box the rules name (the set-up's first)
     reinforcements: list[Reinforcement]
     state_vars: list[StateVar]
     side_vars: list[SideVar]
@@ -190,7 +193,7 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
         last_turn=facts.last_turn, sides=sides, unit_types=unit_types, markers=list(facts.markers),
         palette={s.name: facts.palette(s.name) for s in facts.sides},
         at_start={loc: [_placed(u) for u in units] for loc, units in facts.at_start.items()},
-        boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()},
+        boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()}, box_names=facts.box_names,
         reinforcements=reinforcements, state_vars=_state_vars(facts), side_vars=_side_vars(facts),
         dice=list(facts.dice), steps=_steps(facts), board=facts.engine.board, warnings=list(facts.warnings),
     )
@@ -223,5 +226,5 @@ def _steps(facts) -> list[Step]:
     player turns), sub-phases as "Phase / Sub-phase"."""
     labels = {s.name: s.label for s in facts.sides}
     return [Step(s.label, labels.get(s.side) if s.side else None, format_expr(s.when) if s.when is not None else None,
-                 s.turns, s.maybe_turns)
+                 s.turns, s.maybe_turns, s.name, s.side)
             for s in facts.steps]

@@ -38,6 +38,12 @@ from warcodex.interpreter.hexgrid import vassal_grid_spec
 
 HOLDING_MAP = "Holding boxes"
 ELIMINATED = "Eliminated"
+ELIMINATED_BOX = "eliminated"  # the engine's box of eliminated units
+
+
+def box_title(box: str) -> str:
+    """The Region of the holding map for an off-map box of the rules."""
+    return ELIMINATED if box == ELIMINATED_BOX else box.replace("_", " ").capitalize()
 
 
 @dataclass
@@ -45,6 +51,7 @@ class ExportOptions:
     hex_size: float = 44.0  # hex circumradius in board pixels
     counter_size: int = 56
     include_aids: bool = True
+    boxes: tuple[str, ...] = ()  # off-map boxes the holding map must have besides the rules' own (a saved position's)
 
 
 @dataclass
@@ -55,6 +62,9 @@ class Module:
     warnings: list[str] = field(default_factory=list)
     svgs: dict[str, bytes] = field(default_factory=dict)  # image name -> its SVG source (docs, tests)
     location_names: dict[str, str] = field(default_factory=dict)  # our location id -> VASSAL location name
+    box_regions: dict[str, str] = field(default_factory=dict)  # an off-map box of the rules -> its Region
+    reinforcements: list = field(default_factory=list)  # (gamedata.Reinforcement, its Region), turn order
+    options: ExportOptions = field(default_factory=ExportOptions)
 
     def zip_bytes(self) -> bytes:
         import io
@@ -183,7 +193,7 @@ class _Pieces:
             image = self.unit_image(ut, side, label, 1)
         traits += [trait("prototype;", [self.type_proto(ut)]), trait("prototype;", [self.side_proto(side)]),
                    trait("prototype;", ["Unit"]), basic_piece(image, label, gpid)]
-        return Slot(label, gpid, self.size, self.size, piece_definition(traits))
+        return Slot(label, gpid, self.size, self.size, piece_definition(traits), unit=(type_name, side_name, label))
 
     # ---------------------------------------------------------------- markers
     def marker_slot(self, name: str, image: str) -> Slot:
@@ -193,7 +203,9 @@ class _Pieces:
 
     def unit_marker_slot(self, marker: str, label: str) -> Slot:
         img = self.images.add(f"marker {marker}", counters.marker_svg(counters.wrap_words(label), self.size))
-        return self.marker_slot(label, img)
+        slot = self.marker_slot(label, img)
+        slot.marker = marker
+        return slot
 
     def turn_marker_slot(self) -> Slot:
         img = self.images.add("marker game turn", counters.marker_svg(["GAME", "TURN"], self.size, bg="#ffffff"))
@@ -279,12 +291,19 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
             location_names[loc] = box_region(clean_text(board.attr(loc, "name", loc)) or loc, loc)
             on_holding.add(loc)
     box_units: dict[str, list[gamedata.PlacedUnit]] = {}
+    waiting: list[tuple[gamedata.Reinforcement, str]] = []  # each reinforcement and its turn's box
     for r in sorted(data.reinforcements, key=lambda r: (r.turn is None, r.turn or 0)):
         key = box_region(f"Turn {r.turn}" if r.turn is not None else "Conditional")
         box_units.setdefault(key, []).append(r.unit)
+        waiting.append((r, key))
+    box_regions: dict[str, str] = {}  # an off-map box of the rules -> its Region
     for box, units in data.boxes.items():
-        box_units.setdefault(box_region(box.replace("_", " ").capitalize(), box), []).extend(units)
-    box_region(ELIMINATED)
+        box_regions[box] = box_region(box_title(box), box)
+        box_units.setdefault(box_regions[box], []).extend(units)
+    for box in [*data.box_names, *options.boxes]:  # the boxes the rules (or a saved position) put units in
+        if box != ELIMINATED_BOX and box not in box_regions:
+            box_regions[box] = box_region(box_title(box), box)
+    box_regions[ELIMINATED_BOX] = box_region(ELIMINATED)
 
     # ---- at-start stacks (the scenario set-up, with markers on top of each unit stack)
     holding_stacks: list[SetupStackPlan] = []
@@ -379,7 +398,7 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     for name, png in images.png.items():
         ordered["images/" + name] = png
     ordered.update(files)
-    return Module(data, plan, ordered, warnings, dict(images.svg), location_names)
+    return Module(data, plan, ordered, warnings, dict(images.svg), location_names, box_regions, waiting, options)
 
 
 def _slot_images(slot: Slot) -> list[tuple[str, str]]:
