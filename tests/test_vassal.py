@@ -3,6 +3,7 @@ catalog of VASSAL classes, piece definitions through VASSAL's decoder, grid numb
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
 from pathlib import Path
@@ -607,3 +608,119 @@ def test_other_games_export(folder, monkeypatch):
                 assert v.location_name(*v.get_location(s.get("location"))) == s.get("location")
             else:
                 assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
+
+
+# =============================================================================== saved games and logs
+def test_vassal_obfuscation_round_trip():
+    """ObfuscatingOutputStream: "!VCSK", the key as two hex digits, each byte xor the key in hex."""
+    from warcodex.exporters.vassal import savegame
+
+    assert savegame.obfuscate("ab", key=0x10) == b"!VCSK10" + b"7172"
+    text = "begin_save\x1b+/1/piece;;;a.png;Panzer \u00e9/null;0;0;1;0\x1bend_save"
+    assert savegame.deobfuscate(savegame.obfuscate(text, key=0xA7)) == text
+    assert savegame.deobfuscate(text.encode()) == text  # a plain savedGame is read as it is
+
+
+def _saved_commands(module, state):
+    from warcodex.exporters.vassal import savegame
+
+    data = zipfile.ZipFile(io.BytesIO(savegame.saved_game(module, state)))
+    assert set(data.namelist()) == {"savedGame", "savedata", "moduledata"}
+    assert data.read("moduledata") == module.files["moduledata"]
+    return decode(savegame.deobfuscate(data.read("savedGame")), savegame.ESC)
+
+
+def test_saved_game_of_the_set_up(tiny):
+    """The set-up as a saved game: begin_save, the pieces (each stack of a location at the
+    location's point, VASSAL's own centre of the hex), the components, end_save."""
+    from warcodex.exporters.vassal import savegame
+
+    commands = _saved_commands(tiny, tiny.data.engine.new_game("meeting"))
+    assert commands[0] == "begin_save" and commands[-1] == "end_save"
+    assert "SETUP_STACK\t" in commands  # not a new game: VASSAL does not place the at-start stacks again
+    assert "GlobalProperty\t;Turn;1;Module" in commands and "GlobalProperty\t;vp_axis;0;Module" in commands
+    adds = [decode(a[2:], "/") for a in decode(commands[1], savegame.ESC) if a.startswith("+/")]
+    stacks = [decode(state, ";") for _, type_, state in adds if type_ == "stack"]
+    units = {pid: decode_piece("+/" + encode([pid, t, st], "/")) for pid, t, st in adds if t != "stack"}
+    assert len(units) == 10 and len(stacks) == 9
+    main = tiny.plan.maps[0]
+    numbering = VassalHexNumbering(*main.hex_grid)
+    at_0305 = next(s for s in stacks if s[0] == main.name and (int(s[1]), int(s[2])) == numbering.get_location("0305"))
+    panzer = units[at_0305[3]]
+    assert [t.prefix for t in panzer.traits] == ["emb2;", "mark;", "mark;", "report;", "delete;", "piece;"]  # expanded
+    assert panzer.traits[-1].state.startswith(f"{main.name};") and "UniqueID" in panzer.traits[-1].state
+    assert trait_fields(panzer.traits[-1])[3] == "11th Panzer"
+    turn3 = [s for s in stacks if s[0] == "Holding boxes"]
+    assert len(turn3) == 1 and len(turn3[0]) == 3 + 2 + 1  # the two Turn 3 reinforcements, waiting
+    tracker_cmd = next(c for c in commands if c.startswith("TURN"))
+    assert tracker_cmd == "TURNTurnTracker0\t" + savegame.tracker_state(tiny.plan.tracker, 1, "Axis: Movement Phase")
+
+
+def test_tracker_state_as_vassal_writes_it(tiny):
+    """TurnTracker.getState: the current level, then each level (turn; sub-level; loop; limit;
+    its phase list's state: index; sub-level; first; the active flags)."""
+    from warcodex.exporters.vassal import savegame
+
+    assert savegame.tracker_state(tiny.plan.tracker, 1, "Axis: Movement Phase") == (
+        "0|1;0;true;1;0\\;0\\;0\\;true,true,true,true,true,true|1;0;true;6;1\\;0\\;0\\;true,true,true,true,true,true,true")
+    state = savegame.tracker_state(tiny.plan.tracker, 4, "Soviet: Combat Phase")
+    assert state.startswith("1|4;0;true;1;4\\;") and "|4;0;true;6;5\\;" in state  # every level at Turn 4
+
+
+def test_reinforcements_wait_in_their_box_until_they_come(tiny):
+    from warcodex.exporters.vassal import savegame
+    from warcodex.interpreter.play import play
+
+    start = savegame.position(tiny, tiny.data.engine.new_game("meeting"))
+    assert {k[1] for k in start.pieces} >= {"Turn 3"}
+    later = play(tiny.data.engine, "meeting", seed=1, until_turn=3)
+    pos = savegame.position(tiny, later.state)
+    assert ("Holding boxes", "Turn 3") not in pos.pieces  # 24th Panzer and 13th Tank Corps have come
+    labels = [p.traits[-1].type for placed in pos.pieces.values() for p in placed]
+    assert sum("24th Panzer" in t for t in labels) == 1
+
+
+def test_game_log_steps(tiny):
+    """A VASSAL log: the restore commands, then one token per step, each a chain of LOG commands
+    (VASSAL's Step button plays one chain): the chat line first, then the changes."""
+    from warcodex.exporters.vassal import savegame
+
+    engine = tiny.data.engine
+    before = engine.new_game("meeting")
+    after = before.snapshot()
+    uid = after.at["0305"][0]
+    after.at = {**after.at, "0305": (), "0405": (uid,)}
+    after.units[uid] = dataclasses.replace(after.units[uid], loc="0405")
+    start, moved = savegame.position(tiny, before), savegame.position(tiny, after)
+    data = zipfile.ZipFile(io.BytesIO(savegame.game_log(tiny, start, [savegame.Step("11th Panzer moves", moved)], "t")))
+    commands = decode(savegame.deobfuscate(data.read("savedGame")), savegame.ESC)
+    end = commands.index("end_save")
+    steps = commands[end + 1:]
+    assert len(steps) == 1
+    chain = decode(steps[0], savegame.ESC)
+    assert chain[0] == "LOG\tCHAT* 11th Panzer moves"
+    assert len(chain) == 2 and chain[1].startswith("LOG\tM/")  # the piece moves: a MovePiece
+    x, y = VassalHexNumbering(*tiny.plan.maps[0].hex_grid).get_location("0405")
+    assert decode(chain[1][len("LOG\tM/"):], "/")[1:4] == ["Tiny Front", str(x), str(y)]
+
+
+def test_cli_from_a_save_or_a_log(tmp_path):
+    from warcodex.cli import cli
+
+    runner = CliRunner()
+    played = runner.invoke(cli, ["play", str(TINY), "--seed", "2", "--until", "2", "--log", str(tmp_path / "g.log"),
+                                 "--save", str(tmp_path / "g.json")])
+    assert played.exit_code == 0, played.output
+    made = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.json"), "-o", str(tmp_path / "g.vsav")],
+                         catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    assert zipfile.ZipFile(tmp_path / "g.vsav").namelist() == ["savedGame", "savedata", "moduledata"]
+    made = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.log"), "-o", str(tmp_path / "w.vlog")])
+    assert made.exit_code == 0 and (tmp_path / "w.vlog").is_file() and (tmp_path / "w.vmod").is_file()
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.json"), "-o", str(tmp_path / "x.vlog")])
+    assert bad.exit_code != 0 and "is a save" in str(bad.exception)  # a UserError: warcodex.cli.main prints it
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.json"), "-o", str(tmp_path / "x.zip")])
+    assert bad.exit_code == 2 and ".vsav" in bad.output
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.log"), "-s", "nope"])
+    assert bad.exit_code == 2 and "scenario 'meeting'" in bad.output
+    assert "Traceback" not in bad.output
