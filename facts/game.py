@@ -126,6 +126,7 @@ class GameFacts:
     unit_types: list[UnitTypeFacts]
     markers: list[tuple[str, str]]  # (name, label)
     at_start: dict[str, list[PlacedUnit]]  # location -> units, in stack order
+    location_markers: dict[str, tuple[str, ...]]  # location -> the markers the set-up puts on it (control...)
     boxes: dict[str, list[PlacedUnit]]  # off-map box -> units at the start
     movements: list[Movement]  # arrivals and withdrawals, in turn order
     steps: list[PhaseStep]
@@ -245,7 +246,8 @@ def _build(engine, scenario: str) -> GameFacts:
         first_turn=first, last_turn=last, turn_order=tuple(state.turn_order),
         sides=sides, alliances=alliances, unit_types=unit_types,
         markers=[(m.name, m.header.title()) for m in game.entities("marker")],
-        at_start=at_start, boxes=boxes, movements=movements, steps=_steps(engine, state, first, end),
+        at_start=at_start, location_markers={loc: tuple(sorted(ms)) for loc, ms in state.loc_markers.items() if ms},
+        boxes=boxes, movements=movements, steps=_steps(engine, state, first, end),
         dice=_dice(game), variables=_variables(engine, state),
         provisional=[ProvisionalFacts(what, prov.note or "", node) for what, node, prov in game.provisional_items()],
         warnings=warnings)

@@ -125,6 +125,13 @@ def test_phases_of_a_scenario_whose_turns_differ(sg):
     assert by[(None, "weather_phase")].turns == later
 
 
+def test_location_markers_of_the_set_up(fall_blau):
+    # the set-up marks control of the cities and VP hexes each side holds at the start (§16.3.4)
+    markers = {m for ms in fall_blau.location_markers.values() for m in ms}
+    assert {"control_axis", "control_soviet"} <= markers
+    assert all(ms == tuple(sorted(ms)) and ms for ms in fall_blau.location_markers.values())
+
+
 def test_dice_variables_and_tables(tiny):
     assert [d.text() for d in tiny.dice] == ["d6"]
     weather = next(v for v in tiny.variables if v.name == "weather")

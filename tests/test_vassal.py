@@ -610,6 +610,23 @@ def test_other_games_export(folder, monkeypatch):
                 assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
 
 
+def test_a_location_marker_of_the_set_up_is_at_start(tmp_path):
+    """The set-up's markers on locations (control, fortifications) are placed at start, on top of
+    the location's units, or alone on their hex."""
+    import shutil
+
+    game = tmp_path / "tiny"
+    shutil.copytree(TINY, game)
+    scenarios = game / "scenarios.wcx"
+    scenarios.write_text(scenarios.read_text(encoding="utf-8").replace(
+        '    place(rifle, soviet, "0908")\n', '    place(rifle, soviet, "0908")\n    mark(loc("0908"), disrupted)\n'
+        '    mark(loc("0505"), disrupted)\n', 1), encoding="utf-8")
+    module = build_module(game)
+    assert module.data.location_markers == {"0505": ("disrupted",), "0908": ("disrupted",)}
+    stacks = {st.location: [s.entry_name for s in st.slots] for st in module.plan.maps[0].stacks}
+    assert stacks["0908"] == ["Rifle division", "Disrupted"] and stacks["0505"] == ["Disrupted"]
+
+
 # =============================================================================== saved games and logs
 def test_vassal_obfuscation_round_trip():
     """ObfuscatingOutputStream: "!VCSK", the key as two hex digits, each byte xor the key in hex."""

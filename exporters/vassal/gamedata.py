@@ -109,6 +109,7 @@ class GameData:
     markers: list[tuple[str, str]]  # marker entities: (name, label)
     palette: dict[str, list[str]]  # side -> unit type names for its palette tab
     at_start: dict[str, list[PlacedUnit]]  # location -> units (stack order)
+    location_markers: dict[str, tuple[str, ...]]  # location -> markers the set-up puts on it
     boxes: dict[str, list[PlacedUnit]]  # off-map holding box -> units at start
     box_names: list[str]  # every off-map box the rules name (the set-up's first)
     reinforcements: list[Reinforcement]
@@ -193,6 +194,7 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
         last_turn=facts.last_turn, sides=sides, unit_types=unit_types, markers=list(facts.markers),
         palette={s.name: facts.palette(s.name) for s in facts.sides},
         at_start={loc: [_placed(u) for u in units] for loc, units in facts.at_start.items()},
+        location_markers=dict(facts.location_markers),
         boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()}, box_names=facts.box_names,
         reinforcements=reinforcements, state_vars=_state_vars(facts), side_vars=_side_vars(facts),
         dice=list(facts.dice), steps=_steps(facts), board=facts.engine.board, warnings=list(facts.warnings),

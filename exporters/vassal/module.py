@@ -305,18 +305,21 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
             box_regions[box] = box_region(box_title(box), box)
     box_regions[ELIMINATED_BOX] = box_region(ELIMINATED)
 
-    # ---- at-start stacks (the scenario set-up, with markers on top of each unit stack)
+    # ---- at-start stacks (the scenario set-up: each location's units, the units' markers on top,
+    # then the location's own markers - control, fortifications - of declared markers)
     holding_stacks: list[SetupStackPlan] = []
-    for loc, units in data.at_start.items():
-        slots = []
-        for u in units:
-            slots.append(pieces.unit_slot(u.type, u.side, u.label, u.steps))
-        for u in units:
-            for m in u.markers:
-                label = next((lab for n, lab in data.markers if n == m), m)
-                slots.append(pieces.unit_marker_slot(m, label))
-        stack = SetupStackPlan(f"{location_names[loc]}: " + ", ".join(u.label for u in units), location_names[loc],
-                               slots)
+    marker_labels = dict(data.markers)
+    marked = [loc for loc in sorted(data.location_markers) if loc not in data.at_start and loc in location_names]
+    for loc in [*data.at_start, *marked]:
+        units = data.at_start.get(loc, [])
+        slots = [pieces.unit_slot(u.type, u.side, u.label, u.steps) for u in units]
+        for m in [m for u in units for m in u.markers] + list(data.location_markers.get(loc, ())):
+            if m in marker_labels or any(m in u.markers for u in units):
+                slots.append(pieces.unit_marker_slot(m, marker_labels.get(m, m)))
+        if not slots:
+            continue
+        shown = [u.label for u in units] or [marker_labels.get(m, m) for m in data.location_markers[loc]]
+        stack = SetupStackPlan(f"{location_names[loc]}: " + ", ".join(shown), location_names[loc], slots)
         (holding_stacks if loc in on_holding else main.stacks).append(stack)
 
     names = list(box_titles)

@@ -76,13 +76,13 @@ class _Pieces:
         self.units: dict[tuple[str, str, str], list] = {}  # (type, side, label) -> its Slots, module order
         self.used: Counter = Counter()  # slots of each key given out so far
         self.palette: dict[tuple[str, str], object] = {}  # (type, side) -> the palette's Slot
-        self.markers: dict[str, object] = {}
+        self.markers: dict[str, list] = {}  # marker name -> its Slots, module order
         for slot in module.plan.all_slots():
             if slot.unit is not None:
                 self.units.setdefault(slot.unit, []).append(slot)
                 self.palette.setdefault(slot.unit[:2], slot)
             elif slot.marker is not None:
-                self.markers.setdefault(slot.marker, slot)
+                self.markers.setdefault(slot.marker, []).append(slot)
         for tab in module.plan.palette:  # the palette's own slot of each type wins
             for panel in tab.panels:
                 for slot in panel.slots:
@@ -133,8 +133,14 @@ class _Pieces:
         return out, slot.gpid
 
     def marker(self, name: str) -> tuple[list[Trait], int] | None:
-        slot = self.markers.get(name)
-        return (self.expand(slot.text), slot.gpid) if slot is not None else None
+        """A marker's traits and gpid (the set-up's markers get the set-up's own slots), or None
+        when the module has no counter for it."""
+        slots = self.markers.get(name)
+        if not slots:
+            return None
+        slot = slots[self.used[("marker", name)] % len(slots)]
+        self.used[("marker", name)] += 1
+        return self.expand(slot.text), slot.gpid
 
 
 # ============================================================================ the position
@@ -163,19 +169,20 @@ def position(module: Module, state) -> Position:
         return pieces.unit(u.type, u.side, u.label, u.steps, u.max_steps)
 
     on_board: set[int] = set()
-    for loc, ids in state.at.items():  # each location's units in stack order, their markers on top
+    occupied = [loc for loc, ids in state.at.items() if ids]
+    marked = [loc for loc in sorted(state.loc_markers) if state.loc_markers[loc] and loc not in state.at
+              and loc in module.location_names]
+    for loc in occupied + marked:  # as the module's at-start stacks: units, their markers, the location's
         map_name, name = on_map(loc)
+        ids = state.at.get(loc, ())
         for uid in ids:
             put(map_name, name, unit(state.units[uid]), ("unit", uid))
             on_board.add(uid)
         for uid in ids:
             for m in sorted(state.units[uid].markers):
                 put(map_name, name, pieces.marker(m), ("unit marker", uid, m))
-    for loc, markers in sorted(state.loc_markers.items()):
-        if markers and loc in module.location_names:
-            map_name, name = on_map(loc)
-            for m in sorted(markers):
-                put(map_name, name, pieces.marker(m), ("location marker", loc, m))
+        for m in sorted(state.loc_markers.get(loc, ())):
+            put(map_name, name, pieces.marker(m), ("location marker", loc, m))
     in_play: Counter = Counter()
     for uid in sorted(state.units):
         u = state.units[uid]
