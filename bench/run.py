@@ -339,7 +339,6 @@ def breakdown(seed: int) -> list[dict]:
     from fractions import Fraction
 
     from warcodex.interpreter.builtins import b_units_at
-    from warcodex.interpreter.compiler import Frame
     from warcodex.interpreter.values import UnitRef
 
     w = fx.make_world(BOARD, seed)
@@ -350,7 +349,7 @@ def breakdown(seed: int) -> list[dict]:
     locs = w.region(0.2, 0.8)[:400]
     ref = fx.mover(w, "panzer", "axis", fx.free_hexes(w, "axis")[0])
     axis = engine.entities["axis"]
-    fr = Frame(ctx, {"u": ref, "s": axis, "origin": locs[0], "from": locs[0], "to": locs[0]})
+    origin = locs[0]
     pairs = [(a, b) for a in locs for b in engine.board.neighbors(a)][:400]
     units, at, nb = state.units, state.at, bb.neighbors
     rows = []
@@ -371,14 +370,17 @@ def breakdown(seed: int) -> list[dict]:
     def cond(fn):
         def f(h):
             touch()
-            fr.vars["to"] = h
-            fn(fr)
+            fn(ctx, ref, axis, origin, origin, h)
         return f
 
-    names = ["prohibited: count(enemy_units_at(to, u.side)) > 0", "prohibited: count(units_at(to)) >= 2"]
-    for name, fn in zip(names, mode.prohibited_at):
-        run(f"search, per hex: {name}", locs, cond(fn))
-    run("search, per hex: stop: in_enemy_zoc(to, u.side)", locs, cond(mode.stops_at[0]))
+    # each per-location condition alone, compiled as the movement mode compiles its groups
+    from warcodex.interpreter.movement import PARAMS
+    from warcodex.dsl.formatter import format_expr
+
+    for prop in mode.decl.props:
+        if prop.key in ("prohibited", "stop") and prop.value is not None and "from" not in format_expr(prop.value):
+            fn = engine.compiler.value(prop.value, PARAMS)
+            run(f"search, per hex: {prop.key}: {format_expr(prop.value)}", locs, cond(fn))
 
     def base_hex(h):
         ids = at.get(h, ())
@@ -393,12 +395,10 @@ def breakdown(seed: int) -> list[dict]:
 
     def cost_cold(p):
         engine.static_cache.clear()
-        fr.vars["from"], fr.vars["to"] = p
-        mode.cost(fr)
+        mode.cost(ctx, ref, axis, origin, p[0], p[1])
 
     def cost_hit(p):
-        fr.vars["from"], fr.vars["to"] = p
-        mode.cost(fr)
+        mode.cost(ctx, ref, axis, origin, p[0], p[1])
 
     run("search, per edge: cost move_cost(u, from, to), cold", pairs, cost_cold)
     run("search, per edge: cost move_cost(u, from, to), static-cache hit", pairs, cost_hit)

@@ -44,7 +44,8 @@ def _engine(game: str):
         from warcodex.dsl.checker import check_path
         from warcodex.interpreter.engine import Engine
 
-        gamedef, diags = check_path(ROOT / "games" / game)
+        folder = Path(game) if Path(game).is_dir() else ROOT / "games" / game
+        gamedef, diags = check_path(folder)
         if gamedef is None or diags.errors:
             raise SystemExit("\n".join(d.render() for d in diags.errors))
         _engines[game] = Engine(gamedef)
@@ -91,9 +92,16 @@ def play_one(game: str, scenario: str, seed: int, invariants: bool) -> dict:
     return result
 
 
+def default_report(game: str) -> Path:
+    """bench/selfplay-NAME.json, NAME the game folder's own name: a game given by a path (even an
+    absolute one, or with a trailing slash) never makes folders inside bench/."""
+    name = Path(game.rstrip("/\\")).name or "game"
+    return HERE / f"selfplay-{name}.json"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("game", help="a folder under games/")
+    ap.add_argument("game", help="a game folder, or the name of a folder under games/")
     ap.add_argument("--scenario", action="append", help="repeatable; default: every scenario")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=1)
@@ -126,7 +134,7 @@ def main(argv=None) -> int:
     report.update(game=args.game, seeds=args.seeds, workers=args.workers, wall_s=wall,
                   invariants=not args.no_invariants, results=results)
     show(console, report)
-    out = args.out or HERE / f"selfplay-{args.game}.json"
+    out = args.out or default_report(args.game)
     from warcodex.interpreter.saves import write_atomic
 
     write_atomic(out, json.dumps(report, indent=1, default=str))

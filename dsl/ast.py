@@ -47,7 +47,8 @@ class Header(Node):
 
 # ---------------------------------------------------------------- expressions
 class Expr(Node):
-    pass
+    # written in parentheses by the author: `fmt` keeps them (they are there for clarity)
+    parenthesized: bool = False
 
 
 class Num(Expr):
@@ -529,6 +530,116 @@ class Card(Decl):
 
 class Deck(Decl):
     cards: list[Card]
+    props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at
+
+
+# ---------------------------------------------------------------- rule tests (tests/*.wcx only)
+class TestLine(Node):
+    """A line only a rule test has (`unit`, `dice`, `expect`...): run by the rule-test runner,
+    never by the compilers of the rules (a test's other lines are rule statements)."""
+
+
+class MapFragment(Decl):
+    """`map NAME "Label" { ... }`: a board for tests, written as the statements of a .wcmap file
+    (kept as raw text; the map loader parses it). Tests start from it and may add statements."""
+
+    text: str  # the statements between the braces
+    text_span: Span | None = Field(default=None, repr=False, exclude=True)  # where `text` starts
+
+
+class TestMap(TestLine):
+    """`map NAME` (a declared fragment), `map NAME { more }` or `map { ... }`: the test's board."""
+
+    base: str | None = None
+    text: str | None = None
+    text_span: Span | None = Field(default=None, repr=False, exclude=True)
+
+
+class TestScenario(TestLine):
+    """`scenario NAME [without setup]`: the scenario whose rules, turn order and set-up apply."""
+
+    name: str
+    setup: bool = True
+
+
+class TestTurn(TestLine):
+    value: Expr
+
+
+class TestPhase(TestLine):
+    name: str
+
+
+class TestActive(TestLine):
+    value: Expr
+
+
+class TestUnit(TestLine):
+    """`unit a "Label": TYPE SIDE at LOC [steps N] [marked m, ...] [count N]`: place units (a list
+    of `count` units when given) and name them."""
+
+    var: str
+    label: str | None = None
+    type: str
+    side: str
+    at: Expr | None = None
+    box: Expr | None = None
+    steps: int | None = None
+    markers: list[str] = Field(default_factory=list)
+    count: int | None = None
+
+
+class TestDice(TestLine):
+    """`dice 3, 5, 1`: the next die rolls (replacing any not used yet)."""
+
+    rolls: list[int]
+
+
+class TestAnswer(TestLine):
+    """`answer h: "1003", none`: the answers to the next choices named `h` (`none` declines);
+    `answer v by united_states: tank`: only that side's."""
+
+    what: str
+    values: list[Expr]
+    by: Expr | None = None
+
+
+class TestSamePlayer(TestLine):
+    """`same player united_kingdom, united_states`: one player plays these sides."""
+
+    sides: list[str]
+
+
+class TestDo(TestLine):
+    """`do ACTION(param: value, ...)`: take an action as a player would (validated first)."""
+
+    call: Call
+
+
+class TestOffered(TestLine):
+    """`let o = offered h`: the options of the latest choice named `h` (none if not asked);
+    `let n = asked h`: how many times a choice named `h` was asked."""
+
+    var: str
+    what: str
+    count: bool = False
+
+
+class Expect(TestLine):
+    """`expect COND`, `expect legal ACTION(...)`, `expect illegal CALL(...) because "..."`. An
+    action given only some of its parameters: some instance with those values is legal (none is)."""
+
+    kind: Literal["true", "legal", "illegal"]
+    test: Expr | None = None
+    call: Call | None = None
+    because: str | None = None
+
+
+class Test(Decl):
+    """`test NAME "Label" §x { ... }` (or `example`): a worked example run by `warcodex test`."""
+
+    kind: Literal["test", "example"] = "test"
+    body: list[Union[TestLine, Stmt]] = Field(default_factory=list)
 
 
 class Include(Node):

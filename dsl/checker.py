@@ -47,11 +47,12 @@ INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
 
 
 # ================================================================ public API
-def check_path(path: str | Path, overlays=()) -> tuple[GameDef | None, Diagnostics]:
-    """Load a game (entry file or folder, plus overlays) and check it. Never raises for bad input."""
+def check_path(path: str | Path, overlays=(), tests: bool = False) -> tuple[GameDef | None, Diagnostics]:
+    """Load a game (entry file or folder, plus overlays; with `tests`, its tests/*.wcx files) and
+    check it. Never raises for bad input."""
     diags = Diagnostics()
     try:
-        game = load_game(path, list(overlays), diags)
+        game = load_game(path, list(overlays), diags, tests=tests)
     except DiagnosticError as exc:
         out = Diagnostics()
         out.extend(exc.diagnostics)
@@ -66,6 +67,14 @@ def check_path(path: str | Path, overlays=()) -> tuple[GameDef | None, Diagnosti
     return game, out
 
 
+def check_expression(game: GameDef, expr: ast.Expr, names: dict[str, str | None] | None = None) -> Diagnostics:
+    """Check one expression against a game (names, calls, tags, properties): a query."""
+    diags = Diagnostics()
+    checker = _Checker(game, diags)
+    checker.walker(names).expr(expr)
+    return diags
+
+
 def check_game(game: GameDef, map_loader=None, node_cache: dict | None = None) -> Diagnostics:
     """Run every semantic check on a loaded game; return all diagnostics, sorted by location.
 
@@ -75,6 +84,7 @@ def check_game(game: GameDef, map_loader=None, node_cache: dict | None = None) -
     and reused while the same object is checked again (it must not be changed in place)."""
     diags = Diagnostics()
     _Checker(game, diags, map_loader, node_cache).run()
+    diags.items = list(dict.fromkeys(diags.items))  # a test board's problem is reported once
     diags.items.sort(key=lambda d: (d.span is None, d.span.file if d.span else "",
                                     d.span.line if d.span else 0, d.span.column if d.span else 0))
     return diags
@@ -296,7 +306,7 @@ class _Checker:
         # The map comes first: place()/loc() checks need its locations.
         for family in (self.check_map, self.check_names, self.check_tables, self.check_declared_types,
                        self.check_citations, self.check_sequence, self.check_scenarios,
-                       self.check_invariants, self.check_provisional):
+                       self.check_invariants, self.check_provisional, self.check_tests):
             try:
                 family()
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other reports
@@ -422,6 +432,18 @@ class _Checker:
                     self.diags.error("E-type", f"unit '{decl.name}': `{p.key}:` must name sides, not {what}", span,
                                      hint=f"the sides are: {sides}")
 
+    DECK_PROPS = {"reshuffle_at": "the number of cards left in the draw pile at which the discards are shuffled back in"}
+
+    def _check_deck_prop(self, deck: ast.Deck, p: ast.Prop) -> None:
+        """A deck's own rules: known keys, each with a whole number (interpreter/cards.py)."""
+        if p.key not in self.DECK_PROPS:
+            self.diags.error("E-deck", f"deck '{deck.name}' has no property '{p.key}'", p.span,
+                             hint=did_you_mean(p.key, self.DECK_PROPS) or "a deck's properties: " + ", ".join(self.DECK_PROPS))
+        elif not (isinstance(p.value, ast.Num) and isinstance(p.value.value, int) and p.value.value >= 0):
+            self.diags.error("E-deck", f"deck '{deck.name}': {p.key} must be a whole number of cards (0 or more)",
+                             p.value.span if p.value is not None else p.span,
+                             hint=f"{p.key}: {self.DECK_PROPS[p.key]}")
+
     def _walk_decl(self, decl: ast.Decl) -> None:
         w = self.walker()
         if isinstance(decl, ast.Unit):
@@ -435,6 +457,9 @@ class _Checker:
                     if p.value is not None:
                         w.expr(p.value)
         elif isinstance(decl, ast.Deck):
+            for p in decl.props:
+                w.expr(p.value)
+                self._check_deck_prop(decl, p)
             for card in decl.cards:
                 self._walk_decl(card)
         elif isinstance(decl, ast.VarDecl):
@@ -693,6 +718,7 @@ class _Checker:
         must_cite = [d for d in g.names.values()
                      if isinstance(d, CITED_DECLS) or (isinstance(d, ast.Entity) and d.kind in CITED_ENTITY_KINDS)]
         must_cite += self.triggers + list(g.invariants.values()) + list(g.scenarios.values()) + self.phases()
+        must_cite += list(g.tests.values())  # a test says which sections it tests
         for decl in must_cite:
             if not decl.header.citations:
                 self.diags.error("E-no-citation", f"{_kind(decl)} '{decl.name}' cites no rulebook section",
@@ -711,7 +737,7 @@ class _Checker:
         # Every citation anywhere must be a listed section. Citations are stored without spans, so
         # the location is found by searching the owner's source text.
         reported: set[tuple] = set()
-        roots = list(g.decls) + [d for d in g.games if d not in g.decls]
+        roots = list(g.decls) + [d for d in g.games if d not in g.decls] + list(g.tests.values())
         for root in roots:
             for node in self.nodes(root):
                 if isinstance(node, ast.Decl):
@@ -821,7 +847,7 @@ class _Checker:
             self.diags.error("E-scenario", f"scenario '{s.name}' ends (last_turn {last}) before it starts "
                              f"(first_turn {first})", props["last_turn"].value.span)
 
-    def _place(self, call: ast.Call) -> None:
+    def _place(self, call: ast.Call, board=None) -> None:
         """place(TYPE, SIDE, "ID", ...): a unit type, a side, and a location of the map."""
         args = call.args
         for i, (want, ok) in enumerate((("unit type", lambda d: isinstance(d, ast.Unit)),
@@ -832,15 +858,16 @@ class _Checker:
             if decl is not None and not ok(decl):  # undefined names are reported by check_names
                 self.diags.error("E-type", f"place(): '{args[i].id}' is a {_kind(decl)}, not a {want}", args[i].span)
         if len(args) >= 3:
-            self._location_id(args[2])
+            self._location_id(args[2], board)
 
-    def _location_id(self, arg: ast.Expr) -> None:
-        if self.board is None or not isinstance(arg, ast.Str):
+    def _location_id(self, arg: ast.Expr, board=None) -> None:
+        board = board if board is not None else self.board
+        if board is None or not isinstance(arg, ast.Str):
             return
-        if arg.value not in self.board.locations:
+        if arg.value not in board.locations:
             self.diags.error("E-unknown-location", f"unknown location \"{arg.value}\"", arg.span,
-                             hint=did_you_mean(arg.value, self.board.locations)
-                             or f"the map {self.board.name!r} has no location with this id")
+                             hint=did_you_mean(arg.value, board.locations)
+                             or f"the map {board.name!r} has no location with this id")
 
     # ------------------------------------------------------------ 9: invariants
     def check_invariants(self) -> None:
@@ -883,6 +910,188 @@ class _Checker:
             self.diags.warning("W-provisional", f"map '{self.board.name}' is provisional{note}",
                                self.map_prop.span if self.map_prop else None)
 
+    # ------------------------------------------------------------ 12: rule tests (tests/*.wcx)
+    def check_tests(self) -> None:
+        g = self.game
+        if not g.tests and not g.maps:
+            return
+        from warcodex.dsl import test_boards
+
+        try:
+            parse_map = importlib.import_module("warcodex.interpreter.mapfile").parse_map_text
+        except ImportError:  # the map loader is optional for rule checking
+            return
+
+        boards: dict[int, object] = {}
+        for fragment in g.maps.values():  # every declared board loads, used or not
+            src = test_boards.board_source(fragment.name, [(fragment.text, fragment.text_span)])
+            try:
+                self._map_names(test_boards.load_board(src, parse_map), fragment.text_span.file)
+            except DiagnosticError as exc:
+                self.diags.extend(exc.diagnostics)
+        choices = self._choice_names()
+        for test in g.tests.values():
+            board = self.board
+            items = list(test.body)
+            if items and isinstance(items[0], ast.TestMap):
+                try:
+                    board = test_boards.load_board(test_boards.test_board_source(g, items[0]), parse_map)
+                    if items[0].text is not None:
+                        self._map_names(board, items[0].text_span.file)
+                except DiagnosticError as exc:
+                    if not (items[0].text is None and items[0].base in g.maps):
+                        self.diags.extend(exc.diagnostics)  # a declared board's errors are reported once
+                    board = None
+                items.pop(0)
+            if items and isinstance(items[0], ast.TestScenario):
+                sc = items.pop(0)
+                if sc.name not in g.scenarios:
+                    self.diags.error("E-undefined", f"unknown scenario '{sc.name}'", sc.span,
+                                     hint=did_you_mean(sc.name, g.scenarios) or
+                                     f"scenarios: {', '.join(g.scenarios) or 'none'}")
+            for item in items:
+                if isinstance(item, (ast.TestMap, ast.TestScenario)):
+                    word = "map" if isinstance(item, ast.TestMap) else "scenario"
+                    self.diags.error("E-test", f"`{word}` must come first in a test (`map`, then `scenario`)",
+                                     item.span, hint="the board and the scenario are where the test starts")
+            saved = self.place_calls, self.loc_calls
+            self.place_calls, self.loc_calls = [], []
+            try:
+                self._walk_test(items, board, choices)
+            finally:
+                self.place_calls, self.loc_calls = saved
+
+    def _choice_names(self) -> set[str]:
+        """The names `answer` may give: every `choose` variable and `re-roll X` of the rules."""
+        names: set[str] = set()
+        roots = list(self.game.decls) + [t for s in self.game.scenarios.values() for t in s.triggers]
+        for root in roots:
+            for node in _iter_nodes(root):
+                if isinstance(node, ast.Choose):
+                    names.add(node.var)
+                elif isinstance(node, ast.Reroll):
+                    names.add(f"re-roll {node.var}")
+        return names
+
+    def _walk_test(self, items: list, board, choices: set[str]) -> None:
+        g = self.game
+        w = self.walker()
+        phases = {p.name for p in self.phases()}
+        for item in items:
+            if isinstance(item, (ast.TestMap, ast.TestScenario)):
+                continue
+            if isinstance(item, ast.TestTurn):
+                w.expr(item.value)
+            elif isinstance(item, ast.TestActive):
+                w.expr(item.value)
+            elif isinstance(item, ast.TestPhase):
+                if item.name not in phases:
+                    self.diags.error("E-undefined", f"unknown phase '{item.name}'", _find(item.span, _word(item.name)),
+                                     hint=did_you_mean(item.name, phases) or f"phases: {', '.join(sorted(phases))}")
+            elif isinstance(item, ast.TestUnit):
+                self._test_unit(item, w, board)
+            elif isinstance(item, ast.TestDice):
+                for r in item.rolls:
+                    if r < 1:
+                        self.diags.error("E-test", f"a die roll is at least 1, not {r}", item.span)
+            elif isinstance(item, ast.TestAnswer):
+                for v in item.values:
+                    w.expr(v)
+                if item.by is not None:
+                    w.expr(item.by)
+                if item.what not in choices:
+                    self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
+                                     hint=did_you_mean(item.what, choices)
+                                     or "answer the name a `choose` binds (choose h from ...: answer h: ...)")
+            elif isinstance(item, ast.TestSamePlayer):
+                sides = {d.name for d in g.sides}
+                for name in item.sides:
+                    if name not in sides:
+                        self.diags.error("E-undefined", f"unknown side '{name}'", _find(item.span, _word(name)),
+                                         hint=did_you_mean(name, sides))
+            elif isinstance(item, ast.TestDo):
+                self._test_call(item.call, w, actions_only=True)
+            elif isinstance(item, ast.TestOffered):
+                if item.what not in choices:
+                    self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
+                                     hint=did_you_mean(item.what, choices))
+                w.locals[item.var] = "int" if item.count else "list"
+            elif isinstance(item, ast.Expect):
+                if item.kind == "true":
+                    w.cond(item.test)
+                else:
+                    self._test_call(item.call, w, actions_only=item.kind == "legal", partial=True)
+                    decl = g.names.get(item.call.func)
+                    given = len(item.call.args) + len(item.call.kwargs)
+                    if item.because and isinstance(decl, ast.Action) and given < len(decl.params):
+                        self.diags.error("E-test", "`because` needs the whole action: with some parameters left "
+                                         "out, no single refusal says why", item.span,
+                                         hint="give every parameter, or leave out `because`")
+            else:
+                w.stmt(item)
+        for call in self.place_calls:
+            self._place(call, board)
+        for call in self.loc_calls:
+            if call.args:
+                self._location_id(call.args[0], board)
+
+    def _test_unit(self, u: ast.TestUnit, w: "_Walker", board) -> None:
+        g = self.game
+        for name, want, ok in ((u.type, "unit type", lambda d: isinstance(d, ast.Unit)),
+                               (u.side, "side", lambda d: isinstance(d, ast.Entity) and d.kind == "side")):
+            decl = g.names.get(name)
+            if decl is None or not ok(decl):
+                known = [n for n, d in g.names.items() if ok(d)]
+                message = f"'{name}' is a {_kind(decl)}, not a {want}" if decl is not None else f"unknown {want} '{name}'"
+                self.diags.error("E-undefined" if decl is None else "E-type", message, _find(u.span, _word(name)),
+                                 hint=did_you_mean(name, known))
+        if u.at is not None:
+            w.expr(u.at)
+            self._location_id(u.at, board)
+        if u.box is not None:
+            w.expr(u.box)
+        markers = {m.name for m in g.entities("marker")}
+        for m in u.markers:
+            if m not in markers:
+                self.diags.error("E-undefined", f"unknown marker '{m}'", _find(u.span, _word(m), last=True),
+                                 hint=did_you_mean(m, markers))
+        w.locals[u.var] = "list" if u.count else "unit"
+
+    def _test_call(self, call: ast.Call, w: "_Walker", actions_only: bool, partial: bool = False) -> None:
+        """`do A(...)`, `expect legal A(...)`: an action with its parameters (by name, or in
+        order); `expect illegal X(...)`: an action or a procedure (what the engine refuses)."""
+        g = self.game
+        decl = g.names.get(call.func)
+        for a in list(call.args) + list(call.kwargs.values()):
+            w.expr(a)
+        if isinstance(decl, ast.Action):
+            params = [p.name for p in decl.params]
+            for key in call.kwargs:
+                if key not in params:
+                    self.diags.error("E-undefined", f"action '{call.func}' has no parameter '{key}'",
+                                     _find(call.span, _word(key)),
+                                     hint=did_you_mean(key, params) or f"its parameters: {', '.join(params) or 'none'}")
+            given = params[:len(call.args)] + list(call.kwargs)
+            missing = [p for p in params if p not in given]
+            if len(call.args) > len(params):
+                self.diags.error("E-arity", f"action '{call.func}' has {_plural(len(params), 'parameter')}, "
+                                 f"but {len(call.args)} are given", call.span)
+            elif missing and not partial:
+                self.diags.error("E-arity", f"action '{call.func}' needs {', '.join(missing)}", call.span,
+                                 hint=f"write: {call.func}({', '.join(p + ': ...' for p in params)})")
+            return
+        if not actions_only and isinstance(decl, ast.Procedure):
+            if call.kwargs:
+                self.diags.error("E-syntax", f"procedure '{call.func}' takes its arguments in order, not by name",
+                                 call.span)
+            elif len(call.args) != len(decl.params):
+                w.arity(call, f"procedure '{call.func}'", len(decl.params), len(decl.params), len(call.args))
+            return
+        actions = [n for n, d in g.names.items() if isinstance(d, ast.Action)]
+        want = "an action" if actions_only else "an action or a procedure"
+        message = f"'{call.func}' is a {_kind(decl)}, not {want}" if decl is not None else f"unknown action '{call.func}'"
+        self.diags.error("E-undefined", message, call.span, hint=did_you_mean(call.func, actions))
+
     # ------------------------------------------------------------ 11: the map
     def check_map(self) -> None:
         if not self.game.games:
@@ -912,6 +1121,10 @@ class _Checker:
         self.diags.extend(warnings.items)
         self.board = board
         self._map_names(board, str(path))
+        for number, span, _what in getattr(board, "citations", ()):  # `§5.5.2` after a map statement
+            if number not in self.game.sections:
+                self.diags.error("E-unknown-section", f"unknown section §{number}", span,
+                                 hint=self._section_hint(number))
 
     def _map_names(self, board, map_file: str) -> None:
         """Names the map uses must be declared by the rules, or `terrain(h) is X` can never match."""
@@ -959,7 +1172,8 @@ class _Walker:
         self.free = free
 
     def defined(self, name: str) -> bool:
-        return name in self.locals or name in self.c.globals
+        # `DR2`: a result code with its number, the way a table cell holds it
+        return name in self.locals or name in self.c.globals or resolve_code(self.game, name) is not None
 
     # ------------------------------------------------------------ statements
     def body(self, stmts: list[ast.Stmt]) -> None:

@@ -22,6 +22,7 @@ class SectionCoverage:
     note: str | None = None
     cited_by: list[str] = field(default_factory=list)
     depth: int = 0
+    tested_by: list[str] = field(default_factory=list)  # rule tests citing it (tests/*.wcx)
 
 
 def citing_constructs(game: GameDef) -> dict[str, list[str]]:
@@ -38,9 +39,7 @@ def citing_constructs(game: GameDef) -> dict[str, list[str]]:
         if isinstance(node, ast.Modifier):
             add(node.citations, f"{owner}: modifier '{node.label or node.op}'")
         elif isinstance(node, (ast.Require, ast.Choose, ast.Beyond, ast.ActionParam, ast.Prop)) and getattr(node, "citations", None):
-            kind = type(node).__name__.lower().replace("actionparam", "parameter")
-            label = getattr(node, "key", None) or getattr(node, "name", None) or getattr(node, "message", None) or ""
-            add(node.citations, f"{owner}: {kind} {label}".rstrip())
+            add(node.citations, f"{owner}: {_describe(node)}".rstrip())
         elif isinstance(node, ast.Step):
             add(node.citations, f"{owner}: step '{node.label}'")
         elif isinstance(node, ast.Reroll):
@@ -66,12 +65,44 @@ def citing_constructs(game: GameDef) -> dict[str, list[str]]:
     return found
 
 
+def _describe(node) -> str:
+    """A rule inside a declaration, in words (never a raw Python object)."""
+    if isinstance(node, ast.Beyond):
+        what = {"use": f"use {node.use.text()}" if node.use else "use", "illegal": "illegal",
+                "result": f"result {node.cell.text()}" if node.cell else "result"}[node.action]
+        return f"beyond {node.direction} {node.key.text()} {what}"
+    if isinstance(node, ast.Choose):
+        return f"choose {node.var}"
+    if isinstance(node, ast.ActionParam):
+        return f"parameter {node.name}"
+    if isinstance(node, ast.Prop):
+        return f"prop {node.key}"
+    return f"require {node.message or ''}".rstrip()
+
+
 def _parent(number: str) -> str | None:
     return number.rsplit(".", 1)[0] if "." in number else None
 
 
-def coverage(game: GameDef) -> list[SectionCoverage]:
+def tests_citing(tests) -> dict[str, list[str]]:
+    """Section number -> names of the rule tests that cite it."""
+    found: dict[str, list[str]] = {}
+    for test in tests:
+        for c in test.header.citations:
+            found.setdefault(c, []).append(test.name)
+    return found
+
+
+def coverage(game: GameDef, tests=(), board=None) -> list[SectionCoverage]:
+    """The coverage of the game's rules (declarations of its tests folder never count: load the
+    game without tests); `tests`, the game's rule tests, fill the "tested" column; `board`, the
+    loaded map, adds the sections its statements cite."""
     cites = citing_constructs(game)
+    for number, _span, what in getattr(board, "citations", ()):
+        listed = cites.setdefault(number, [])
+        if f"map: {what}" not in listed:
+            listed.append(f"map: {what}")
+    tested = tests_citing(tests)
     entries = list(game.sections.values())
     children: dict[str, list[str]] = {}
     for e in entries:
@@ -85,7 +116,8 @@ def coverage(game: GameDef) -> list[SectionCoverage]:
             return result[number]
         e = game.sections[number]
         depth = number.count(".")
-        cov = SectionCoverage(number, e.title, "not_encoded", e.note, cites.get(number, []), depth)
+        cov = SectionCoverage(number, e.title, "not_encoded", e.note, cites.get(number, []), depth,
+                              tested.get(number, []))
         kids = [status_of(k) for k in children.get(number, [])]
         if e.status:
             cov.status = e.status
@@ -114,6 +146,11 @@ def summary(report: list[SectionCoverage]) -> dict[str, int]:
     for c in report:
         out[c.status] += 1
     return out
+
+
+def tested_count(report: list[SectionCoverage]) -> int:
+    """How many sections at least one rule test cites."""
+    return sum(1 for c in report if c.tested_by)
 
 
 def unknown_citations(game: GameDef) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jinja2 import Environment, select_autoescape
 
-from warcodex.dsl.coverage import SectionCoverage, summary
+from warcodex.dsl.coverage import SectionCoverage, summary, tested_count
 from warcodex.dsl.model import GameDef
 
 _TEMPLATE = """<!doctype html>
@@ -19,11 +19,12 @@ _TEMPLATE = """<!doctype html>
  .sum span { margin-right: 1.5em; }
 </style></head><body>
 <h1>Rules coverage: {{ title }}</h1>
-<p class="sum">{% for k, v in counts.items() %}<span class="{{ k }}">{{ v }} {{ k.replace('_', ' ') }}</span>{% endfor %}</p>
-<table><thead><tr><th>§</th><th>Section</th><th>Status</th><th>Encoded by / note</th></tr></thead><tbody>
+<p class="sum">{% for k, v in counts.items() %}<span class="{{ k }}">{{ v }} {{ k.replace('_', ' ') }}</span>{% endfor %}<span>{{ tested }} tested</span></p>
+<table><thead><tr><th>§</th><th>Section</th><th>Status</th><th>Tested</th><th>Encoded by / note</th></tr></thead><tbody>
 {% for c in report %}<tr id="s{{ c.number }}">
  <td>§{{ c.number }}</td><td style="padding-left: {{ 8 + 16 * c.depth }}px">{{ c.title }}</td>
  <td class="{{ c.status }}">{{ c.status.replace('_', ' ') }}</td>
+ <td class="cites">{{ c.tested_by | join(', ') }}</td>
  <td>{% if c.note %}<div>{{ c.note }}</div>{% endif %}<div class="cites">{{ c.cited_by | join('; ') }}</div></td>
 </tr>{% endfor %}
 </tbody></table></body></html>
@@ -33,4 +34,5 @@ _env = Environment(autoescape=select_autoescape(default=True))
 
 
 def render_html(game: GameDef, report: list[SectionCoverage]) -> str:
-    return _env.from_string(_TEMPLATE).render(title=game.game.header.title(), report=report, counts=summary(report))
+    return _env.from_string(_TEMPLATE).render(title=game.game.header.title(), report=report, counts=summary(report),
+                                              tested=tested_count(report))

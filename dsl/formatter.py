@@ -23,6 +23,8 @@ Canonical layout
   scenario properties, `setup`, triggers, overrides; unit properties, then `at steps` blocks;
 * long `function` bodies and long `where` clauses (of `choose` and action params) are broken
   before each top-level `and`/`or`; other long expressions stay on one line;
+* parentheses the author wrote around an operation inside another one are kept (`(a and b) or c`
+  stays so, for clarity); others go, and parentheses are added only where the meaning needs them;
 * strings are re-escaped (``\\"``, ``\\\\``, ``\\n``, ``\\t``, ``\\r``, ``\\xNN`` for other control
   characters); decimals keep their point (``2.0``); a string-quoted table key is written bare
   when it is a plain name that is not a keyword of the language.
@@ -72,6 +74,8 @@ KEYWORDS = frozenset("""
     allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
+    test example map turn active dice answer expect legal marked count because without box offered asked same
+    player
 """.split())
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -110,7 +114,14 @@ def _level(e: ast.Expr) -> int:
 
 def _expr(e: ast.Expr, need: int) -> str:
     text = _expr_text(e)
-    return f"({text})" if _level(e) < need else text
+    return f"({text})" if _level(e) < need or _kept_parentheses(e, need) else text
+
+
+def _kept_parentheses(e: ast.Expr, need: int) -> bool:
+    """Parentheses the author wrote around an operation inside another one (`(a and b) or c`,
+    `a == (b + c)`) are kept: they are there for clarity. Those around a name, a call or a whole
+    argument, item or condition group nothing and go."""
+    return e.parenthesized and need > _EXPR and _level(e) < _POSTFIX
 
 
 def _args(args: list[ast.Expr], kwargs: dict[str, ast.Expr] | None = None) -> str:
@@ -285,11 +296,11 @@ def _fits(line: str) -> bool:
 
 def _flatten_chain(e: ast.Expr) -> tuple[str, list[str]] | None:
     """`a and b and c` -> ("and", ["a", "b", "c"]); None if `e` is not an and/or chain."""
-    if not isinstance(e, (ast.And, ast.Or)):
+    if not isinstance(e, (ast.And, ast.Or)) or e.parenthesized:
         return None
     cls, word, lvl = (ast.And, "and", _AND) if isinstance(e, ast.And) else (ast.Or, "or", _OR)
     rights = []
-    while isinstance(e, cls):
+    while isinstance(e, cls) and not e.parenthesized:
         rights.append(e.right)
         e = e.left
     rights.reverse()
@@ -550,12 +561,77 @@ class _Layout:
 
     def _deck(self, d: ast.Deck, ind: str) -> list[str]:
         inner: list[str] = []
+        for p in d.props:
+            inner += _prop_lines(p, ind + INDENT)
         for c in d.cards:
             inner += self.decl(c, ind + INDENT)
         return self._body(f"deck {d.name}{_header_meta(d.header)}", inner, ind)
 
     def _card(self, d: ast.Card, ind: str) -> list[str]:
         return self._props_block(f"card {d.name}{_header_meta(d.header)}", d.props, ind, required=False)
+
+    # -- rule tests (tests/*.wcx); map bodies are kept exactly as written
+    def _mapfragment(self, d: ast.MapFragment, ind: str) -> list[str]:
+        label = f" {quote(d.header.label)}" if d.header.label else ""
+        return f"{ind}map {d.name}{label} {{{d.text}}}".split("\n")
+
+    # comments inside the test being laid out: a test reads like a worked example, so its comment
+    # lines stay with the line they precede (set by format_module)
+    inner_comments: list[tuple[int, str]] = []
+
+    def _test(self, d: ast.Test, ind: str) -> list[str]:
+        pending = sorted(self.inner_comments)
+        self.inner_comments = []
+        inner: list[str] = []
+        for s in d.body:
+            while pending and s.span is not None and pending[0][0] < _start(s):
+                inner.append(ind + INDENT + pending.pop(0)[1])
+            inner += self.stmt(s, ind + INDENT)
+        inner += [ind + INDENT + text for _, text in pending]
+        return self._body(f"{d.kind} {d.name}{_header_meta(d.header)}", inner, ind)
+
+    def _test_line(self, s: ast.Stmt) -> str | None:
+        if isinstance(s, ast.TestMap):
+            name = f" {s.base}" if s.base else ""
+            return f"map{name}" + (f" {{{s.text}}}" if s.text is not None else "")
+        if isinstance(s, ast.TestScenario):
+            return f"scenario {s.name}" + ("" if s.setup else " without setup")
+        if isinstance(s, ast.TestTurn):
+            return f"turn {format_expr(s.value)}"
+        if isinstance(s, ast.TestPhase):
+            return f"phase {s.name}"
+        if isinstance(s, ast.TestActive):
+            return f"active {format_expr(s.value)}"
+        if isinstance(s, ast.TestUnit):
+            label = f" {quote(s.label)}" if s.label is not None else ""
+            where = f"at {format_expr(s.at)}" if s.at is not None else f"in box {format_expr(s.box)}"
+            text = f"unit {s.var}{label}: {s.type} {s.side} {where}"
+            if s.steps is not None:
+                text += f" steps {s.steps}"
+            if s.markers:
+                text += " marked " + ", ".join(s.markers)
+            if s.count is not None:
+                text += f" count {s.count}"
+            return text
+        if isinstance(s, ast.TestDice):
+            return "dice " + ", ".join(map(str, s.rolls))
+        if isinstance(s, ast.TestAnswer):
+            what = s.what if _NAME_RE.match(s.what) and s.what not in KEYWORDS else quote(s.what)
+            by = f" by {format_expr(s.by)}" if s.by is not None else ""
+            return f"answer {what}{by}: " + ", ".join(format_expr(v) for v in s.values)
+        if isinstance(s, ast.TestSamePlayer):
+            return "same player " + ", ".join(s.sides)
+        if isinstance(s, ast.TestDo):
+            return f"do {format_expr(s.call)}"
+        if isinstance(s, ast.TestOffered):
+            what = s.what if _NAME_RE.match(s.what) and s.what not in KEYWORDS else quote(s.what)
+            return f"let {s.var} = {'asked' if s.count else 'offered'} {what}"
+        if isinstance(s, ast.Expect):
+            if s.kind == "true":
+                return f"expect {format_expr(s.test)}"
+            because = f" because {quote(s.because)}" if s.because is not None else ""
+            return f"expect {s.kind} {format_expr(s.call)}{because}"
+        return None
 
     # -- statements
     def stmts(self, body: list[ast.Stmt], ind: str) -> list[str]:
@@ -580,6 +656,9 @@ class _Layout:
         return self._body(head, self.stmts(body, ind + INDENT), ind)
 
     def stmt(self, s: ast.Stmt, ind: str) -> list[str]:
+        test_line = self._test_line(s)
+        if test_line is not None:
+            return f"{ind}{test_line}".split("\n")
         if isinstance(s, ast.If):
             return self._if(s, ind)
         if isinstance(s, ast.For):
@@ -700,6 +779,30 @@ def scan_comments(text: str) -> list[tuple[int, str]]:
     return found
 
 
+def _comments_outside_maps(text: str, module: ast.Module) -> list[tuple[int, str]]:
+    """The comments of a file, except those inside map bodies (raw map text, kept as written)."""
+    regions = []
+    for decl in module.decls:
+        nodes = [decl] if isinstance(decl, ast.MapFragment) else []
+        if isinstance(decl, ast.Test):
+            nodes += [s for s in decl.body if isinstance(s, ast.TestMap) and s.text is not None]
+        regions += [n.span for n in nodes if n.span is not None and n.span.end_line is not None]
+    if not regions:
+        return scan_comments(text)
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    chars = list(text)
+    for span in regions:
+        begin = starts[span.line - 1] + span.column - 1
+        end = starts[span.end_line - 1] + span.end_column - 1
+        for i in range(begin, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return scan_comments("".join(chars))
+
+
 def _start(node: ast.Node) -> int:
     return node.span.line if node.span is not None else 0
 
@@ -752,7 +855,11 @@ def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = N
             para.append(f"include {quote(inc.path)}")
         paragraphs.append(para)
     for decl in module.decls:
-        paragraphs.append(_comment_lines(_start(decl), attached[id(decl)]) + layout.decl(decl))
+        comments_of = attached[id(decl)]
+        if isinstance(decl, ast.Test):
+            layout.inner_comments = [c for c in comments_of if c[0] >= _start(decl)]
+            comments_of = [c for c in comments_of if c[0] < _start(decl)]
+        paragraphs.append(_comment_lines(_start(decl), comments_of) + layout.decl(decl))
     if trailing:
         para = []
         for i, (line, text) in enumerate(trailing):
@@ -769,7 +876,9 @@ def dump_ast(node):
     """A plain, span-free dump that names each node's class (so `a and b` and `a or b` differ,
     unlike `model_dump()`, which writes an `Expr` field by its declared type, as `{}`)."""
     if isinstance(node, ast.Node):
-        return (type(node).__name__, {name: dump_ast(getattr(node, name)) for name in type(node).model_fields if name != "span"})
+        # spans and the author's parentheses are layout, not meaning
+        return (type(node).__name__, {name: dump_ast(getattr(node, name)) for name in type(node).model_fields
+                                      if name not in ("span", "parenthesized") and not name.endswith("_span")})
     if isinstance(node, (list, tuple)):
         return [dump_ast(x) for x in node]
     if isinstance(node, dict):
@@ -788,7 +897,7 @@ def format_text(text: str, path: str = "<text>") -> str:
 
     text = text.replace("\r\n", "\n")
     module = parse_text(text, path)
-    comments = scan_comments(text)
+    comments = _comments_outside_maps(text, module)
     out = format_module(module, comments)
     _verify(module, comments, out, path)
     return out
@@ -810,7 +919,7 @@ def _verify(module: ast.Module, comments: list[tuple[int, str]], out: str, path:
         raise DiagnosticError([Diagnostic(
             Severity.ERROR, "E-format", "formatting would change the meaning of this file; it is left as it is",
             where, hint)])
-    if sorted(c for _, c in scan_comments(out)) != sorted(c for _, c in comments):
+    if sorted(c for _, c in _comments_outside_maps(out, again)) != sorted(c for _, c in comments):
         raise DiagnosticError([Diagnostic(
             Severity.ERROR, "E-format", "formatting would lose a comment; the file is left as it is", where, hint)])
 

@@ -64,7 +64,7 @@ _END = r"(?![A-Za-z0-9_])"  # the end of a word (the grammar's keyword boundary)
 
 # Declaration kinds, grouped by what the declared name is.
 _DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option",
-               "unit", "scenario", "invariant", "deck", "card", "phase")
+               "unit", "scenario", "invariant", "deck", "card", "phase", "test", "example", "map")
 _DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement")
 _DECL_VAR = ("var", "side_var", "unit_var", "location_var")
 # Declarations without a name of their own.
@@ -81,6 +81,9 @@ _KEYWORDS = (
     "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
     "at", "steps", "allow", "limit", "until", "when", "setup", "on",
+    # rule tests (tests/*.wcx)
+    "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered", "asked", "same",
+    "player", "turn", "active", "count",  # also built-in names: those rules come first (below)
     # sections: how far a section is encoded
     "partial", "not_encoded", "not_applicable",
 )
@@ -161,6 +164,9 @@ class WarcodexLexer(RegexLexer):
             (words(_PROVENANCE, suffix=_END), Provenance),
             (words(_CONSTANTS, suffix=_END), Keyword.Constant),
             (words(_OPERATOR_WORDS, suffix=_END), Operator.Word),
+            # `turn`, `active` (rule tests' lines too) read as the built-in values; `count(` as the call
+            (words(_BUILTIN_CONSTANTS, suffix=_END), Name.Builtin.Pseudo),
+            (rf"count(?=[ \t]*\()", Name.Builtin),
             (words(_KEYWORDS, suffix=_END), Keyword),
             (words(_BUILTIN_FUNCS, suffix=_END), Name.Builtin),
             (words(_BUILTIN_EVENTS, suffix=_END), Name.Builtin),

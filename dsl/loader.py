@@ -4,6 +4,9 @@ Layout of a game folder (`games/NAME/`):
   game.wcx        the entry file; `include "x.wcx"` pulls in the others, in order
   overlay.wcx     optional: loaded last if present, for a user's own published values
   *.wcmap         maps, named by the game's `map:` property
+  tests/*.wcx     rule tests (`test` blocks, test boards, test-only units...), loaded only with
+                  `tests=True` (`warcodex test`): never part of the game a player loads, its
+                  exports or its fingerprint (docs/testing-rules.md)
 
 Names share one namespace. Declaring a name twice is an error, unless the later declaration is
 written `override ...`: then the parts it gives replace the earlier ones (properties by key, table
@@ -24,6 +27,23 @@ from warcodex.dsl.parser import parse_text
 
 ENTRY_FILE = "game.wcx"
 OVERLAY_FILE = "overlay.wcx"
+TESTS_DIR = "tests"
+
+
+def test_files(root: Path) -> list[Path]:
+    """The rule-test files of a game folder: tests/*.wcx, in name order."""
+    folder = Path(root) / TESTS_DIR
+    return sorted(folder.glob("*.wcx")) if folder.is_dir() else []
+
+
+def in_tests_folder(file: str | Path, root: Path) -> bool:
+    """True for a file under the game's tests/ folder (a test file, or one a test file includes)."""
+    try:
+        return Path(file).resolve().is_relative_to((Path(root) / TESTS_DIR).resolve())
+    except (OSError, ValueError):
+        return False
+
+
 
 
 def fingerprint(sources: dict[str, str], root: Path) -> str:
@@ -57,8 +77,10 @@ def _parse_cached(text: str, path: str) -> ast.Module:
 
 
 def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
-                 sources: dict[str, str] | None = None, read=_read_file, parse=_parse_cached) -> list[ast.Module]:
-    """Parse the entry file, its includes (depth first, each once) and overlays, in order.
+                 sources: dict[str, str] | None = None, read=_read_file, parse=_parse_cached,
+                 tests: bool = False) -> list[ast.Module]:
+    """Parse the entry file, its includes (depth first, each once), the rule-test files (with
+    `tests`) and overlays, in order.
 
     `read(path) -> text` and `parse(text, path) -> Module` default to the disk and the parse cache;
     the language server passes its own, to read unsaved editor buffers and keep parse trees."""
@@ -104,6 +126,14 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
             visit(file.parent / inc.path, inc.span, stack + (resolved,))
 
     visit(entry, None, ())
+    for module in modules:  # the game's own files: a rules file may not pull in the tests
+        if root.is_dir() and in_tests_folder(module.path, root):
+            diags.error("E-include", f"the rules include {module.path}, a file of the {TESTS_DIR}/ folder",
+                        Span(module.path, 1, 1),
+                        hint=f"{TESTS_DIR}/ is loaded only by `warcodex test`; move rules out of it")
+    if tests and root.is_dir():
+        for file in test_files(root):
+            visit(file, None, ())
     extra = list(overlays)
     if root.is_dir() and (root / OVERLAY_FILE).exists():
         extra.insert(0, root / OVERLAY_FILE)
@@ -112,28 +142,41 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
     return modules
 
 
-def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None) -> GameDef:
+def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
+              tests: bool = False) -> GameDef:
     """Load and merge a game. Syntax and merge errors raise DiagnosticError (all found at once).
+    With `tests`, the game's tests/*.wcx files too (their declarations join the game, their
+    `test` blocks and boards go to `game.tests` and `game.maps`); the fingerprint is the game's.
 
     Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
     diags = diags if diags is not None else Diagnostics()
     sources: dict[str, str] = {}
-    modules = load_modules(path, overlays, diags, sources)
-    game = build_game(path, modules, sources, diags)
+    modules = load_modules(path, overlays, diags, sources, tests=tests)
+    game = build_game(path, modules, sources, diags, tests=tests)
     diags.raise_if_errors()
     game.diagnostics = diags
     return game
 
 
-def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, str], diags: Diagnostics) -> GameDef:
+def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, str], diags: Diagnostics,
+               tests: bool = False) -> GameDef:
     """Merge parsed modules into a GameDef, reporting merge errors into `diags` (never raising).
+    `test` blocks and test boards are accepted only from the tests/ folder, when `tests`.
 
     `override` declarations change the declarations they override in place."""
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
-    game.fingerprint = fingerprint(sources, game.root)
+    game.test_files = {f for f in sources if in_tests_folder(f, game.root)} if tests else set()
+    game.fingerprint = fingerprint({k: v for k, v in sources.items() if k not in game.test_files}, game.root)
     for module in modules:
+        in_tests = module.path in game.test_files
         for decl in module.decls:
+            if isinstance(decl, (ast.Test, ast.MapFragment)) and not in_tests:
+                what = "a test" if isinstance(decl, ast.Test) else "a test board (`map` declaration)"
+                diags.error("E-test-location", f"{what} in a rules file: tests live in the game's "
+                            f"{TESTS_DIR}/ folder", decl.header.span,
+                            hint=f"move it to {TESTS_DIR}/NAME.wcx: a player's game never loads the tests")
+                continue
             game.add(decl, diags)
     if not game.games and not diags.errors:
         diags.error("E-no-game", "no `game` declaration found", Span(str(find_entry(root)), 1, 1),

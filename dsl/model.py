@@ -24,6 +24,10 @@ class GameDef:
         self.scenarios: dict[str, ast.Scenario] = {}
         self.invariants: dict[str, ast.Invariant] = {}
         self.decls: list[ast.Decl] = []  # in load order, for coverage and formatting
+        # rule tests (tests/*.wcx, loaded with tests=True): never part of the game played
+        self.tests: dict[str, ast.Test] = {}
+        self.maps: dict[str, ast.MapFragment] = {}
+        self.test_files: set[str] = set()
         self.diagnostics = Diagnostics()
         self.fingerprint = ""  # hash of the rules files (set by the loader)
 
@@ -55,6 +59,12 @@ class GameDef:
             self._add_named(self.scenarios, decl, diags, "scenario")
         elif isinstance(decl, ast.Invariant):
             self._add_named(self.invariants, decl, diags, "invariant")
+        elif isinstance(decl, ast.Test):
+            self._add_named(self.tests, decl, diags, "test")
+            return  # not a rule: coverage, aids and formatting of the rules never see it
+        elif isinstance(decl, ast.MapFragment):
+            self._add_named(self.maps, decl, diags, "map")
+            return
         else:
             self._add_named(self.names, decl, diags, "name")
             if isinstance(decl, ast.Deck):
@@ -84,16 +94,34 @@ class GameDef:
     def for_scenario(self, name: str) -> "GameDef":
         """The rules as they stand in one scenario: a copy with the scenario's `override`
         declarations (its special rules) merged over the base rules. The base is unchanged."""
-        import copy
-
         scenario = self.scenarios[name]
         if not scenario.overrides:
             return self
-        derived = copy.deepcopy(self)
+        cache = self.__dict__.pop("_by_scenario", {})  # derived once: engines on other boards share it
+        try:
+            if name not in cache:
+                cache[name] = self._derive(scenario)
+            return cache[name]
+        finally:
+            self.__dict__["_by_scenario"] = cache
+
+    def _derive(self, scenario: ast.Scenario) -> "GameDef":
+        import copy
+
+        # new indexes over the same declarations; only those an override changes in place (and
+        # the game's, whose properties merge) are copied first, so the base keeps its own
+        derived = copy.copy(self)
+        derived.games = [copy.deepcopy(g) for g in self.games]
+        derived.sections, derived.names = dict(self.sections), dict(self.names)
+        derived.scenarios, derived.invariants = dict(self.scenarios), dict(self.invariants)
+        derived.triggers, derived.decls = list(self.triggers), list(self.decls)
         diags = Diagnostics()
-        for decl in derived.scenarios[name].overrides:
+        for decl in scenario.overrides:
             decl = copy.deepcopy(decl)
             decl.override = True
+            for table in (derived.names, derived.scenarios, derived.invariants):
+                if table.get(decl.name) is not None and not isinstance(decl, (ast.Game, ast.Sequence, ast.Trigger, ast.Sections)):
+                    table[decl.name] = copy.deepcopy(table[decl.name])
             derived.add(decl, diags)
         diags.raise_if_errors()
         return derived
@@ -142,6 +170,16 @@ class GameDef:
             for m in getattr(decl, "modifiers", []) or []:
                 if m.provenance is not None and m.provenance.kind == "provisional":
                     found.append((f"modifier '{m.label}' of {decl.name}", m, m.provenance))
+            for sv in getattr(decl, "step_values", []) or []:  # a counter's other side
+                for p in sv.props:
+                    if p.provenance is not None and p.provenance.kind == "provisional":
+                        found.append((f"{_kind(decl)} {decl.name}.{p.key} at {sv.steps} step(s)", p, p.provenance))
+            for card in getattr(decl, "cards", []) or []:  # a deck's cards
+                if card.header.provenance is not None and card.header.provenance.kind == "provisional":
+                    found.append((f"card {card.name}", card, card.header.provenance))
+                for p in card.props:
+                    if p.provenance is not None and p.provenance.kind == "provisional":
+                        found.append((f"card {card.name}.{p.key}", p, p.provenance))
         return found
 
 

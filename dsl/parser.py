@@ -7,6 +7,7 @@ diagnostics that say what was expected in words, never a Lark traceback.
 from __future__ import annotations
 
 import functools
+import re
 from fractions import Fraction
 from importlib import resources
 
@@ -66,6 +67,9 @@ _TERMINAL_WORDS = {
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='",
     "SIGNED_INT": "a signed number", "DECIMAL": "a decimal number", "VBAR": "'|'", "SLASH": "'/'",
     "PROVENANCE": "a provenance (provisional, rulebook, player_aid)", "$END": "end of file",
+    "MOD_OP": "a modifier operation (+, -, *, /, =, at_most, at_least)", "ASSIGN_OP": "'=', '+=' or '-='",
+    "COMP_OP": "a comparison (==, !=, <, <=, >, >=)", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'",
+    "MAP_TEXT": "a map in braces: map NAME { ... }", "WS": "a blank", "COMMENT": "a comment",
 }
 
 
@@ -79,7 +83,13 @@ def _describe(expected: set[str]) -> str:
         elif term.isupper():
             pattern = grammar_parser().get_terminal(term).pattern
             value = getattr(pattern, "value", None)
-            words.append(f"'{value}'" if isinstance(value, str) and pattern.type == "str" else term.lower().replace("_", " "))
+            alternatives = re.match(r"\(([A-Za-z_|]+)\)\(\?!", value) if isinstance(value, str) else None
+            if isinstance(value, str) and pattern.type == "str":
+                words.append(f"'{value}'")
+            elif alternatives:  # a keyword family (above|below|from|upto): its words, never the terminal's name
+                words.extend(f"'{w}'" for w in alternatives.group(1).split("|"))
+            else:
+                words.append(term.lower().replace("_", " "))
         else:
             words.append(term)
     words = sorted(set(words))
@@ -241,6 +251,10 @@ class _Classes(list):
 
 AXIS_KINDS = ("odds", "diff", "values", "roll")
 
+# a MAP_TEXT token (warcodex.lark): `map NAME? "Label"? { body }`
+_MAP_TEXT = re.compile(r'map(?:\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*))?(?:\s+(?P<label>"(?:[^"\\\n]|\\.)*"))?\s*\{(?P<body>.*)\}\Z',
+                       re.S)
+
 
 def _axis_kind(tok: Token, allowed: tuple[str, ...]) -> str:
     if str(tok) not in allowed:
@@ -320,6 +334,9 @@ class _ToAst(Transformer):
 
     def prop(self, meta, key, value, m):
         return ast.Prop(key=str(key), value=value, citations=m.citations, provenance=m.provenance, span=_tok_span(self.path, key))
+
+    def deck_prop(self, meta, key, value, m):
+        return self.prop(meta, key, value, m)
 
     def flag(self, meta, key, m):
         return ast.Prop(key=str(key), value=None, citations=m.citations, provenance=m.provenance, span=_tok_span(self.path, key))
@@ -671,8 +688,121 @@ class _ToAst(Transformer):
     def card(self, meta, name, label, m, props=None):
         return ast.Card(header=self.header(meta, name, label, m), props=props or [], span=self.sp(meta))
 
-    def deck(self, meta, name, label, m, *cards):
-        return ast.Deck(header=self.header(meta, name, label, m), cards=list(cards), span=self.sp(meta))
+    def deck(self, meta, name, label, m, *items):
+        return ast.Deck(header=self.header(meta, name, label, m), cards=[i for i in items if isinstance(i, ast.Card)],
+                        props=[i for i in items if isinstance(i, ast.Prop)], span=self.sp(meta))
+
+    # -- rule tests (tests/*.wcx)
+    def _at(self, tok: Token, offset: int) -> tuple[int, int]:
+        """The line and column of a character of a (multi-line) token."""
+        before = str(tok)[:offset]
+        line = tok.line + before.count("\n")
+        return line, (offset - before.rfind("\n")) if "\n" in before else tok.column + offset
+
+    def _map_text(self, tok: Token) -> tuple[str | None, str | None, str, Span, Span | None]:
+        """Split a MAP_TEXT token into (name, label, body text, where the body starts, the name)."""
+        m = _MAP_TEXT.match(str(tok))
+        name = m.group("name")
+        label = _unquote(Token("STRING", m.group("label"))) if m.group("label") else None
+        line, column = self._at(tok, m.start("body"))
+        name_span = None
+        if name is not None:
+            nl, nc = self._at(tok, m.start("name"))
+            name_span = Span(self.path, nl, nc, nl, nc + len(name))
+        return name, label, m.group("body"), Span(self.path, line, column), name_span
+
+    def map_fragment(self, meta, tok):
+        name, label, text, where, name_span = self._map_text(tok)
+        if name is None:
+            raise _BadInput("E-syntax", "a map declared in a tests file needs a name", tok,
+                            'write: map NAME "Label" { grid hex ... }; tests use it with `map NAME`')
+        header = ast.Header(name=name, label=label, span=name_span)
+        return ast.MapFragment(header=header, text=text, text_span=where, span=self.sp(meta))
+
+    def test_map(self, meta, tok):
+        if tok.type == "NAME":
+            return ast.TestMap(base=str(tok), span=self.sp(meta))
+        name, label, text, where, _ = self._map_text(tok)
+        if label is not None:
+            raise _BadInput("E-syntax", "a test's map has no label", tok,
+                            "label the board where it is declared: map NAME \"Label\" { ... }")
+        return ast.TestMap(base=name, text=text, text_span=where, span=self.sp(meta))
+
+    def test_scenario(self, meta, name, *without):
+        return ast.TestScenario(name=str(name), setup=not without, span=self.sp(meta))
+
+    def test_turn(self, meta, value):
+        return ast.TestTurn(value=value, span=self.sp(meta))
+
+    def test_phase(self, meta, name):
+        return ast.TestPhase(name=str(name), span=self.sp(meta))
+
+    def test_active(self, meta, value):
+        return ast.TestActive(value=value, span=self.sp(meta))
+
+    def unit_at(self, meta, where):
+        return ("at", where)
+
+    def unit_in_box(self, meta, where):
+        return ("box", where)
+
+    def unit_steps(self, meta, n):
+        return ("steps", int(n))
+
+    def unit_marked(self, meta, *names):
+        return ("markers", [str(n) for n in names])
+
+    def unit_count(self, meta, n):
+        if int(n) < 1:
+            raise _BadInput("E-syntax", "`count` must be at least 1", n)
+        return ("count", int(n))
+
+    def test_unit(self, meta, var, label, type_, side, *options):
+        u = ast.TestUnit(var=str(var), label=label, type=str(type_), side=str(side), span=self.sp(meta))
+        for key, value in options:
+            setattr(u, key, value)
+        return u
+
+    def test_dice(self, meta, *rolls):
+        return ast.TestDice(rolls=[int(r) for r in rolls], span=self.sp(meta))
+
+    def test_answer(self, meta, what, *values):
+        text = _unquote(what) if what.type == "STRING" else str(what)
+        values = list(values)
+        by = values.pop(0)[1] if values and isinstance(values[0], tuple) else None
+        return ast.TestAnswer(what=text, values=values, by=by, span=self.sp(meta))
+
+    def answer_by(self, meta, side):
+        return ("by", side)
+
+    def test_same_player(self, meta, _same, *sides):
+        return ast.TestSamePlayer(sides=[str(x) for x in sides], span=self.sp(meta))
+
+    def test_do(self, meta, call):
+        return ast.TestDo(call=self._plain_call(call, meta, "do"), span=self.sp(meta))
+
+    def test_offered(self, meta, var, kind, what):
+        text = _unquote(what) if what.type == "STRING" else str(what)
+        return ast.TestOffered(var=str(var), what=text, count=str(kind) == "asked", span=self.sp(meta))
+
+    def expect_true(self, meta, test):
+        return ast.Expect(kind="true", test=test, span=self.sp(meta))
+
+    def expect_legal(self, meta, call):
+        return ast.Expect(kind="legal", call=self._plain_call(call, meta, "expect legal"), span=self.sp(meta))
+
+    def expect_illegal(self, meta, call, because=None):
+        return ast.Expect(kind="illegal", call=self._plain_call(call, meta, "expect illegal"),
+                          because=_unquote(because) if because is not None else None, span=self.sp(meta))
+
+    def _plain_call(self, call, meta, where: str) -> ast.Call:
+        if not isinstance(call, ast.Call):
+            raise _BadInput("E-syntax", f"`{where}` takes an action or a procedure call, not '{call.func}(... for ...)'",
+                            meta)
+        return call
+
+    def test(self, meta, kind, name, label, m, *body):
+        return ast.Test(kind=str(kind), header=self.header(meta, name, label, m), body=list(body), span=self.sp(meta))
 
     # -- statements
     def block(self, meta, *stmts):
@@ -817,6 +947,10 @@ class _ToAst(Transformer):
     def comprehension(self, meta, func, element, var, source, where=None):
         return ast.Comprehension(func=str(func), element=element, var=str(var), source=source,
                                  where=where[1] if where else None, span=self.sp(meta))
+
+    def paren(self, meta, e):
+        e.parenthesized = True
+        return e
 
     def int_lit(self, meta, tok):
         return ast.Num(value=int(tok), span=self.sp(meta))

@@ -44,6 +44,7 @@ _SPEC = [
     # ---- units
     Builtin("all_units", (), "list", "Every unit on the map."),
     Builtin("units_at", ("h: location",), "list", "The units in a location."),
+    Builtin("unit_by_id", ("id: int",), "unit", "The unit with this id, as logs and explanations number it (`#7` is `unit_by_id(7)`); none if there is none."),
     Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map."),
     Builtin("occupied", (), "list", "The locations that hold at least one unit."),
     Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side)."),
@@ -56,11 +57,14 @@ _SPEC = [
     # ---- movement and traces
     Builtin("reachable", ("u: unit", "mode: mode"), "list", "The locations `u` can end a move in under a movement mode."),
     Builtin("path_cost", ("u: unit", "to: location", "mode: mode"), "num", "The cheapest cost for `u` to reach `to` under a movement mode, or none."),
+    Builtin("must_stop", ("u: unit", "to: location", "mode: mode"), "bool", "True when `u`, moving under a mode along its cheapest path, must stop on entering `to` (a `stop` condition of the mode holds there, or the move used the one-hex allowance); none when `to` is not reachable."),
     Builtin("traceable", ("mode: mode", "start: location", "targets: list", "s: side"), "bool", "True when a path from `start` reaches one of `targets` under a trace mode (supply lines...)."),
     # ---- numbers, odds and tables
     Builtin("odds", ("attack: num", "defense: num"), "odds", "The odds ratio, rounded down in the defender's favour to a whole ratio (7:2 -> 3-1, 5:6 -> 1-2)."),
     Builtin("difference", ("attack: num", "defense: num"), "int", "Attack minus defense, for differential tables."),
     Builtin("allowed", ("table: table", "column: any"), "bool", "False when the column falls under an `illegal` beyond-the-table rule."),
+    Builtin("cell_of", ("*codes: name",), "cell", "The table cell holding these result codes, as a table prints it: `cell_of(D1, Adv2)` is the cell D1/Adv2 (to apply or pass on a result that no lookup gave, e.g. in a rule test)."),
+    Builtin("column", ("table: table", "value: any"), "any", "The printed column a value is looked up in, after the beyond-the-table rules and rounding down to a printed column: `column(crt, 8:1)` is 7:1 when 8-1 is resolved on 7-1; a beyond rule that gives a result directly gives that result (`column(crt, 12:1) == DS`); none when the value is not allowed."),
     Builtin("round_up", ("x: num",), "int", "The smallest whole number not below x."),
     Builtin("round_down", ("x: num",), "int", "The largest whole number not above x."),
     Builtin("abs", ("x: num",), "num", "Absolute value."),
@@ -90,9 +94,9 @@ _SPEC = [
     Builtin("unmark", ("x: any", "marker: name"), "none", "Remove a marker from a unit or a location.", effect=True),
     Builtin("win", ("s: side", "reason: str"), "none", "End the game with a winner (none for a draw).", effect=True),
     Builtin("emit", ("event: name", "*args: any"), "none", "Fire an event: runs the `on EVENT(...)` triggers.", effect=True),
-    Builtin("draw", ("s: side", "deck: name", "n: int?"), "none", "Draw cards from a deck into a side's hand.", effect=True),
+    Builtin("draw", ("s: side", "deck: name", "n: int?"), "none", "Draw cards from a deck into a side's hand (the deck's `reshuffle_at` rule applies).", effect=True),
     Builtin("discard", ("s: side", "card: name"), "none", "Move a card from a side's hand to its deck's discard pile.", effect=True),
-    Builtin("shuffle", ("deck: name",), "none", "Shuffle a deck's discard pile back into its draw pile.", effect=True),
+    Builtin("shuffle", ("deck: name",), "none", "Shuffle a deck's discard pile and draw pile together into a new draw pile.", effect=True),
     # ---- appended: generic board geometry, cell numbers and region traces
     Builtin("common_neighbors", ("a: location", "b: location"), "list", "The locations adjacent to both `a` and `b`, in the board order of `a`'s neighbours (ZOC bonds: one for a hex bond, two for a hexside bond)."),
     Builtin("number", ("x: any",), "num", "The number held by a one-number table cell (`number(tec[mech, forest])`); a cell written `1/2` is the fraction one half; a number is returned as is; none for an empty cell."),
@@ -105,6 +109,23 @@ _SPEC = [
     # ---- appended (data side): the order of player turns
     Builtin("set_turn_order", ("sides: list",), "none", "Change the order of the player turns from the next game turn on (e.g. a Winter Offensive that puts one side first).", effect=True),
     Builtin("place_in_box", ("type: name", "s: side", "box: str", "label: str?"), "unit", "Create a new unit of a type directly in a named off-map holding box (a reinforcement pool), without entering the map.", effect=True),
+    # ---- appended: card-driven play (interpreter/cards.py)
+    Builtin("cards", ("deck: name",), "list", "Every card of a deck, in declaration order, wherever it is."),
+    Builtin("discard_pile", ("deck: name",), "list", "The deck's discard (played-cards) pile, top card first."),
+    Builtin("removed_cards", ("deck: name",), "list", "The deck's cards removed from the game."),
+    Builtin("set_aside_cards", ("deck: name",), "list", "The deck's cards set aside, not in the game yet (flag `set_aside`)."),
+    Builtin("card_places", ("c: name",), "list", "Every place holding the card: \"draw\", \"discard\", \"removed\", \"set_aside\", \"play\" or \"hand:SIDE\"; exactly one in a sound state."),
+    Builtin("card_holder", ("c: name",), "side", "The side holding the card in its hand, or none."),
+    Builtin("times_played", ("c: name",), "int", "How many times the card was played as an event in this player turn (the game turn and active side)."),
+    Builtin("last_played", ("deck: name",), "name", "The card of the deck played as an event most recently in this player turn (a card \"just played\"), or none."),
+    Builtin("last_paid", ("deck: name",), "name", "The card of the deck discarded as payment most recently in this player turn, or none."),
+    Builtin("play", ("s: side", "c: name"), "none", "Play a card from a side's hand as an event: fires `card_announced(c, s)`, then `card_played(c, s)` unless the card was cancelled, then discards it (unless its event moved it).", effect=True),
+    Builtin("pay", ("s: side", "c: name", "purpose: any"), "none", "Discard a card from a side's hand as payment for a purpose (rail movement, a return...): fires `card_paid(c, s, purpose)`.", effect=True),
+    Builtin("cancel", ("c: name",), "none", "Cancel a card being played (in a `card_announced` trigger): its event does not happen.", effect=True),
+    Builtin("take_card", ("s: side", "c: name"), "none", "Put a card in a side's hand from wherever it is (the discard pile, another hand, the draw pile).", effect=True),
+    Builtin("remove_card", ("c: name",), "none", "Remove a card from the game, from wherever it is.", effect=True),
+    Builtin("add_to_deck", ("c: name",), "none", "Put a set-aside (or any) card into its deck's draw pile (shuffle afterwards).", effect=True),
+    Builtin("discard_random", ("s: side",), "none", "Discard a card picked at random (with the dice) from a side's hand.", effect=True),
 ]
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in _SPEC}
@@ -129,6 +150,7 @@ UNIT_FIELDS: dict[str, tuple[str, str]] = {
     "max_steps": ("int", "Steps at full strength."),
     "label": ("str", "The unit's own name (e.g. \"11th Panzer\"), or its type's label."),
     "id": ("int", "A number unique to the unit in this game."),
+    "box": ("str", "The off-map holding box the unit is in (\"eliminated\", a box given to `to_box`), or none on the map."),
 }
 
 # The events the engine fires by itself; `emit` fires any other.
@@ -142,6 +164,9 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "placed": ("u: unit", "h: location"),
     "eliminated": ("u: unit",),
     "game_end": (),
+    "card_announced": ("c: name", "s: side"),
+    "card_played": ("c: name", "s: side"),
+    "card_paid": ("c: name", "s: side", "purpose: str"),
 }
 
 TYPES = ("int", "num", "bool", "str", "name", "side", "unit", "location", "odds", "cell", "list", "table", "mode", "any")

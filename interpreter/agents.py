@@ -166,7 +166,10 @@ class ScriptedAgent(Agent):
 
 
 class HumanAgent(Agent):
-    """A terminal prompt: numbered legal actions; `p` passes; `?N` explains action N first."""
+    """A terminal prompt: numbered legal actions, a page at a time (`n` next page, `b` back);
+    `/TEXT` shows only the actions whose description contains TEXT (a unit's name or id, a hex,
+    an action), `/` shows all again; `p` passes; `?N` explains action N first. Numbers are those
+    of the whole list, whatever page or filter is shown."""
 
     PAGE = 40
 
@@ -175,24 +178,41 @@ class HumanAgent(Agent):
         self.print = print_fn
 
     def choose_action(self, ctx, side, legal):
-        actions = legal.all(limit=500)
+        actions = legal.all()
         if not actions:
             self.print(f"{side}: no legal action, passing.")
             return None
+        texts = [legal.describe(a) for a in actions]
+        page, needle = 0, None
         while True:
-            self.print(f"\n{side}, turn {ctx.state.position.turn}, {ctx.state.phase}: {len(actions)} legal action(s)")
+            shown = [i for i, t in enumerate(texts) if needle is None or needle in t.lower()]
+            pages = max(1, -(-len(shown) // self.PAGE))
+            page = min(page, pages - 1)
+            head = f"\n{side}, turn {ctx.state.position.turn}, {ctx.state.phase}: {len(actions)} legal action(s)"
+            if needle is not None:
+                head += f", {len(shown)} matching '{needle}'"
+            self.print(head + (f" (page {page + 1} of {pages})" if pages > 1 else ""))
             if not legal.may_pass:
                 self.print(f"  you may not pass yet: {legal.obligation}")
-            for i, a in enumerate(actions[: self.PAGE]):
-                self.print(f"  {i:3}  {legal.describe(a)}")
-            if len(actions) > self.PAGE:
-                self.print(f"  ... {len(actions) - self.PAGE} more (type a number up to {len(actions) - 1})")
-            answer = self.input("number, ?number to explain, p to pass > ").strip()
+            for i in shown[page * self.PAGE:(page + 1) * self.PAGE]:
+                self.print(f"  {i:3}  {texts[i]}")
+            more = ", n/b next/previous page" if pages > 1 else ""
+            answer = self.input(f"number, ?number to explain, /text to filter{more}, p to pass > ").strip()
             if answer in ("p", "pass"):
                 if not legal.may_pass:
                     self.print(f"  you may not pass yet: {legal.obligation}")
                     continue
                 return None
+            if answer in ("n", "next"):
+                page = min(page + 1, pages - 1)
+                continue
+            if answer in ("b", "back"):
+                page = max(page - 1, 0)
+                continue
+            if answer.startswith("/"):
+                needle = answer[1:].strip().lower() or None
+                page = 0
+                continue
             explain = answer.startswith("?")
             try:
                 index = int(answer.lstrip("?"))

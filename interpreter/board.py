@@ -116,6 +116,8 @@ class Board:
         self.kind = kind
         self.grid = grid
         self.provenance = provenance
+        # (section, where, what): the rulebook sections the map file cites (mapfile.py)
+        self.citations: list[tuple] = []
         self.default_terrain = default_terrain
         self.sheets: tuple[Sheet, ...] = tuple(sheets)
         self.wrap_east_west = wrap_east_west

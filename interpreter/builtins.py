@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
+from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
 
 
 def _loc(ctx, h, span) -> str:
@@ -98,7 +98,10 @@ def b_units_at(ctx, span, h):
     ids = ctx.state.at.get(h) if h is not None else None
     if not ids:
         return ()
-    return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
+    try:
+        return tuple(map(_REFS.__getitem__, ids))  # every unit's reference, once made, is interned
+    except KeyError:
+        return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
 
 
 def b_units_of(ctx, span, s):
@@ -156,6 +159,11 @@ def b_path_cost(ctx, span, u, to, mode):
     return entry[0] if entry else None
 
 
+def b_must_stop(ctx, span, u, to, mode):
+    entry = _mode(ctx, mode, span).reachable(ctx, u).get(to)
+    return bool(entry[2]) if entry else None
+
+
 def b_traceable(ctx, span, mode, start, targets, s):
     return _mode(ctx, mode, span).traceable(ctx, _loc(ctx, start, span), _seq(targets, span), _side(ctx, s, span))
 
@@ -177,6 +185,46 @@ def b_allowed(ctx, span, table, column):
     if t is None:
         raise RuleError(f"{show(table)} is not a table", span)
     return t.allowed(column)
+
+
+def b_cell_of(ctx, span, *codes):
+    parts = []
+    for c in codes:
+        if isinstance(c, Entity) and c.kind == "result":
+            parts.append(Code(c))
+        elif isinstance(c, CellValue):
+            parts.extend(c.codes)
+        else:
+            raise RuleError(f"cell_of: {show(c)} is not a result code", span)
+    return CellValue(tuple(parts))
+
+
+def b_unit_by_id(ctx, span, n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuleError(f"unit_by_id needs a whole number, got {show(n)}", span)
+    return UnitRef(n) if n in ctx.state.units else None
+
+
+def b_column(ctx, span, table, value):
+    from warcodex.interpreter.tables import IllegalColumn
+
+    t = ctx.engine.tables.get(table.name if isinstance(table, Entity) else table)
+    if t is None:
+        raise RuleError(f"{show(table)} is not a table", span)
+    if not t.columns:
+        raise RuleError(f"the {t.title} has no columns", span)
+    try:
+        index = t.column_index(value, span)
+    except IllegalColumn:
+        return None
+    if isinstance(index, CellValue):
+        return index
+    key = t.decl.columns.keys[index]
+    if key.kind == "odds":
+        return Odds.ratio(key.attack, key.defense)
+    if key.kind in ("int", "range"):
+        return key.low
+    return ctx.engine.entities.get(key.name, key.name)
 
 
 def b_round_up(ctx, span, x):
@@ -249,7 +297,7 @@ def b_hand(ctx, span, s):
 
 
 def b_deck_size(ctx, span, deck):
-    return len(ctx.state.decks.get(deck.name, {}).get("draw", ()))
+    return len(ctx.engine.cards.piles(ctx.state, ctx.engine.cards.deck_name(deck, span))["draw"])
 
 
 # ---------------------------------------------------------------- effects
@@ -264,12 +312,17 @@ def b_move_to(ctx, span, u, h):
 def b_move_along(ctx, span, u, h, mode):
     m = _mode(ctx, mode, span)
     path, cost = m.path(ctx, u, _loc(ctx, h, span), span)
-    if ctx.tracing:
-        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} for {cost}", cost, m.entity.citations))
+    if ctx.tracing:  # the path, then each step's cost term by term, with its sections
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} moves {' -> '.join(path)} ({m.entity.label}) "
+                                 f"for {_fmt(cost)}", cost, m.entity.citations, m.explain_steps(ctx, u, path)))
     for loc in path[1:]:
         if ctx.state.units[u.id].loc is None:
             break  # eliminated on the way (a trigger)
         ctx.engine.move_unit(ctx, u, loc, span, trace=False)
+
+
+def _fmt(v) -> str:
+    return str(v) if not isinstance(v, Fraction) or v.denominator != 1 else str(v.numerator)
 
 
 def b_eliminate(ctx, span, u):
@@ -424,6 +477,86 @@ def b_place_in_box(ctx, span, type_, s, box, label=None):
     if ctx.tracing:
         ctx.trace_add(Derivation(f"{unit.label} ({side.name}) is put in the box {box}"))
     return UnitRef(unit.id)
+
+
+# ---------------------------------------------------------------- appended: card-driven play
+def _card(ctx, c, span) -> str:
+    return ctx.engine.cards.card_name(c, span)
+
+
+def _deck(ctx, deck, span) -> str:
+    return ctx.engine.cards.deck_name(deck, span)
+
+
+def _card_entities(ctx, names):
+    return tuple(ctx.engine.entities[c] for c in names)
+
+
+def b_cards(ctx, span, deck):
+    return _card_entities(ctx, [c.name for c in ctx.engine.cards.decks[_deck(ctx, deck, span)].cards])
+
+
+def b_discard_pile(ctx, span, deck):
+    return _card_entities(ctx, reversed(ctx.engine.cards.piles(ctx.state, _deck(ctx, deck, span))["discard"]))
+
+
+def b_removed_cards(ctx, span, deck):
+    return _card_entities(ctx, ctx.engine.cards.piles(ctx.state, _deck(ctx, deck, span))["removed"])
+
+
+def b_set_aside_cards(ctx, span, deck):
+    return _card_entities(ctx, ctx.engine.cards.piles(ctx.state, _deck(ctx, deck, span))["set_aside"])
+
+
+def b_card_places(ctx, span, c):
+    return tuple(ctx.engine.cards.places(ctx.state, _card(ctx, c, span)))
+
+
+def b_card_holder(ctx, span, c):
+    side = ctx.engine.cards.holder(ctx.state, _card(ctx, c, span))
+    return ctx.engine.entities[side] if side is not None else None
+
+
+def b_times_played(ctx, span, c):
+    return ctx.engine.cards.times_played(ctx.state, _card(ctx, c, span))
+
+
+def b_last_played(ctx, span, deck):
+    card = ctx.engine.cards.last_use(ctx.state, _deck(ctx, deck, span), "event")
+    return ctx.engine.entities[card] if card is not None else None
+
+
+def b_last_paid(ctx, span, deck):
+    card = ctx.engine.cards.last_use(ctx.state, _deck(ctx, deck, span), "payment")
+    return ctx.engine.entities[card] if card is not None else None
+
+
+def b_play(ctx, span, s, c):
+    ctx.engine.cards.play(ctx, _side(ctx, s, span), _card(ctx, c, span), span)
+
+
+def b_pay(ctx, span, s, c, purpose):
+    ctx.engine.cards.pay(ctx, _side(ctx, s, span), _card(ctx, c, span), purpose, span)
+
+
+def b_cancel(ctx, span, c):
+    ctx.engine.cards.cancel(ctx, _card(ctx, c, span), span)
+
+
+def b_take_card(ctx, span, s, c):
+    ctx.engine.cards.take(ctx, _side(ctx, s, span), _card(ctx, c, span), span)
+
+
+def b_remove_card(ctx, span, c):
+    ctx.engine.cards.remove(ctx, _card(ctx, c, span), span)
+
+
+def b_add_to_deck(ctx, span, c):
+    ctx.engine.cards.add_to_deck(ctx, _card(ctx, c, span), span)
+
+
+def b_discard_random(ctx, span, s):
+    ctx.engine.cards.discard_random(ctx, _side(ctx, s, span), span)
 
 
 IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

@@ -113,6 +113,35 @@ class Compiler:
     def __init__(self, engine) -> None:
         self.engine = engine
 
+    # functions of named arguments, `f(ctx, *args)` (a movement mode's properties)
+    def value(self, e: ast.Expr, params: tuple):
+        """`f(ctx, *args)`: the value of `e` with `params` bound to the arguments."""
+        fn = self.expr(e, frozenset(params))
+
+        def run(ctx, *args):
+            return fn(Frame(ctx, dict(zip(params, args))))
+        return run
+
+    def predicate(self, exprs: list, params: tuple):
+        """`f(ctx, *args)`: true when any of the conditions is (in order; a missing one, a bare
+        flag, is true)."""
+        fns = [self.expr(e, frozenset(params)) if e is not None else (lambda fr: True) for e in exprs]
+
+        def run(ctx, *args):
+            fr = Frame(ctx, dict(zip(params, args)))
+            return any(f(fr) for f in fns)
+        return run
+
+    # the rules' entries, `run(ctx, args, span)` (the generated compiler has the same interface)
+    def quantity(self, q: ast.Quantity):
+        return compile_quantity(self, q)
+
+    def function(self, f: ast.Function):
+        return compile_function(self, f)
+
+    def procedure(self, p: ast.Procedure):
+        return compile_procedure(self, p)
+
     # ================================================================ expressions
     def expr(self, e: ast.Expr, scope: frozenset[str], dynamic: bool = False) -> Fn:
         method = getattr(self, "_e_" + type(e).__name__)
@@ -138,9 +167,9 @@ class Compiler:
             def local(fr):
                 return fr.vars[name]
             return local
-        resolved = self.engine.resolve_global(name, e.span)
-        if resolved is not None:
-            return resolved
+        found = self.engine.global_name(name, e.span)
+        if found is not None:
+            return _global_reader(name, *found)
         if dyn:  # result bodies see the names of the procedure applying them
             span = e.span
 
@@ -189,7 +218,13 @@ class Compiler:
 
     def call(self, e: ast.Call, scope, dyn, statement: bool) -> Fn:
         name = e.func
-        args = [self.expr(a, scope, dyn) for a in e.args]
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
+            event = e.args[0].id
+            args = [(lambda fr, event=event: event)] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span
         engine = self.engine
         if name in scope:
@@ -608,6 +643,32 @@ class Compiler:
         return call
 
 
+def _global_reader(name: str, kind: str, value):
+    """A closure reading a global name, by the kind `Engine.global_name` found."""
+    if kind == "constant":
+        return _CONSTANT_READERS[name]
+    if kind == "var":
+        return lambda fr: fr.ctx.state.vars.get(name)
+    if kind == "option":
+        return lambda fr: fr.ctx.state.options.get(name)
+    if kind in ("entity", "cell"):
+        return lambda fr: value
+    if kind == "phase":  # a phase's name is its value as `phase` reads it: `phase == noncombat`
+        return lambda fr: name
+    raise AssertionError(kind)
+
+
+_CONSTANT_READERS = {
+    "turn": lambda fr: fr.ctx.state.position.turn,
+    "active": lambda fr: fr.ctx.engine.entities.get(fr.ctx.state.active) if fr.ctx.state.active else None,
+    "phase": lambda fr: fr.ctx.state.phase,
+    "scenario": lambda fr: fr.ctx.state.scenario,
+    "first_turn": lambda fr: fr.ctx.engine.first_turn(fr.ctx.state),
+    "last_turn": lambda fr: fr.ctx.engine.last_turn(fr.ctx.state),
+    "turn_order": lambda fr: tuple(fr.ctx.engine.entities[s] for s in fr.ctx.state.turn_order),
+}
+
+
 # ==================================================================== quantities
 _CAP_ALIASES = {"at_most": "min", "at_least": "max"}  # `at_most 40` reads better than `min 40`
 
@@ -694,22 +755,9 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
                 used_groups.add(group)
             amount = vf(fr)
             before = value
-            if op == "=":
-                value = amount
-            elif op == "min":
-                value = amount if value is not None and amount < value else value
-            elif op == "max":
-                value = amount if value is not None and amount > value else value
-            elif op == "/" and rounding is not None:
-                value = divide_rounded(value, amount, rounding)
-            else:
-                value = _arith(op, value, amount, mspan)
-                value = round_value(value, rounding)
+            value = modifier_step(op, value, amount, rounding, mspan)
             if tracing:
-                shown = f"{op}{amount}" if op in "+-*/=" else f"{op} {amount}"
-                rnd = f" round {rounding}" if rounding else ""
-                effect = f"-> {value}" if value != before or op != "min" and op != "max" else "(within the limit)"
-                steps.append(Derivation(f"{label}: {before} {shown}{rnd} {effect}", value, cites))
+                steps.append(traced_modifier(label, op, before, amount, rounding, value, cites))
         value = _num(value)
         if tracing:
             ctx.trace_add(Derivation(f"{title} = {value}", value, tuple(q.header.citations), steps))
@@ -717,6 +765,27 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
 
     cached = cached_call(level, key, fast, compiler.engine.static_cache)
     return run
+
+
+def modifier_step(op: str, value, amount, rounding, span):
+    """One modifier applied as a traced evaluation applies it (shared with generated code)."""
+    if op == "=":
+        return amount
+    if op == "min":
+        return amount if value is not None and amount < value else value
+    if op == "max":
+        return amount if value is not None and amount > value else value
+    if op == "/" and rounding is not None:
+        return divide_rounded(value, amount, rounding)
+    return round_value(_arith(op, value, amount, span), rounding)
+
+
+def traced_modifier(label, op: str, before, amount, rounding, value, citations) -> Derivation:
+    """The derivation line of one applied modifier (shared with generated code: same text)."""
+    shown = f"{op}{amount}" if op in "+-*/=" else f"{op} {amount}"
+    rnd = f" round {rounding}" if rounding else ""
+    effect = f"-> {value}" if value != before or op != "min" and op != "max" else "(within the limit)"
+    return Derivation(f"{label}: {before} {shown}{rnd} {effect}", value, citations)
 
 
 def _modifier_applier(op: str, vf, rounding, span):

@@ -28,6 +28,7 @@ class Context:
         self.hidden_owners: set = set()  # sides whose hidden variables the current log entry read or set
         self.cache: dict = {}
         self.log: list[dict] = []
+        self.notes: list[str] | None = None
         self._memo: dict = {}
         self._memo_version = -1
         self._positions_memo: dict = {}
@@ -85,6 +86,19 @@ class Context:
         self.trace_add(d)
         self._trace_stack.append(d.steps)
 
+    def collect(self, fn):
+        """Run `fn()` with tracing on, into a trace of its own: (its value, its derivations),
+        whatever the tracing around it (a move's explanation evaluates each cost term so)."""
+        was = self.tracing
+        holder: list[Derivation] = []
+        self.tracing = True
+        self._trace_stack.append(holder)
+        try:
+            return fn(), holder
+        finally:
+            self._trace_stack.pop()
+            self.tracing = was
+
     def trace_close(self) -> None:
         if len(self._trace_stack) > 1:
             self._trace_stack.pop()
@@ -100,8 +114,12 @@ class Context:
             self.trace_close()
 
     def note(self, text: str) -> None:
+        """A `log` line: in the explanation when tracing, and kept in `notes` when someone listens
+        (the set-up of a game runs before any log exists: its lines are logged once it does)."""
         if self.tracing:
             self.trace_add(Derivation(text))
+        if self.notes is not None:
+            self.notes.append(text)
 
     def saw_hidden(self, side) -> None:
         """A hidden variable owned by `side` was read or set while recording a log entry."""
@@ -115,6 +133,8 @@ class Context:
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:
         rng = self.state.rng
+        fixed = getattr(rng, "next_is_fixed", None)
+        given = fixed is not None and fixed()  # a roll the player fixed (play --dice, a rule test)
         faces = [rng.randint(1, dice.sides) for _ in range(dice.count)]
         if dice.keep is not None:
             kept = sorted(faces, reverse=dice.keep_highest)[: dice.keep]
@@ -125,7 +145,7 @@ class Context:
         if dice.keep is not None:
             shown = f"{faces}, keep {kept} = {total}"
         if self.tracing:
-            self.trace_add(Derivation(f"roll {dice.text()}: {shown}", total))
+            self.trace_add(Derivation(f"roll {dice.text()}: {shown}{' (fixed dice)' if given else ''}", total))
         return total
 
     # ------------------------------------------------------------ decisions inside procedures

@@ -28,8 +28,8 @@ BOARD_STATIC = frozenset({
     # appended: pure functions of the board and their arguments
     "common_neighbors", "number", "hex_col", "hex_row", "sheet",
 })
-UNIT_POSITION_FIELDS = frozenset({"loc", "id"})  # identity and place: not static, but positional
-UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps"})
+UNIT_POSITION_FIELDS = frozenset({"loc", "id", "label"})  # identity and place: not static, but positional
+UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps", "box"})  # box: a holding box changes without a move
 LEVELS = ("static", "positions", "dynamic")
 CONSTANT_DEPS = {"turn": "turn", "active": "active", "phase": "phase", "scenario": "scenario",
                  "first_turn": "scenario", "last_turn": "scenario"}

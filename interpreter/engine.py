@@ -7,6 +7,7 @@ particular game: everything game-specific comes from the rules files.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -18,7 +19,7 @@ from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
-from warcodex.interpreter.compiler import Compiler, Frame, compile_function, compile_procedure, compile_quantity
+from warcodex.interpreter.compiler import Compiler, Frame
 from warcodex.interpreter.dependencies import DependencyAnalysis
 from warcodex.interpreter.movement import MovementMode
 from warcodex.interpreter.state import GameState
@@ -29,9 +30,26 @@ ENTITY_DECLS = (ast.Entity, ast.Unit, ast.Result, ast.Table, ast.Movement, ast.C
                 ast.Procedure, ast.Quantity, ast.Function)
 
 
+EVALUATORS = ("generated", "reference")
+
+
+def default_evaluator() -> str:
+    """How rules run unless said otherwise: generated Python (`generated.py`), or the closure
+    compiler kept as the reference it is tested against (`WARCODEX_EVALUATOR=reference`)."""
+    value = os.environ.get("WARCODEX_EVALUATOR") or "generated"
+    if value not in EVALUATORS:
+        raise RuleError(f"WARCODEX_EVALUATOR must be one of {', '.join(EVALUATORS)}, not '{value}'")
+    return value
+
+
 class Engine:
-    def __init__(self, game: GameDef, board=None, scenario: str | None = None) -> None:
-        """Compile `game`; with `scenario`, the rules as that scenario's special rules change them."""
+    def __init__(self, game: GameDef, board=None, scenario: str | None = None, evaluator: str | None = None) -> None:
+        """Compile `game`; with `scenario`, the rules as that scenario's special rules change them.
+        `evaluator`: "generated" (rules compiled to Python source, the default) or "reference"
+        (the closure compiler)."""
+        self.evaluator = evaluator or default_evaluator()
+        if self.evaluator not in EVALUATORS:
+            raise ValueError(f"unknown evaluator '{self.evaluator}' ({', '.join(EVALUATORS)})")
         self.base_game = game
         if scenario is not None and scenario in game.scenarios:
             game = game.for_scenario(scenario)
@@ -40,7 +58,9 @@ class Engine:
         self.game = game
         self.board = board if board is not None else load_board(game)
         self.fingerprint = _fingerprint(game)
-        self.compiler = Compiler(self)
+        # the closure compiler evaluates constant data (properties, table cells) once, and is the
+        # reference the generated code is tested against; `compiler` compiles the rules
+        self.reference = Compiler(self)
         self.entities: dict[str, Entity] = {}
         self.vars: dict[str, ast.VarDecl] = {}
         self._build_entities()
@@ -48,6 +68,8 @@ class Engine:
         self.hidden_vars = frozenset(n for n, d in self.vars.items() if d.hidden)
         self.side_entities = tuple(self.entities[s.name] for s in game.sides)
         self._alliance_of = self._alliances()
+        self._enemies: dict = {}
+        self._allies: dict = {}
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
@@ -55,26 +77,47 @@ class Engine:
         # what other layers compute once from these compiled rules (the facts model), kept as long
         # as the engine and dropped with it; the engine never reads it
         self.derived_cache: dict = {}
+        self._defaults: dict = {}  # compiled default values of variables
+        if self.evaluator == "generated":
+            from warcodex.interpreter.generated import GeneratedCompiler
+
+            self.compiler = GeneratedCompiler(self)
+        else:
+            self.compiler = self.reference
         # registries first, filled in place: rules call each other in any order (late binding)
         self.quantities: dict = {}
         self.functions: dict = {}
         self.procedures: dict = {}
         for q in game.of_kind(ast.Quantity):
-            self.quantities[q.name] = compile_quantity(self.compiler, q)
+            self.quantities[q.name] = self.compiler.quantity(q)
         for f in game.of_kind(ast.Function):
-            self.functions[f.name] = compile_function(self.compiler, f)
+            self.functions[f.name] = self.compiler.function(f)
         for p in game.of_kind(ast.Procedure):
-            self.procedures[p.name] = compile_procedure(self.compiler, p)
+            self.procedures[p.name] = self.compiler.procedure(p)
         self.modes = {m.name: MovementMode(self.compiler, m, self.entities[m.name]) for m in game.of_kind(ast.Movement)}
         self.results = {r.name: self._compile_result(r) for r in game.of_kind(ast.Result)}
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
         self._locations_with: dict[str, tuple[str, ...]] = {}
+        from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
+
+        self.cards = Cards(self)
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
+        for name, decl in self.vars.items():  # compiled now, so that they are cached with the rest
+            if decl.default is None:
+                continue
+            if isinstance(decl.default, _LITERALS) or (isinstance(decl.default, ast.Name) and decl.default.id in self.entities
+                                                        and self.entities[decl.default.id].kind != "option"):
+                # a literal or a declared name: the same value every time it is read
+                self._defaults[name] = _Constant(self.reference.expr(decl.default, frozenset())(Frame(None)))
+            else:
+                self._defaults[name] = self.compiler.expr(decl.default, frozenset())
+        if self.compiler is not self.reference:
+            self.compiler.finish()  # the generated code is complete: cache it
 
     # ============================================================ names
     def _build_entities(self) -> None:
@@ -90,7 +133,7 @@ class Engine:
             decl = ent.decl
             # only data declarations carry constant properties; movement modes and actions
             # have rule expressions in theirs, compiled elsewhere
-            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card)) else []
+            props = decl.props if isinstance(decl, (ast.Entity, ast.Unit, ast.Card, ast.Deck)) else []
             tags = {ent.name}
             fr = Frame(None, {})
             for p in props:
@@ -98,7 +141,7 @@ class Engine:
                     ent.props[p.key] = True
                     tags.add(p.key)
                 else:
-                    ent.props[p.key] = self.compiler.expr(p.value, frozenset())(fr)
+                    ent.props[p.key] = self.reference.expr(p.value, frozenset())(fr)
                     if ent.props[p.key] is True:
                         tags.add(p.key)
             if isinstance(decl, ast.Unit):
@@ -109,7 +152,7 @@ class Engine:
                         tags.update(p.key for p in parent.props if p.value is None)
                 ent.props.setdefault("steps", 1)
                 ent.props["_by_steps"] = {
-                    sv.steps: {p.key: (True if p.value is None else self.compiler.expr(p.value, frozenset())(fr)) for p in sv.props}
+                    sv.steps: {p.key: (True if p.value is None else self.reference.expr(p.value, frozenset())(fr)) for p in sv.props}
                     for sv in decl.step_values
                 }
             ent.tags = frozenset(tags)
@@ -124,30 +167,46 @@ class Engine:
         return alliance_of
 
     def enemies_of(self, side: Entity) -> tuple[Entity, ...]:
-        mine = self._alliance_of.get(side.name, side.name)
-        return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) != mine)
+        found = self._enemies.get(side.name)
+        if found is None:  # alliances are fixed for the game: found once per side
+            mine = self._alliance_of.get(side.name, side.name)
+            found = self._enemies[side.name] = tuple(
+                s for s in self.side_entities if self._alliance_of.get(s.name, s.name) != mine)
+        return found
 
     def allies_of(self, side: Entity) -> tuple[Entity, ...]:
-        mine = self._alliance_of.get(side.name, side.name)
-        return tuple(s for s in self.side_entities if self._alliance_of.get(s.name, s.name) == mine)
+        found = self._allies.get(side.name)
+        if found is None:
+            mine = self._alliance_of.get(side.name, side.name)
+            found = self._allies[side.name] = tuple(
+                s for s in self.side_entities if self._alliance_of.get(s.name, s.name) == mine)
+        return found
 
-    def resolve_global(self, name: str, span):
-        """A closure for a global name, or None if the name is not global."""
+    def global_name(self, name: str, span):
+        """What a global name is, as (kind, value): ("constant", None) for the language's
+        constants (turn, active...), ("var", None) a global variable, ("option", None) an option,
+        ("entity", Entity) any other declared name, ("phase", None) a phase's name (its value as
+        `phase` reads it: `phase == noncombat`), ("cell", CellValue) a result code with its number
+        (`DR2`, as a table cell holds it); None if the name is not global. Both compilers resolve
+        names through here."""
         if name in CONSTANTS:
-            return _CONSTANT_READERS[name](self)
+            return ("constant", None)
         if name in self.vars:
             decl = self.vars[name]
             if decl.scope == "var":
-                return lambda fr: fr.ctx.state.vars.get(name)
+                return ("var", None)
             raise RuleError(f"'{name}' is a {decl.scope}: read it from its owner, e.g. x.{name}", span)
         ent = self.entities.get(name)
         if ent is not None:
             if ent.kind == "option":
-                return lambda fr: fr.ctx.state.options.get(name)
-            return lambda fr: ent
+                return ("option", None)
+            return ("entity", ent)
         if name in self.phase_names():
-            # a phase's name is its value as `phase` reads it: `phase == noncombat`
-            return lambda fr: name
+            return ("phase", None)
+        resolved = resolve_code(self.game, name)
+        if resolved is not None:  # `DL1`, `DR2`: a result code with its number, as a table cell holds it
+            decl, args = resolved
+            return ("cell", CellValue((Code(self.entities[decl.name], tuple(a.value for a in args)),)))
         return None
 
     def phase_names(self) -> frozenset:
@@ -162,8 +221,9 @@ class Engine:
 
     def observation(self, state, side: str) -> dict:
         """What `side` may observe of the state: everything, except the hidden variables of the
-        other sides' units and of the other sides (shown as "hidden"). The state itself stays
-        complete; an agent that reads the game should read this view."""
+        other sides' units and of the other sides (shown as "hidden"), the cards in the other
+        sides' hands and the order of the draw piles (shown as as many "hidden"). The state itself
+        stays complete; an agent that reads the game should read this view."""
         from warcodex.interpreter.saves import state_to_data
 
         data = state_to_data(self, state).model_dump()
@@ -176,6 +236,7 @@ class Engine:
             if s != side:
                 for name in self.hidden_vars & set(values):
                     values[name] = "hidden"
+        self.cards.observe(data, side)
         return data
 
     def hidden_from(self, owners) -> list[str]:
@@ -201,16 +262,21 @@ class Engine:
         return None
 
     def coercer(self, type_name: str):
-        if type_name == "name":
-            return lambda v: v.single() if isinstance(v, CellValue) else v
-        if type_name == "int":
-            return lambda v: v.single() if isinstance(v, CellValue) else v
-        return lambda v: v
+        """How a value is stored in a variable of a type: a one-code table cell stands for its
+        result name or number in `name` and `int` variables."""
+        if type_name in ("name", "int"):
+            return single_value
+        return _same
 
     # ============================================================ values
     def unit_name(self, ctx, u: UnitRef) -> str:
+        """A unit as explanations and logs name it: its label, its id and where it is, so two
+        "Rifle division (soviet)" are told apart: `Rifle division #5 (soviet, 0805)`."""
         unit = ctx.state.units.get(u.id)
-        return f"{unit.label} ({unit.side})" if unit else str(u)
+        if unit is None:
+            return str(u)
+        where = f", {unit.loc}" if unit.loc is not None else (f", box {unit.box}" if unit.box else "")
+        return f"{unit.label} #{unit.id} ({unit.side}{where})"
 
     def describe(self, ctx, value) -> str:
         if isinstance(value, UnitRef):
@@ -258,6 +324,8 @@ class Engine:
                 return unit.label
             if name == "id":
                 return unit.id
+            if name == "box":
+                return unit.box
             value = self.unit_prop(unit, name)
             if value is None and name not in self.entities[unit.type].props:
                 return None
@@ -290,11 +358,56 @@ class Engine:
             raise RuleError(f"cannot read '.{name}' of none", span)
         raise RuleError(f"{show(obj)} has no property '{name}'", span)
 
+    def attribute_reader(self, name: str):
+        """`read(ctx, obj, span)`: `attribute(ctx, obj, name, span)` specialised on the name, the
+        unit case first (a unit variable or a unit type's property: the reads in hot loops)."""
+        readers = self.__dict__.setdefault("_attribute_readers", {})
+        found = readers.get(name)
+        if found is not None:
+            return found
+        general = self.attribute
+        decl = self.vars.get(name)
+        if name in _UNIT_FIELDS or name in self.hidden_vars:
+            def read(ctx, obj, span):
+                return general(ctx, obj, name, span)
+        elif decl is not None and decl.scope == "unit_var":
+            default = self._var_default
+
+            def read(ctx, obj, span):
+                if type(obj) is UnitRef:
+                    unit = ctx.state.units.get(obj.id)
+                    if unit is not None:
+                        for key, value in unit.vars:
+                            if key == name:
+                                return value
+                        return default(ctx, name)
+                return general(ctx, obj, name, span)
+        else:
+            entities = self.entities
+
+            def read(ctx, obj, span):
+                if type(obj) is UnitRef:
+                    unit = ctx.state.units.get(obj.id)
+                    if unit is not None:  # a property of the unit's type, per step if it varies
+                        props = entities[unit.type].props
+                        by_steps = props["_by_steps"].get(unit.steps)
+                        if by_steps is not None and name in by_steps:
+                            return by_steps[name]
+                        return props.get(name)
+                return general(ctx, obj, name, span)
+        readers[name] = read
+        return read
+
     def _var_default(self, ctx, name: str):
-        decl = self.vars[name]
-        if decl.default is None:
-            return None
-        return self.compiler.expr(decl.default, frozenset())(Frame(ctx))
+        fn = self._defaults.get(name)
+        if fn is None:
+            decl = self.vars[name]
+            if decl.default is None:
+                return None
+            fn = self._defaults[name] = self.compiler.expr(decl.default, frozenset())
+        if type(fn) is _Constant:
+            return fn.value
+        return fn(Frame(ctx))
 
     def set_attribute(self, ctx, obj, name: str, value, span) -> None:
         decl = self.vars.get(name)
@@ -353,6 +466,32 @@ class Engine:
             return any(self.has_tag(ctx, x, tag) for x in obj)
         return False
 
+    def tag_tester(self, tag: str):
+        """`test(ctx, obj)`: `has_tag(ctx, obj, tag)` specialised on the tag, units first."""
+        testers = self.__dict__.setdefault("_tag_testers", {})
+        found = testers.get(tag)
+        if found is not None:
+            return found
+        general, entities = self.has_tag, self.entities
+
+        def test(ctx, obj):
+            if type(obj) is UnitRef:
+                unit = ctx.state.units.get(obj.id)
+                if unit is None:
+                    return False
+                if tag in unit.markers:
+                    return True
+                ent = entities[unit.type]
+                if tag in ent.tags:
+                    by_steps = ent.props["_by_steps"].get(unit.steps)
+                    return by_steps is None or by_steps.get(tag) is not False
+                return tag == unit.side
+            if type(obj) is frozenset:  # hexside features
+                return tag in obj
+            return general(ctx, obj, tag)
+        testers[tag] = test
+        return test
+
     def locations_with(self, tag: str) -> tuple[str, ...]:
         found = self._locations_with.get(tag)
         if found is None:
@@ -380,7 +519,7 @@ class Engine:
             if resolved is None:
                 raise RuleError(f"unknown result '{code.name}' in table {table}", code.span)
             decl, args = resolved
-            values = tuple(self.compiler.expr(a, frozenset())(Frame(None)) if isinstance(a, ast.Expr) else a for a in args)
+            values = tuple(self.reference.expr(a, frozenset())(Frame(None)) if isinstance(a, ast.Expr) else a for a in args)
             codes.append(Code(self.entities[decl.name], values))
         return CellValue(tuple(codes), table, column, row)
 
@@ -498,45 +637,15 @@ class Engine:
         else:
             raise RuleError(f"cannot mark {show(x)}", span)
 
-    # -- cards
-    def _deck(self, ctx, deck, span) -> dict:
-        name = deck.name if isinstance(deck, Entity) else str(deck)
-        decl = self.game.names.get(name)
-        if not isinstance(decl, ast.Deck):
-            raise RuleError(f"{show(deck)} is not a deck", span)
-        piles = ctx.state.decks.get(name)
-        if piles is None:
-            cards = [c.name for c in decl.cards]
-            ctx.state.rng.shuffle(cards)
-            piles = ctx.state.decks[name] = {"draw": cards, "discard": []}
-        return piles
-
+    # -- cards (interpreter/cards.py)
     def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        hand = ctx.state.hands.setdefault(side.name, [])
-        for _ in range(n):
-            if not piles["draw"]:
-                break
-            hand.append(piles["draw"].pop())
-        ctx.state.touch()
+        self.cards.draw(ctx, side, self.cards.deck_name(deck, span), n, span)
 
     def discard_card(self, ctx, side: Entity, card, span) -> None:
-        name = card.name if isinstance(card, Entity) else str(card)
-        hand = ctx.state.hands.get(side.name, [])
-        if name not in hand:
-            raise RuleError(f"{side.name} has no card {name} in hand", span)
-        hand.remove(name)
-        for deck in self.game.of_kind(ast.Deck):
-            if any(c.name == name for c in deck.cards):
-                self._deck(ctx, deck.name, span)["discard"].append(name)
-        ctx.state.touch()
+        self.cards.discard(ctx, side, self.cards.card_name(card, span), span)
 
     def shuffle_deck(self, ctx, deck, span) -> None:
-        piles = self._deck(ctx, deck, span)
-        piles["draw"].extend(piles["discard"])
-        piles["discard"].clear()
-        ctx.state.rng.shuffle(piles["draw"])
-        ctx.state.touch()
+        self.cards.reshuffle(ctx, self.cards.deck_name(deck, span), span)
 
     # ============================================================ JSON
     def to_json(self, value) -> Any:
@@ -593,18 +702,22 @@ class Engine:
     def scenario_prop(self, sc: ast.Scenario, key: str, default=None):
         for p in sc.props:
             if p.key == key:
-                return self.compiler.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
+                return self.reference.expr(p.value, frozenset())(Frame(None)) if p.value is not None else True
         return default
 
-    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True):
+    def new_game(self, scenario: str | None = None, seed: int = 0, options: dict | None = None, setup: bool = True,
+                 dice=None):
         """A fresh state with the scenario set up (setup statements run, game not started).
-        With setup=False the board is empty (tests and analysis place their own units)."""
+        With setup=False the board is empty (tests and analysis place their own units). With
+        `dice`, these rolls come first, then the seed's (interpreter/dice.py)."""
         import random
 
         from warcodex.interpreter.context import Context
+        from warcodex.interpreter.dice import FixedDice
 
         sc = self.scenario(scenario)
-        state = GameState(scenario=sc.name, seed=seed, rng=random.Random(seed))
+        rng = FixedDice(dice, seed) if dice else random.Random(seed)
+        state = GameState(scenario=sc.name, seed=seed, rng=rng)
         for opt in self.game.entities("option"):
             state.options[opt.name] = self.entities[opt.name].props.get("default", False)
         for k, v in (options or {}).items():
@@ -619,21 +732,27 @@ class Engine:
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
+            ctx.notes = []  # the set-up's `log` lines: the game's log records them (play.Game)
             self.compiler.block(sc.setup, set())(Frame(ctx))
+            state.setup_notes = tuple(ctx.notes)
         return state
 
     def _game_prop(self, key: str):
         value = self.game.prop(key)
-        return self.compiler.expr(value, frozenset())(Frame(None)) if value is not None else None
+        return self.reference.expr(value, frozenset())(Frame(None)) if value is not None else None
 
     def first_turn(self, state) -> int:
         return int(self.scenario_prop(self.scenario(state.scenario), "first_turn", 1))
 
     def last_turn(self, state) -> int:
+        """The scenario's `last_turn`, or with `turns: N` (turns 1 to N) the N-th turn."""
         sc = self.scenario(state.scenario)
         last = self.scenario_prop(sc, "last_turn")
         if last is None:
-            raise RuleError(f"scenario '{sc.name}' has no last_turn", sc.span)
+            turns = self.scenario_prop(sc, "turns")
+            if turns is not None:
+                return int(self.scenario_prop(sc, "first_turn", 1)) + int(turns) - 1
+            raise RuleError(f"scenario '{sc.name}' has no last_turn (or turns)", sc.span)
         return int(last)
 
     def for_scenario(self, name: str | None) -> "Engine":
@@ -642,7 +761,7 @@ class Engine:
         if not sc.overrides or self.rules_scenario == sc.name:
             return self
         if sc.name not in self._derived:
-            self._derived[sc.name] = Engine(self.base_game, self.board, sc.name)
+            self._derived[sc.name] = Engine(self.base_game, self.board, sc.name, self.evaluator)
         return self._derived[sc.name]
 
     def evaluate(self, expr: ast.Expr, state, names: dict | None = None):
@@ -652,7 +771,9 @@ class Engine:
         from warcodex.interpreter.context import Context
 
         names = dict(names or {})
-        return self.compiler.expr(expr, frozenset(names))(Frame(Context(self, state), names))
+        # a one-off evaluation: the closure compiler (the same semantics as the generated code,
+        # without generating and compiling a unit for each expression asked)
+        return self.reference.expr(expr, frozenset(names))(Frame(Context(self, state), names))
 
     def legal_actions(self, ctx, names: list[str], rng=None):
         """Lazily generate the legal instances of the allowed actions (shuffled with rng)."""
@@ -661,21 +782,25 @@ class Engine:
 
 
 _MISSING = object()
+_LITERALS = (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit)
 
 
-def _const(reader):
-    return lambda engine: reader
+class _Constant:
+    """A variable's default that is a literal or a declared name: evaluated once."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+_UNIT_FIELDS = frozenset({"loc", "side", "steps", "type", "max_steps", "label", "id", "box"})  # read from the record
 
 
-_CONSTANT_READERS = {
-    "turn": _const(lambda fr: fr.ctx.state.position.turn),
-    "active": _const(lambda fr: fr.ctx.engine.entities.get(fr.ctx.state.active) if fr.ctx.state.active else None),
-    "phase": _const(lambda fr: fr.ctx.state.phase),
-    "scenario": _const(lambda fr: fr.ctx.state.scenario),
-    "first_turn": _const(lambda fr: fr.ctx.engine.first_turn(fr.ctx.state)),
-    "last_turn": _const(lambda fr: fr.ctx.engine.last_turn(fr.ctx.state)),
-    "turn_order": _const(lambda fr: tuple(fr.ctx.engine.entities[s] for s in fr.ctx.state.turn_order)),
-}
+def single_value(v):
+    return v.single() if isinstance(v, CellValue) else v
+
+
+def _same(v):
+    return v
 
 
 def _map_path(game: GameDef) -> Path | None:

@@ -38,7 +38,11 @@ def format_entry(entry: dict) -> str:
     elif kind == "auto":
         head += f": {entry.get('what')}"
     elif kind == "end":
-        head += f": game over, winner {entry.get('winner') or 'none'} ({entry.get('reason')})"
+        reason = entry.get("reason")
+        if entry.get("winner"):
+            head += f": game over, {entry['winner']} wins ({reason or 'no reason given'})"
+        else:
+            head += f": game over, a draw ({reason or 'the last turn ended with no winner'})"
     if entry.get("hidden_from"):
         head += f"  [hidden from {', '.join(entry['hidden_from'])}]"
     return "\n".join([head] + format_trace(entry.get("trace", [])))

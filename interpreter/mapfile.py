@@ -58,6 +58,7 @@ All problems are reported as located diagnostics (`DiagnosticError`), several pe
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
@@ -103,12 +104,25 @@ _TERMINAL_WORDS = {
 }
 
 
+# the section citations met while lexing the file being parsed (the SECTION terminal is ignored
+# by the grammar: any statement may end with citations; they are collected here, in order)
+_citations: ContextVar[list | None] = ContextVar("map_citations", default=None)
+
+
+def _collect_citation(token: Token) -> Token:
+    found = _citations.get()
+    if found is not None:
+        found.append(token)
+    return token
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     from warcodex.dsl.cache import lark_cache_file
 
     text = GRAMMAR_PATH.read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", lexer="contextual", propagate_positions=True, cache=lark_cache_file("map", text))
+    return Lark(text, parser="lalr", lexer="contextual", propagate_positions=True, cache=lark_cache_file("map", text),
+                lexer_callbacks={"SECTION": _collect_citation})
 
 
 def load_map(path: str | Path, diagnostics: Diagnostics | None = None) -> Board:
@@ -128,12 +142,37 @@ def parse_map_text(text: str, filename: str = "<map>", diagnostics: Diagnostics 
     """Parse and validate map source text (for files, tests and generated maps)."""
     remember_source(filename, text)  # so rendered diagnostics can show the source line
     diags = diagnostics if diagnostics is not None else Diagnostics()
+    found: list[Token] = []
+    reset = _citations.set(found)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         _syntax_error(exc, text, filename, diags)
         raise DiagnosticError(list(diags.items)) from None
-    return _MapLoader(filename, diags).load(tree)
+    finally:
+        _citations.reset(reset)
+    board = _MapLoader(filename, diags).load(tree)
+    board.citations = _cited_statements(tree, found, filename)
+    return board
+
+
+def _cited_statements(tree: Tree, tokens: list[Token], filename: str) -> list[tuple[str, Span, str]]:
+    """(section, where, what it is cited for) of each citation: the statement it follows (the
+    last one that starts before it), or the map itself when it is in the header."""
+    decl = tree.children[0]
+    statements = [c for c in decl.children[1:] if isinstance(c, Tree) and c.data != "provenance"
+                  and not getattr(c.meta, "empty", True)]
+    out = []
+    for tok in tokens:
+        before = [st for st in statements if (st.meta.line, st.meta.column) < (tok.line, tok.column)]
+        if before:
+            st = before[-1]
+            first = next((str(t) for t in st.scan_values(lambda v: isinstance(v, Token))), "")
+            what = f"{st.data.replace('_', ' ')} {first}".strip()
+        else:
+            what = "the map"
+        out.append((str(tok)[1:], Span(filename, tok.line, tok.column, tok.end_line, tok.end_column), what))
+    return out
 
 
 # ============================================================================ syntax errors

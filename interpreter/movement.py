@@ -20,32 +20,35 @@ from fractions import Fraction
 
 from warcodex.dsl import ast
 from warcodex.interpreter.actions import free_names
-from warcodex.interpreter.compiler import Compiler, Frame, read_global
+from warcodex.interpreter.compiler import Compiler, read_global
 from warcodex.interpreter.values import Entity, Region, RuleError, UnitRef
 
 BINDINGS = frozenset({"u", "s", "origin", "from", "to"})
+PARAMS = ("u", "s", "origin", "from", "to")  # the order of the compiled properties' arguments
 _UNKNOWN = object()
+_BLOCKED = (True, False)
 
 
 class MovementMode:
+    """A compiled `movement` declaration. Its properties become functions of the bindings in
+    order, `f(ctx, u, s, origin, from, to)` (see `Compiler.predicate` and `Compiler.value`): each
+    group of conditions is one function that is true when any of them is, in declaration order."""
+
     def __init__(self, compiler: Compiler, decl: ast.Movement, entity: Entity) -> None:
         self.decl = decl
         self.name = decl.name
         self.entity = entity
-        self.allowance = None
-        self.cost = None
-        self.prohibited = []
-        self.stops = []
         self.always_one_hex = False
+        self.cost_terms: list = []  # (label, citations, compiled term, is a quantity): a move's explanation
+        self.cost_citations: tuple = ()
         # conditions that do not mention `from` are evaluated once per location in a search,
         # not once per edge. Costs and prohibitions that read only the board, the unit's type
         # and global variables (weather...) are kept for the whole game: one table of edge
         # costs (None where a static prohibition forbids the step) and one of blocked locations,
         # under a key of exactly what they read
-        self.prohibited_at: list = []
-        self.stops_at: list = []
-        self.static_prohibited: list = []     # per edge, board-static
-        self.static_prohibited_at: list = []  # per location, board-static
+        allowance = cost = None
+        prohibited, stops, prohibited_at, stops_at = [], [], [], []
+        static_prohibited, static_prohibited_at = [], []  # per edge and per location, board-static
         self.cost_reads: tuple | None = None
         self.location_reads: tuple = ()
         analysis = compiler.engine.deps
@@ -55,39 +58,49 @@ class MovementMode:
         edge_static_reads: set[str] = set()
         location_static_reads: set[str] = set()
         for prop in decl.props:
-            fn = compiler.expr(prop.value, BINDINGS) if prop.value is not None else (lambda fr: True)
             per_location = prop.value is None or "from" not in free_names(prop.value)
             if prop.key == "allowance":
-                self.allowance = fn
+                allowance = prop.value
             elif prop.key == "cost":
-                self.cost = fn
+                cost = prop.value
                 cost_deps = analysis.expression(prop.value, BINDINGS)
+                self.cost_terms = _cost_terms(compiler, prop.value)
+                self.cost_citations = tuple(prop.citations)
             elif prop.key == "prohibited":
                 deps = analysis.expression(prop.value, BINDINGS) if prop.value is not None else None
                 static = deps is not None and deps.level == "static"
                 if per_location:
-                    (self.static_prohibited_at if static else self.prohibited_at).append(fn)
+                    (static_prohibited_at if static else prohibited_at).append(prop.value)
                     if static:
                         location_static_reads |= deps.reads
                 else:
-                    (self.static_prohibited if static else self.prohibited).append(fn)
+                    (static_prohibited if static else prohibited).append(prop.value)
                     if static:
                         edge_static_reads |= deps.reads
             elif prop.key == "stop":
-                (self.stops_at if per_location else self.stops).append(fn)
+                (stops_at if per_location else stops).append(prop.value)
             elif prop.key == "always_one_hex":
                 self.always_one_hex = bool(prop.value is None or getattr(prop.value, "value", True))
             else:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
-        if self.allowance is None:
+        if allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
         if cost_deps is not None and cost_deps.dynamic:
             # no edge table: the board-static prohibitions are judged with the others
-            self.prohibited = self.static_prohibited + self.prohibited
-            self.static_prohibited = []
+            prohibited = static_prohibited + prohibited
+            static_prohibited = []
         else:
             self.cost_reads = tuple(sorted(edge_static_reads | (cost_deps.reads if cost_deps is not None else set())))
         self.location_reads = tuple(sorted(location_static_reads))
+        params = PARAMS
+        self.allowance = compiler.value(allowance, params)
+        self.cost = compiler.value(cost, params) if cost is not None else None
+
+        def group(exprs):
+            return compiler.predicate(exprs, params) if exprs else None
+        self.prohibited, self.stops = group(prohibited), group(stops)
+        self.prohibited_at, self.stops_at = group(prohibited_at), group(stops_at)
+        self.static_prohibited, self.static_prohibited_at = group(static_prohibited), group(static_prohibited_at)
 
     def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side) -> dict | None:
         state = ctx.state
@@ -113,11 +126,10 @@ class MovementMode:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
         `goals`, the search stops as soon as one of them is reached (a trace's yes/no question)."""
         board = ctx.engine.board
-        fr = Frame(ctx, {"u": unit, "s": side, "origin": start, "from": start, "to": start})
         was_tracing = ctx.tracing
         ctx.tracing = False  # a search evaluates costs hundreds of times: never trace them
         try:
-            allowance = self.allowance(fr)
+            allowance = self.allowance(ctx, unit, side, start, start, start)
             best: dict[str, tuple] = {start: (0, None, False)}
             heap = [(0, 0, start)]
             counter = 1
@@ -126,24 +138,22 @@ class MovementMode:
             blocked = self._location_table(ctx, unit, side)
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
-            vars = fr.vars
+            at, step_cost = self._at, self._step
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 entry = best[loc]
                 if spent > entry[0] or (entry[2] and loc != start):
                     continue
-                vars["from"] = loc
                 for nxt in neighbors(loc):
                     ctx.tick(None)
                     here = at_location.get(nxt)
                     if here is None:
-                        here = at_location[nxt] = self._at(fr, nxt, blocked)
+                        here = at_location[nxt] = at(ctx, unit, side, start, loc, nxt, blocked)
                     if here[0]:
                         continue
-                    vars["to"] = nxt
-                    if prohibited and any(p(fr) for p in prohibited):
+                    if prohibited is not None and prohibited(ctx, unit, side, start, loc, nxt):
                         continue
-                    step = self._step(fr, costs, loc, nxt)
+                    step = step_cost(ctx, unit, side, start, costs, loc, nxt)
                     if step is None:
                         continue
                     total = spent + step
@@ -155,7 +165,7 @@ class MovementMode:
                         else:
                             continue
                     else:
-                        must_stop = here[1] or (bool(stops) and any(s(fr) for s in stops))
+                        must_stop = here[1] or (stops is not None and stops(ctx, unit, side, start, loc, nxt))
                     old = best.get(nxt)
                     if old is None or total < old[0]:
                         best[nxt] = (total, loc, must_stop)
@@ -182,6 +192,32 @@ class MovementMode:
         ctx.cache[key] = result
         return result
 
+    def explain_steps(self, ctx, unit: UnitRef, path: list[str]) -> list:
+        """The cost of each step of a path, term by term, each with its sections: what a player
+        checks a move with (0605 -> 0606: 3, the terrain 1 and leaving an enemy ZOC +2, each with
+        its rule). Terms that add nothing (no ZOC to leave) are left out."""
+        from warcodex.interpreter.values import Derivation
+
+        u = ctx.state.units[unit.id]
+        side = ctx.engine.entities[u.side]
+        out = []
+        for a, b in zip(path, path[1:]):
+            args = (unit, side, path[0], a, b)  # PARAMS: u, s, origin, from, to
+            parts = []
+            for label, cites, term, traced in self.cost_terms:
+                if traced:  # a quantity explains itself: base, modifiers, sections
+                    value, shown = ctx.collect(lambda: term(ctx, *args))
+                elif label is None:  # a number: the step's own line says it
+                    value, shown = term(ctx, *args), []
+                else:
+                    value, inner = ctx.collect(lambda: term(ctx, *args))
+                    shown = [Derivation(f"{label} = {_show(value)}", value, cites, inner)]
+                parts.append((value, shown))
+            total = sum(v for v, _ in parts if v is not None) if all(v is not None for v, _ in parts) else None
+            kept = [d for v, shown in parts if v not in (0, None) for d in shown] or [d for d in parts[0][1]]
+            out.append(Derivation(f"{a} -> {b}: {_show(total)}", total, self.cost_citations, kept))
+        return out
+
     def path(self, ctx, unit: UnitRef, dest: str, span) -> tuple[list[str], object]:
         """The cheapest path from the unit's location to `dest`, both included, and its cost."""
         reach = self.reachable(ctx, unit)
@@ -204,44 +240,42 @@ class MovementMode:
         """Every location a trace reaches from any of `seeds` (each path's `origin` is the seed it
         came from): a supply network traced once from all its sources. `limit`, when given,
         replaces the mode's allowance."""
-        fr = Frame(ctx, {"u": None, "s": side, "origin": seeds[0], "from": seeds[0], "to": seeds[0]})
         was_tracing = ctx.tracing
         ctx.tracing = False
         try:
-            allowance = self.allowance(fr) if limit is None else limit
+            first = seeds[0]
+            allowance = self.allowance(ctx, None, side, first, first, first) if limit is None else limit
             best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
             counter = len(heap)
             at_location: dict[str, tuple[bool, bool]] = {}
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
-            vars = fr.vars
             neighbors = ctx.engine.board.neighbors
+            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 entry = best[loc]
                 if spent > entry[0] or (entry[2] and entry[1] != loc):
                     continue
-                vars["origin"] = entry[1]
-                vars["from"] = loc
+                origin = entry[1]
                 for nxt in neighbors(loc):
                     ctx.tick(span)
                     here = at_location.get(nxt)
                     if here is None:
-                        here = at_location[nxt] = self._at(fr, nxt, blocked)
+                        here = at_location[nxt] = at(ctx, None, side, origin, loc, nxt, blocked)
                     if here[0]:
                         continue
-                    vars["to"] = nxt
-                    if self.prohibited and any(p(fr) for p in self.prohibited):
+                    if prohibited is not None and prohibited(ctx, None, side, origin, loc, nxt):
                         continue
-                    step = self._step(fr, costs, loc, nxt)
+                    step = step_cost(ctx, None, side, origin, costs, loc, nxt)
                     if step is None:
                         continue
                     total = spent + step
                     if allowance is not None and total > allowance:
                         continue
-                    must_stop = here[1] or (bool(self.stops) and any(st(fr) for st in self.stops))
+                    must_stop = here[1] or (stops is not None and stops(ctx, None, side, origin, loc, nxt))
                     old = best.get(nxt)
                     if old is None or total < old[0]:
-                        best[nxt] = (total, entry[1], must_stop)
+                        best[nxt] = (total, origin, must_stop)
                         heapq.heappush(heap, (total, counter, nxt))
                         counter += 1
             order = ctx.engine.board.index
@@ -259,17 +293,16 @@ class MovementMode:
         if self.always_one_hex:
             raise RuleError(f"trace_back cannot use movement '{self.name}': `always_one_hex` depends on where a path starts", span)
         goals = frozenset(targets)
-        fr = Frame(ctx, {"u": None, "s": side, "origin": None, "from": None, "to": None})
         was_tracing = ctx.tracing
         ctx.tracing = False
         try:
-            allowance = self.allowance(fr)
+            allowance = self.allowance(ctx, None, side, None, None, None)
             best, heap = _seeded(targets, lambda h: 0)  # cost to reach a target
             counter = len(heap)
             at_location: dict[str, tuple[bool, bool]] = {}
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
-            vars = fr.vars
             neighbors = ctx.engine.board.neighbors
+            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 if spent > best[loc]:
@@ -277,18 +310,16 @@ class MovementMode:
                 # `loc` is entered by the step towards it: judged once per location
                 here = at_location.get(loc)
                 if here is None:
-                    here = at_location[loc] = self._at(fr, loc, blocked)
+                    here = at_location[loc] = at(ctx, None, side, None, None, loc, blocked)
                 if here[0] or (here[1] and loc not in goals):
                     continue  # cannot be entered, or entered only to stop short of a target
-                vars["to"] = loc
                 for prev in neighbors(loc):  # on a hex or area map, adjacency is symmetric
                     ctx.tick(span)
-                    vars["from"] = prev
-                    if self.prohibited and any(p(fr) for p in self.prohibited):
+                    if prohibited is not None and prohibited(ctx, None, side, None, prev, loc):
                         continue
-                    if loc not in goals and self.stops and any(st(fr) for st in self.stops):
+                    if loc not in goals and stops is not None and stops(ctx, None, side, None, prev, loc):
                         continue
-                    step = self._step(fr, costs, prev, loc)
+                    step = step_cost(ctx, None, side, None, costs, prev, loc)
                     if step is None:
                         continue
                     total = spent + step
@@ -304,34 +335,35 @@ class MovementMode:
         finally:
             ctx.tracing = was_tracing
 
-    def _at(self, fr, loc: str, blocked: dict | None) -> tuple[bool, bool]:
+    def _at(self, ctx, u, s, origin, from_, loc: str, blocked: dict | None) -> tuple[bool, bool]:
         """(prohibited, must stop) for entering `loc`, from the conditions that ignore `from`;
         the board-static prohibitions come from the game-long table when there is one."""
-        vars = fr.vars
-        vars["to"] = loc
-        if self.static_prohibited_at:
+        static = self.static_prohibited_at
+        if static is not None:
             if blocked is None:
-                no = any(p(fr) for p in self.static_prohibited_at)
+                no = static(ctx, u, s, origin, from_, loc)
             else:
                 no = blocked.get(loc)
                 if no is None:
-                    no = blocked[loc] = any(p(fr) for p in self.static_prohibited_at)
-                    vars["to"] = loc
+                    no = blocked[loc] = static(ctx, u, s, origin, from_, loc)
             if no:
-                return True, False
-        return any(p(fr) for p in self.prohibited_at), any(st(fr) for st in self.stops_at)
+                return _BLOCKED
+        prohibited, stops = self.prohibited_at, self.stops_at
+        return ((prohibited is not None and prohibited(ctx, u, s, origin, from_, loc)),
+                (stops is not None and stops(ctx, u, s, origin, from_, loc)))
 
-    def _step(self, fr, costs: dict | None, a: str, b: str):
-        """The cost of the step a -> b (`from`/`to` already bound), None when a board-static
-        prohibition forbids it; from the game-long edge table when there is one."""
+    def _step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
+        """The cost of the step a -> b, None when a board-static prohibition forbids it; from the
+        game-long edge table when there is one."""
         if costs is not None:
             step = costs.get((a, b), _UNKNOWN)
             if step is not _UNKNOWN:
                 return step
-        if self.static_prohibited and any(p(fr) for p in self.static_prohibited):
+        static = self.static_prohibited
+        if static is not None and static(ctx, u, s, origin, a, b):
             step = None
         else:
-            step = 1 if self.cost is None else self.cost(fr)
+            step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
         if costs is not None:
             costs[(a, b)] = step
         return step
@@ -354,3 +386,38 @@ def _seeded(starts, label) -> tuple[dict, list]:
             best[h] = label(h)
             heap.append((0, i, h))
     return best, heap
+
+
+def _cost_terms(compiler: Compiler, expr) -> list:
+    """The addends of a mode's `cost` (`move_cost(u, from, to) + exit_cost(u, from, origin)`),
+    each compiled alone, with the label and sections a player reads for it."""
+    from warcodex.dsl.formatter import format_expr
+
+    terms = []
+
+    def flatten(e) -> None:
+        if isinstance(e, ast.BinOp) and e.op == "+":
+            flatten(e.left)
+            flatten(e.right)
+        else:
+            terms.append(e)
+
+    flatten(expr)
+    out = []
+    for t in terms:
+        decl = compiler.engine.game.names.get(t.func) if isinstance(t, ast.Call) else None
+        traced = isinstance(decl, ast.Quantity)
+        if decl is not None:
+            label, cites = decl.header.label or decl.name, tuple(decl.header.citations)
+        elif isinstance(t, ast.Num):
+            label, cites = None, ()
+        else:
+            label, cites = format_expr(t), ()
+        out.append((label, cites, compiler.value(t, PARAMS), traced))
+    return out
+
+
+def _show(v) -> str:
+    if isinstance(v, Fraction):
+        return str(v) if v.denominator != 1 else str(v.numerator)
+    return "none" if v is None else str(v)

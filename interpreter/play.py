@@ -26,6 +26,9 @@ class Game:
         if log:
             self.ctx.log.extend(log)
         self.runner = Runner(engine, self.ctx, agents, check_invariants=check_invariants, trace=trace)
+        if state.setup_notes and not self.ctx.log:  # `log` lines of the set-up, before play starts
+            self.runner.log({"k": "auto", "what": "set-up", "phase": None, "side": None,
+                             "trace": [{"what": n, "value": None, "citations": [], "steps": []} for n in state.setup_notes]})
 
     @property
     def log(self) -> list[dict]:
@@ -34,6 +37,19 @@ class Game:
     def run(self, until_turn: int | None = None, max_actions: int | None = None) -> "Game":
         self.runner.run(until_turn=until_turn, max_actions=max_actions)
         return self
+
+    @property
+    def stopped_early(self) -> bool:
+        """Stopped by a turn limit or an action budget (play --until, --max-actions), not over."""
+        return not self.state.over
+
+    def turns_played(self) -> int:
+        """Whole turns played: the current turn counts once the game is over or it is complete."""
+        state, engine = self.state, self.engine
+        first, last = engine.first_turn(state), engine.last_turn(state)
+        turn = state.position.turn
+        done = turn - 1 if (state.position.op == 0 or turn > last) else turn - (0 if state.over else 1)
+        return max(0, min(done, last) - first + 1)
 
     def summary(self) -> dict:
         state = self.state
@@ -58,9 +74,10 @@ def agents_for(engine, specs: list[str], seed: int) -> dict:
     return {side: make_agent(spec, seed * 1000 + i + 1) for i, (side, spec) in enumerate(zip(sides, specs))}
 
 
-def start(engine, scenario: str | None, seed: int, agents: dict, options: dict | None = None, **kw) -> Game:
+def start(engine, scenario: str | None, seed: int, agents: dict, options: dict | None = None, dice=None, **kw) -> Game:
+    """A game set up and ready to run; `dice`, when given, are its first rolls (then the seed's)."""
     engine = engine.for_scenario(scenario)  # the scenario's special rules, if it overrides any
-    state = engine.new_game(scenario, seed, options)
+    state = engine.new_game(scenario, seed, options, dice=dice)
     return Game(engine, state, agents, **kw)
 
 
@@ -71,16 +88,17 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
     return start(engine, scenario, seed, agents, **kw).run(until_turn=until_turn)
 
 
-def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, on_entry=None,
-           **kw) -> Game:
-    """Re-execute a recorded game from its decisions; the caller compares the logs. `on_entry(game,
-    entry)` is called after each log entry with the game as that entry left it."""
+def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None,
+           on_entry=None, **kw) -> Game:
+    """Re-execute a recorded game from its decisions (and its fixed dice, if it had some); the
+    caller compares the logs. `on_entry(game, entry)` is called after each log entry with the game
+    as that entry left it."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)
     agent = ScriptedAgent(engine, log)
     agents = {s.name: agent for s in engine.side_entities}
-    game = start(engine, scenario, seed, agents, options=options, **kw)
+    game = start(engine, scenario, seed, agents, options=options, dice=dice, **kw)
     if on_entry is not None:
         game.runner.on_entry = lambda entry: on_entry(game, entry)
     if any(e.get("k") == "end" for e in log):

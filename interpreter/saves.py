@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from warcodex.interpreter.agents import FirstAgent, RandomAgent
+from warcodex.interpreter.dice import FixedDice
 from warcodex.interpreter.state import GameState, Position, Unit
 
 SAVE_FORMAT = "warcodex-save"
@@ -57,6 +58,7 @@ class StateData(BaseModel):
     loc_markers: dict[str, list[str]]
     decks: dict[str, dict[str, list[str]]]
     hands: dict[str, list[str]]
+    card_uses: list[dict[str, Any]] = Field(default_factory=list, description="the current player turn's card uses")
     options: dict[str, Any]
     active: str | None
     phase: str | None
@@ -68,6 +70,9 @@ class StateData(BaseModel):
     over: bool
     ended: bool
     rng: list[Any] = Field(description="Python random.Random state: [version, [625 ints], gauss_next]")
+    dice: list[int] | None = Field(default=None, description="fixed die rolls given to the game (play --dice), "
+                                   "rolled first; then the RNG's")
+    dice_used: int = 0
 
 
 class AgentData(BaseModel):
@@ -116,16 +121,24 @@ def state_to_data(engine, state: GameState) -> StateData:
         side_vars={s: {k: j(v) for k, v in vals.items()} for s, vals in state.side_vars.items()},
         loc_vars={h: {k: j(v) for k, v in vals.items()} for h, vals in state.loc_vars.items()},
         loc_markers={h: sorted(m) for h, m in state.loc_markers.items() if m},
-        decks=state.decks, hands=state.hands, options={k: j(v) for k, v in state.options.items()},
+        decks=state.decks, hands=state.hands, card_uses=state.card_uses, options={k: j(v) for k, v in state.options.items()},
         active=state.active, phase=state.phase, turn_order=list(state.turn_order),
         position=PositionData(**vars(state.position)), next_unit_id=state.next_unit_id, winner=state.winner,
         win_reason=state.win_reason, over=state.over, ended=state.ended, rng=_rng_to_json(state.rng),
+        dice=list(state.rng.rolls) if isinstance(state.rng, FixedDice) else None,
+        dice_used=state.rng.used if isinstance(state.rng, FixedDice) else 0,
     )
 
 
 def state_from_data(engine, data: StateData) -> GameState:
     f = engine.from_json
-    state = GameState(scenario=data.scenario, seed=data.seed, rng=_rng_from_json(data.rng))
+    rng = _rng_from_json(data.rng)
+    if data.dice is not None:  # fixed rolls given with play --dice: those not used yet come first
+        fixed = FixedDice(data.dice, data.seed)
+        fixed.used = data.dice_used
+        fixed.setstate(rng.getstate())
+        rng = fixed
+    state = GameState(scenario=data.scenario, seed=data.seed, rng=rng)
     for u in data.units:
         if u.type not in engine.entities or u.side not in engine.entities:
             raise SaveError(f"unit {u.id} has unknown type or side ({u.type}, {u.side})")
@@ -137,7 +150,7 @@ def state_from_data(engine, data: StateData) -> GameState:
     state.side_vars = {s: {k: f(v) for k, v in vals.items()} for s, vals in data.side_vars.items()}
     state.loc_vars = {h: {k: f(v) for k, v in vals.items()} for h, vals in data.loc_vars.items()}
     state.loc_markers = {h: frozenset(m) for h, m in data.loc_markers.items()}
-    state.decks, state.hands = data.decks, data.hands
+    state.decks, state.hands, state.card_uses = data.decks, data.hands, [dict(u) for u in data.card_uses]
     state.options = {k: f(v) for k, v in data.options.items()}
     state.active, state.phase, state.turn_order = data.active, data.phase, tuple(data.turn_order)
     state.position = Position(**data.position.model_dump())

@@ -60,6 +60,9 @@ class GameState:
     loc_markers: dict[str, frozenset[str]] = field(default_factory=dict)
     decks: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # deck -> draw/discard
     hands: dict[str, list[str]] = field(default_factory=dict)
+    # the current player turn's card uses (interpreter/cards.py): {key: [turn, active], card, side,
+    # use: event | payment | cancelled, purpose}
+    card_uses: list[dict] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     active: str | None = None
     phase: str | None = None
@@ -73,6 +76,7 @@ class GameState:
     version: int = 0  # bumped on every change; caches key on it
     positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
+    setup_notes: tuple[str, ...] = ()  # `log` lines of the set-up, logged when the game starts (not saved)
 
     # ------------------------------------------------------------ snapshots
     def snapshot(self) -> "GameState":
@@ -83,7 +87,8 @@ class GameState:
             vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
             loc_vars={k: dict(v) for k, v in self.loc_vars.items()}, loc_markers=dict(self.loc_markers),
             decks={k: {p: list(c) for p, c in v.items()} for k, v in self.decks.items()},
-            hands={k: list(v) for k, v in self.hands.items()}, options=dict(self.options),
+            hands={k: list(v) for k, v in self.hands.items()}, card_uses=[dict(u) for u in self.card_uses],
+            options=dict(self.options),
             active=self.active, phase=self.phase, turn_order=self.turn_order,
             position=replace(self.position), next_unit_id=self.next_unit_id, winner=self.winner,
             win_reason=self.win_reason, over=self.over, ended=self.ended, version=self.version,

@@ -118,6 +118,50 @@ class CompiledTable:
             raise IllegalColumn(f"{_show(value)} is below the first column of the {self.title}", span)
         raise RuleError(f"the {self.title} has no column {_show(value)}", span)
 
+    def column_ranges(self) -> list[tuple[int | None, int | None]]:
+        """What each printed column of a numeric (differential) table covers, as the lookup
+        resolves values: from its key to just below the next one; the last column open above,
+        the first open below when a beyond rule resolves lower values on it (`upto -4 use -3`).
+        (None, None) for a column that is not numeric."""
+        if not self.numeric_columns or not all(isinstance(c, int) for c in self.columns):
+            return [(None, None)] * len(self.columns)
+        out = []
+        for i, c in enumerate(self.columns):
+            hi = self.columns[i + 1] - 1 if i + 1 < len(self.columns) else None
+            lo = c
+            if i == 0 and any(r.action == "use" and r.use == c and r.direction in ("below", "upto") for r in self.beyond):
+                lo = None
+            if hi is None and any(r.action != "use" and r.direction in ("above", "from") for r in self.beyond):
+                first_out = min(r.bound + (1 if r.direction == "above" else 0) for r in self.beyond
+                                if r.action != "use" and r.direction in ("above", "from"))
+                hi = first_out - 1 if first_out - 1 >= c else c
+            out.append((lo, hi))
+        return out
+
+    def column_range_texts(self, less: str = "{0} or less", more: str = "{0} or more", span: str = "{0} to {1}",
+                           sign=None) -> list[str]:
+        """The columns of a differential table as a rulebook prints them: "-3 or less", "-2 to -1",
+        "0", "+8 or more" (`sign` writes one number: +2); other tables' columns as written."""
+        if self.decl.columns is None or self.decl.columns.kind != "diff":
+            return list(self.column_text)
+        if sign is None:
+            def sign(v: int) -> str:
+                return f"+{v}" if v > 0 else str(v)
+
+        out = []
+        for (lo, hi), text in zip(self.column_ranges(), self.column_text):
+            if lo is None and hi is None:
+                out.append(text)
+            elif lo is None:
+                out.append(less.format(sign(hi)))
+            elif hi is None:
+                out.append(more.format(sign(lo)))
+            elif lo == hi:
+                out.append(sign(lo))
+            else:
+                out.append(span.format(sign(lo), sign(hi)))
+        return out
+
     def allowed(self, value) -> bool:
         v = lookup_value(value)
         for rule in self.beyond:

@@ -154,7 +154,10 @@ class CellValue:
     def __eq__(self, other) -> bool:
         if isinstance(other, CellValue):
             return self.codes == other.codes
-        return self.single() is other or self.single() == other
+        single = self.single()
+        if single is self:  # several codes, or an empty cell: only "-" equals none (no effect)
+            return other is None and not self.codes
+        return single is other or single == other
 
     def __hash__(self) -> int:
         return hash(self.codes)

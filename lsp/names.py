@@ -122,6 +122,21 @@ def iter_decls(node):
             stack.extend(reversed(n))
 
 
+def _map_name(tok: Token, rule: str, scope: int, decls) -> Occurrence | None:
+    """The board name in a MAP_TEXT token (a test board of a tests file, `map fragment { ... }`):
+    declared by `map NAME "Label" {`, used by a test's `map NAME { more }`."""
+    import re
+
+    m = re.match(r"map\s+([A-Za-z_][A-Za-z0-9_]*)", str(tok))
+    if m is None:
+        return None
+    before = str(tok)[:m.start(1)]
+    line = tok.line - 1 + before.count("\n")
+    col = (m.start(1) - before.rfind("\n") - 1) if "\n" in before else tok.column - 1 + m.start(1)
+    role = DECL if (line, col) in decls else USE
+    return Occurrence(m.group(1), role, line, col, col + len(m.group(1)), rule, scope)
+
+
 def index_file(tree: Tree, module: ast.Module) -> FileNames:
     decls, events = declared_spans(module)
     occurrences: list[Occurrence] = []
@@ -144,6 +159,11 @@ def index_file(tree: Tree, module: ast.Module) -> FileNames:
                 continue
             if child.type == "SECTION":
                 occurrences.append(token(child, SECTION if rule == SECTION_LIST else CITATION, rule, scope))
+                continue
+            if child.type == "MAP_TEXT":  # `map NAME { ... }` of a tests file: one token; its name
+                occ = _map_name(child, rule, scope, decls)
+                if occ is not None:
+                    occurrences.append(occ)
                 continue
             if child.type != "NAME" and rule != "prop_key":
                 continue

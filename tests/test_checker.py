@@ -94,6 +94,10 @@ CASES = [
      "E-not-a-statement", "function 'g' computes a value, which is thrown away here", 5, 24,
      "use it: let x = g(...)"),
     # 3. `is` tags (a flag property and a unit type are valid tags)
+    ("deck-unknown-property", 'deck d "D" §1 {\n  reshufle_at: 1\n  card a "A" §1\n}\n', HEADER,
+     "E-deck", "deck 'd' has no property 'reshufle_at'", 5, 3, "did you mean 'reshuffle_at'?"),
+    ("deck-reshuffle-is-a-count", 'deck d "D" §1 {\n  reshuffle_at: "one"\n}\n', HEADER,
+     "E-deck", "deck 'd': reshuffle_at must be a whole number of cards (0 or more)", 5, 17, None),
     ("unknown-tag", 'terrain forest "Forest" §1\nunit tank "Tank" §1 { elite }\n'
      'function f(u: unit): bool "f" §1 = u is elite and u is tank and terrain(u.loc) is forrest\n', HEADER,
      "E-unknown-tag", "unknown tag 'forrest'", 6, 83, "did you mean 'forest'?"),

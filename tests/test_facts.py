@@ -52,13 +52,23 @@ def test_owners_of_units_brought_in_by_arrive(fall_blau):
         assert owners[name].sides == ("soviet",), name
 
 
-def test_an_undeclared_type_no_rule_places_is_not_guessed(fall_blau):
-    # guards_tank_corps is declared `side: soviet` (the language states it); a test-only type that
-    # no rule places has no owner, and the model says so
+def test_an_undeclared_type_no_rule_places_is_not_guessed(fall_blau, tmp_path):
+    # guards_tank_corps is declared `side: soviet` (the language states it)
     assert fall_blau.unit_type("guards_tank_corps").owners.status == "declared"
     assert fall_blau.unit_type("guards_tank_corps").owners.sides == ("soviet",)
-    assert fall_blau.unit_type("test_panzer").owners.status == "unknown"
-    assert "test_panzer" in fall_blau.palette("axis") and "test_panzer" in fall_blau.palette("soviet")
+    # the worked examples' test-only types (tests/units.wcx) are not part of the game (#17 point 1)
+    assert "test_panzer" not in [u.name for u in fall_blau.unit_types]
+    assert "test_panzer" not in fall_blau.palette("axis") + fall_blau.palette("soviet")
+    # a type that no rule places has no owner, and the model says so: it goes to every palette
+    import shutil
+
+    folder = tmp_path / "tiny"
+    shutil.copytree(GAMES / "tiny", folder, ignore=shutil.ignore_patterns("tests"))
+    with open(folder / "components.wcx", "a", encoding="utf-8") as f:
+        f.write('\nunit lonely "Lonely battalion" §2.1 { attack: 1 defense: 1 move: 1 }\n')
+    facts = facts_of(Engine(_game(folder)))
+    assert facts.unit_type("lonely").owners.status == "unknown"
+    assert "lonely" in facts.palette("axis") and "lonely" in facts.palette("soviet")
 
 
 def test_fall_blau_reinforcements_by_turn(fall_blau):

@@ -153,7 +153,8 @@ def test_min_max_are_builtins_only_when_called():
 
 def test_trigger_events():
     assert lex('on enter(u: unit, h: location) "x" { }')[1] == (Name.Builtin, "enter")
-    assert lex('on card_played(c: name) { }')[1] == (Name.Function, "card_played")
+    assert lex('on card_played(c: name, s: side) { }')[1] == (Name.Builtin, "card_played")  # fired by play()
+    assert lex('on bridge_blown(h: location) { }')[1] == (Name.Function, "bridge_blown")  # a game's own event
 
 
 def test_every_stdlib_name_is_highlighted_as_builtin():

@@ -102,3 +102,19 @@ scenario blizzard "Blizzard" §9 {
     # and a whole game of the scenario runs with its rules
     g = play(engine, "blizzard", seed=2)
     assert g.state.over
+
+
+def test_one_overlay_replaces_every_provisional_table_and_stand_in_of_no_retreat():
+    overlay = Path("tests/data/overlays/no-retreat-published.wcx")
+    _, before = check_path("games/no-retreat")
+    replaced = ["table german_crt", "table soviet_crt", "table tec", "table trt", "table trt_weather",
+                "vardecl operational_victory_threshold", "vardecl soviet_target_limit", "procedure campaign_setup",
+                "procedure card54_soviet_event", "procedure joker_effect"]
+    assert set(replaced) <= set(provisional_names(before))
+    game, diags = check_path("games/no-retreat", [overlay])
+    assert not diags.errors, [d.render() for d in diags.errors]
+    assert not set(replaced) & set(provisional_names(diags))
+    engine = Engine(game)
+    assert str(engine.tables["german_crt"].lookup(["6:1", 1], None)) == "DR"
+    g = play(engine, "campaign", seed=1, until_turn=1, trace=False)
+    assert {u.label for u in g.state.units.values()} >= {"16th Army", "Western Front"}

@@ -155,7 +155,7 @@ N = "0605"
 
 
 def test_chuikov_rerolls_a_soviet_dd_roll_after_seeing_it_and_the_reroll_stands():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     s = Scene(turn=10, active="axis", dice=[1, 6])
     s.state.options["leaders"] = True
@@ -177,7 +177,7 @@ def test_chuikov_rerolls_a_soviet_dd_roll_after_seeing_it_and_the_reroll_stands(
 
 
 def test_the_reroll_must_be_accepted_even_when_worse():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     s = Scene(turn=10, active="axis", dice=[6, 1])
     s.state.options["leaders"] = True
@@ -190,7 +190,7 @@ def test_the_reroll_must_be_accepted_even_when_worse():
 
 
 def test_no_reroll_offered_without_a_ready_leader_in_range_or_without_the_option():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     for options, leader_at, used in (({"leaders": True}, "1212", False), ({"leaders": False}, "0808", False),
                                      ({"leaders": True}, "0808", True)):
@@ -268,7 +268,7 @@ def contested_scene(**kw) -> Scene:
 
 
 def test_a_city_battle_partial_success_makes_the_attacker_share_the_city():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     s = contested_scene(active="soviet", dice=[1])  # as EX-18: German in a City, roll 1 + 1 -> City Battle 1
     d = s.unit("test_infantry", "axis", T)
@@ -286,7 +286,7 @@ def test_a_city_battle_partial_success_makes_the_attacker_share_the_city():
 
 
 def test_without_the_option_nobody_enters_the_city():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     s = Scene(CITY, turn=10, active="soviet", dice=[1])
     s.unit("test_infantry", "axis", T)
@@ -500,7 +500,7 @@ def test_the_attack_action_asks_the_soviet_player_before_the_combat():
 
 
 def test_units_left_in_the_box_share_the_defenders_disrupted_result():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     s, ra, (r1, r2), a = ra_defence_scene(n_box=2)
     s.agent.script = {"out": [[r1]]}
@@ -512,7 +512,7 @@ def test_units_left_in_the_box_share_the_defenders_disrupted_result():
 
 
 def test_units_left_in_the_box_share_a_full_retreat():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
 
     s, ra, (r1, r2), a = ra_defence_scene(n_box=2)
     s.agent.script = {"out": [[r1]]}
@@ -525,7 +525,7 @@ def test_units_left_in_the_box_share_a_full_retreat():
 
 
 def test_the_box_is_eliminated_with_the_army_counter():
-    from test_stalingrad_examples import carry_out
+    from test_stalingrad_support import carry_out
     from test_stalingrad_support import ring
 
     s, ra, (r1, r2), a = ra_defence_scene(n_box=2)

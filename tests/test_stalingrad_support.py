@@ -23,7 +23,9 @@ GRID = HexGrid("flat", "odd", cols=12, rows=12)
 
 @lru_cache(maxsize=1)
 def game():
-    g, diags = check_path(GAME_DIR)
+    """The game with its tests/ folder: the worked examples' unit types (tests/units.wcx) are
+    test-only, never part of the game a player loads."""
+    g, diags = check_path(GAME_DIR, tests=True)
     assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
     return g
 
@@ -172,6 +174,23 @@ class Scene:
 
     def box(self, u):
         return self.state.units[u.id].box
+
+
+def cell(scene: Scene, *codes: str) -> CellValue:
+    """A CRT cell made of result codes, e.g. cell(s, "D1", "Adv2")."""
+    from warcodex.interpreter.values import Code
+
+    return CellValue(tuple(Code(scene.engine.entities[c]) for c in codes), "crt")
+
+
+def carry_out(s: Scene, codes, attackers, target: str) -> None:
+    """Apply a CRT result to a combat, as the combat procedure does after the roll (§8.3 step 3)."""
+    defenders = tuple(UnitRef(i) for i in s.state.units_at(target))
+    for a in attackers:
+        s.state.put(s.state.units[a.id].with_var("attacked", True))
+    att_side = s.engine.entities[s.state.units[attackers[0].id].side]
+    def_side = s.engine.entities[s.state.units[defenders[0].id].side]
+    s.run("carry_out", cell(s, *codes), tuple(attackers), target, defenders, att_side, def_side)
 
 
 # ---------------------------------------------------------------- the support and the game itself

@@ -56,7 +56,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 
 def _piece_texts(root) -> list[tuple[str, str]]:
-    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", M + "PrototypeDefinition")]
+    return [(e.tag, e.text) for e in root.iter(WIDGET + "PieceSlot", WIDGET + "CardSlot", M + "PrototypeDefinition")]
 
 
 # =============================================================================== encoder
@@ -233,6 +233,8 @@ def test_every_referenced_image_and_file_is_in_the_zip(which, request):
                 referenced.add("images/" + trait_fields(t)[2])
             if t.prefix == "emb2;":
                 referenced.update("images/" + i for i in parse_string_array(trait_fields(t)[15]) if i)
+            if t.prefix == "obs;" and trait_fields(t)[1]:  # a card's back (Mask)
+                referenced.add("images/" + trait_fields(t)[1])
     missing = referenced - names
     assert not missing, missing
     unused = {n for n in names if n.startswith("images/")} - referenced
@@ -616,7 +618,7 @@ def test_a_location_marker_of_the_set_up_is_at_start(tmp_path):
     import shutil
 
     game = tmp_path / "tiny"
-    shutil.copytree(TINY, game)
+    shutil.copytree(TINY, game, ignore=shutil.ignore_patterns("tests"))
     scenarios = game / "scenarios.wcx"
     scenarios.write_text(scenarios.read_text(encoding="utf-8").replace(
         '    place(rifle, soviet, "0908")\n', '    place(rifle, soviet, "0908")\n    mark(loc("0908"), disrupted)\n'
@@ -741,3 +743,20 @@ def test_cli_from_a_save_or_a_log(tmp_path):
     bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.log"), "-s", "nope"])
     assert bad.exit_code == 2 and "scenario 'meeting'" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_prototype_names_are_unique_even_when_two_types_share_a_label(tmp_path):
+    """VASSAL keeps the last prototype of a name ("More than one Definition named Type: ...", issue
+    17): two unit types with one label get prototypes of their own."""
+    import shutil
+
+    folder = tmp_path / "tiny"
+    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("tests"))
+    with open(folder / "components.wcx", "a", encoding="utf-8") as f:
+        f.write('\nunit guards_rifle "Rifle division" : infantry_class §2.1 provisional "a second type with '
+                'the label of another" { attack: 4 defense: 5 move: 3 steps: 2 side: soviet }\n')
+    root = _tree(build_module(folder))
+    names = [e.get("name") for e in root.iter(M + "PrototypeDefinition")]
+    assert len(names) == len(set(names))
+    assert "Type: Rifle division (rifle)" in names and "Type: Rifle division (guards_rifle)" in names
+    assert "Type: Panzer division" in names  # a label of one type stays as it is

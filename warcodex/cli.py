@@ -2,11 +2,14 @@
 
     warcodex check GAME            parse and check the rules (exit 0 ok, 1 errors, 2 usage)
     warcodex coverage GAME         which rulebook sections are encoded (text, --html, --json)
+    warcodex test GAME [-k PAT]    run the game's rule tests (tests/*.wcx), pytest-like
     warcodex fmt PATH [--check]    canonical layout of .wcx files
     warcodex info GAME             metadata, sides, scenarios, sections, provisional items
     warcodex play GAME ...         self-play with agents, progress bar, final report, log
     warcodex replay LOG            re-execute a log and verify it reproduces the same game
     warcodex explain LOG|SAVE      the derivation of each action, with rule citations
+    warcodex query LOG|SAVE EXPR   a rules expression's value in a position, with its derivation
+    warcodex moves LOG|SAVE        the legal actions there, each move's path and step costs
     warcodex demo GAME -o DIR      the main job: check, self-play with an explained combat, outputs
     warcodex schema                the JSON schema of save files
 
@@ -148,10 +151,22 @@ def check(game: str, overlays, quiet: bool) -> None:
             for w in provisional:
                 where = f"{w.span}: " if w.span else ""
                 err.print(f"  {where}{w.message}", markup=False, style="yellow")
+    tests = 0
+    if gamedef is not None and not diags.errors:
+        from warcodex.dsl.loader import test_files
+
+        if test_files(gamedef.root):  # the rule tests check against the game, without joining it
+            with_tests, test_diags = check_path(resolve_game(game), overlays, tests=True)
+            seen = set(diags.items)
+            new_errors = [d for d in test_diags.errors if d not in seen]
+            print_diagnostics(new_errors)
+            diags.extend(new_errors)
+            tests = len(with_tests.tests) if with_tests is not None else 0
     if diags.errors or gamedef is None:
         err.print(f"{len(diags.errors)} error(s), {len(warnings)} warning(s)", style="bold red")
         raise SystemExit(1)
-    out.print(f"{gamedef.game.header.title()}: ok ({len(gamedef.decls)} declarations, {len(warnings)} warning(s))")
+    tested = f", {tests} rule test(s)" if tests else ""
+    out.print(f"{gamedef.game.header.title()}: ok ({len(gamedef.decls)} declarations{tested}, {len(warnings)} warning(s))")
 
 
 # ------------------------------------------------------------------ coverage
@@ -161,18 +176,20 @@ def check(game: str, overlays, quiet: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def coverage_cmd(game: str, html_path: str | None, as_json: bool) -> None:
     """Which rulebook sections GAME encodes, partly encodes, or not yet."""
-    from warcodex.dsl.coverage import coverage, summary
+    from warcodex.dsl.coverage import coverage, summary, tested_count
 
     gamedef, _ = load_checked(game)
-    report = coverage(gamedef)
+    report = coverage(gamedef, rule_tests(gamedef), game_board(gamedef))
     counts = summary(report)
     if as_json:
-        out.print_json(json.dumps({"sections": [vars(c) for c in report], "summary": counts}))
+        out.print_json(json.dumps({"sections": [vars(c) for c in report], "summary": counts,
+                                   "tested": tested_count(report)}))
     else:
         table = Table(title=f"Coverage: {gamedef.game.header.title()}", show_lines=False)
         table.add_column("§", no_wrap=True)
         table.add_column("section")
         table.add_column("status", no_wrap=True)
+        table.add_column("tested", no_wrap=True)
         table.add_column("cited by / note")
         style = {"encoded": "green", "partial": "yellow", "not_encoded": "red", "not_applicable": "dim"}
         for c in report:
@@ -180,15 +197,132 @@ def coverage_cmd(game: str, html_path: str | None, as_json: bool) -> None:
             if c.cited_by:
                 shown = "; ".join(c.cited_by[:4]) + (f"; +{len(c.cited_by) - 4} more" if len(c.cited_by) > 4 else "")
                 detail = f"{shown}" + (f" ({c.note})" if c.note else "")
-            table.add_row("§" + c.number, "  " * c.depth + c.title, f"[{style[c.status]}]{c.status.replace('_', ' ')}[/]", detail)
+            tested = f"{len(c.tested_by)} test(s)" if c.tested_by else ""
+            table.add_row("§" + c.number, "  " * c.depth + c.title, f"[{style[c.status]}]{c.status.replace('_', ' ')}[/]",
+                          tested, detail)
         out.print(table)
-        out.print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()))
+        out.print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+                  + f"; {tested_count(report)} tested by a rule test")
     if html_path:
         from warcodex.dsl.coverage_html import render_html
         from warcodex.interpreter.saves import write_atomic
 
         write_atomic(Path(html_path), render_html(gamedef, report))
         err.print(f"wrote {html_path}")
+
+
+# ------------------------------------------------------------------ test
+@cli.command(name="test")
+@click.argument("game")
+@click.option("-k", "pattern", help="Only tests whose name, label, file or cited section matches: "
+              "words with and/or/not, like pytest (-k 9.2, -k \"combat and not ex13\").")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write a JUnit XML report here.")
+@click.option("-v", "--verbose", is_flag=True, help="One line per test.")
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first failure.")
+def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bool, exitfirst: bool) -> None:
+    """Run the rule tests of GAME (its tests/*.wcx files): exit 0 all passed, 1 a test failed,
+    2 usage, 5 no test selected."""
+    import time
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.interpreter.rule_test_report import PatternError, failure_lines, junit_xml, matches, summary_line, title
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    root = resolve_game(game)
+    gamedef, diags = check_path(root, tests=True)
+    if diags.errors or gamedef is None:
+        print_diagnostics(diags.errors)
+        err.print(f"{len(diags.errors)} error(s): the rules or their tests do not check", style="bold red")
+        raise SystemExit(1)
+    tests = list(gamedef.tests.values())
+    try:
+        selected = [t for t in tests if pattern is None or matches(pattern, t)]
+    except PatternError as exc:
+        raise click.BadParameter(str(exc), param_hint="-k") from None
+    files = sorted({t.header.span.file for t in selected if t.header.span})
+    out.print(f"[bold]{gamedef.game.header.title()}[/]: {len(selected)} test(s) in {len(files)} file(s)"
+              + (f", {len(tests) - len(selected)} deselected by -k" if pattern else ""))
+    if not selected:
+        err.print("no test selected" if tests else f"no tests: write them in {root / 'tests'}/*.wcx (docs/testing-rules.md)")
+        raise SystemExit(5)
+    runner = RuleTestRunner(gamedef)
+    start = time.perf_counter()
+    outcomes = []
+    mark = {"passed": ".", "failed": "F", "error": "E"}
+    colour = {"passed": "green", "failed": "red", "error": "red"}
+    done_in_file = {}
+    by_file = {f: sum(1 for t in selected if t.header.span and t.header.span.file == f) for f in files}
+    current = None
+    width = min(out.width, 100)
+    column = 0
+    for test in selected:
+        file = test.header.span.file if test.header.span else "?"
+        if not verbose and file != current:
+            if current is not None:
+                out.print()
+            current = file
+            name = Path(file).name
+            out.print(name + " ", end="")
+            column = len(name) + 1
+        outcome = runner.run(test)
+        outcomes.append(outcome)
+        done_in_file[file] = done_in_file.get(file, 0) + 1
+        percent = f"[{100 * len(outcomes) // len(selected):3d}%]"
+        if verbose:
+            word = outcome.status.upper()
+            line = f"{Path(file).name}::{test.name} "
+            out.print(line + f"[{colour[outcome.status]}]{word}[/]".ljust(0)
+                      + " " * max(1, width - len(line) - len(word) - len(percent)) + percent)
+        else:
+            out.print(f"[{colour[outcome.status]}]{mark[outcome.status]}[/]", end="")
+            column += 1
+            if done_in_file[file] == by_file.get(file):
+                out.print(" " * max(1, width - column - len(percent)) + percent, end="")
+        if exitfirst and outcome.status != "passed":
+            break
+    if not verbose:
+        out.print()
+    seconds = time.perf_counter() - start
+    failed = [o for o in outcomes if o.status != "passed"]
+    if failed:
+        out.print()
+        out.print(" FAILURES ".center(width, "="), style="bold red")
+        for o in failed:
+            out.print(f" {title(o)} ".center(width, "_"), style="red", markup=False)
+            out.print("\n".join(failure_lines(o)), markup=False)
+            out.print()
+    summary = summary_line(outcomes, seconds, len(tests) - len(selected))
+    out.print(f" {summary} ".center(width, "="), style="bold red" if failed else "bold green", markup=False)
+    if junit_path:
+        from warcodex.interpreter.saves import write_atomic
+
+        write_atomic(Path(junit_path), junit_xml(gamedef.game.name, outcomes, seconds))
+        err.print(f"wrote {junit_path}")
+    if failed:
+        raise SystemExit(1)
+
+
+def game_board(gamedef):
+    """The game's map, for the sections it cites (None when there is none to load)."""
+    from warcodex.interpreter.engine import load_board
+
+    try:
+        return load_board(gamedef)
+    except Exception:  # noqa: BLE001 - `check` reports a map that does not load; coverage goes on
+        return None
+
+
+def rule_tests(gamedef) -> list:
+    """The rule tests of a checked game (its tests/*.wcx), for the "tested" column; none when the
+    tests do not load (`warcodex check` and `warcodex test` report why)."""
+    from warcodex.dsl.loader import load_game, test_files
+
+    if not test_files(gamedef.root):
+        return []
+    try:
+        return list(load_game(gamedef.root, tests=True).tests.values())
+    except DiagnosticError:
+        return []
 
 
 # ------------------------------------------------------------------ fmt
@@ -232,7 +366,11 @@ def info(game: str) -> None:
         table.add_column(col)
     for sc in gamedef.scenarios.values():
         props = {p.key: p.value for p in sc.props}
-        turns = f"{getattr(props.get('first_turn'), 'value', '?')}-{getattr(props.get('last_turn'), 'value', '?')}"
+        first = getattr(props.get("first_turn"), "value", 1 if "turns" in props else "?")
+        last = getattr(props.get("last_turn"), "value", None)
+        if last is None and "turns" in props and isinstance(first, int):
+            last = first + getattr(props["turns"], "value", 1) - 1
+        turns = f"{first}-{last if last is not None else '?'}"
         table.add_row(sc.name, sc.header.title(), turns, " ".join("§" + c for c in sc.header.citations))
     out.print(table)
     from warcodex.dsl import ast
@@ -260,12 +398,34 @@ def _progress(runner, state, engine):
     return progress
 
 
+def read_dice(text: str | None, file: str | None) -> list[int] | None:
+    """The fixed rolls of `--dice 3,5,1` and/or `--dice-file F` (the file's after the option's)."""
+    from warcodex.interpreter.dice import parse_dice
+
+    rolls: list[int] = []
+    try:
+        if text:
+            rolls += parse_dice(text)
+        if file:
+            try:
+                content = Path(file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise UserError(f"cannot read {file}: {exc}") from None
+            rolls += parse_dice(content, file)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--dice / --dice-file") from None
+    return rolls or None
+
+
 def write_log(path: Path, engine, game, options: dict) -> None:
     from warcodex.interpreter.play import log_text
     from warcodex.interpreter.saves import write_atomic
 
     header = {"format": LOG_FORMAT, "version": 1, "game": engine.game.game.name, "game_dir": str(engine.game.root),
               "rules": engine.fingerprint, "scenario": game.state.scenario, "seed": game.state.seed, "options": options}
+    rolls = getattr(game.state.rng, "rolls", None)
+    if rolls:  # the fixed dice the game was played with: a replay rolls them again
+        header["dice"] = list(rolls)
     write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + log_text(game.log))
 
 
@@ -284,6 +444,28 @@ def read_log(path: Path) -> tuple[dict, list[dict]]:
     return header, entries
 
 
+def is_log(path: Path) -> bool:
+    """A Warcodex log starts with a header line whose `format` is warcodex-log."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+        header = json.loads(first)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(header, dict) and header.get("format") == LOG_FORMAT
+
+
+def read_record(path: Path) -> list[dict]:
+    """The log entries of a log or of a save."""
+    if is_log(path):
+        return read_log(path)[1]
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8")).get("log", [])
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        raise UserError(f"{path} is neither a Warcodex log nor a save") from None
+    return entries
+
+
 def print_report(engine, game) -> None:
     s = game.summary()
     table = Table(title=f"{engine.game.game.header.title()}: scenario {s['scenario']}, seed {s['seed']}")
@@ -295,9 +477,17 @@ def print_report(engine, game) -> None:
         variables = ", ".join(f"{k}={v}" for k, v in s["sides"].get(side.name, {}).items())
         table.add_row(side.label, str(s["units_on_map"][side.name]), str(s["eliminated"][side.name]), variables)
     out.print(table)
-    winner = s["winner"] or "none (draw)"
-    out.print(f"winner: [bold]{winner}[/] ({s['reason']}); turns played: {min(s['turn'], engine.last_turn(game.state))}; "
-              f"actions: {s['actions']}")
+    played = game.turns_played()
+    if game.stopped_early:
+        pos = game.state.position
+        where = f"after turn {pos.turn - 1}" if pos.op == 0 else f"during turn {pos.turn}"
+        out.print(f"[bold]stopped early[/] {where}: no result yet; turns played: {played}; actions: {s['actions']}")
+    elif s["winner"]:
+        out.print(f"winner: [bold]{s['winner']}[/] ({s['reason'] or 'no reason given'}); turns played: {played}; "
+                  f"actions: {s['actions']}")
+    else:
+        out.print(f"result: [bold]a draw[/] ({s['reason'] or 'the last turn ended with no winner'}); "
+                  f"turns played: {played}; actions: {s['actions']}")
 
 
 def first_combat(log: list[dict]) -> dict | None:
@@ -329,19 +519,28 @@ def parse_options(pairs) -> dict:
 @click.option("--max-actions", type=int, help="Stop after this many actions (then --save to continue later).")
 @click.option("--explain-combat", is_flag=True, help="Print the explanation of the first combat.")
 @click.option("--check-invariants", is_flag=True, help="Check the game's invariants after every action.")
-def play(game, scenario, seed, agents, until_turn, options, log_path, save_path, load_path, max_actions, explain_combat, check_invariants):
+@click.option("--dice", "dice_text", help="The first die rolls, e.g. 3,5,1 (then the seed's dice).")
+@click.option("--dice-file", type=click.Path(dir_okay=False, exists=True),
+              help="A file of the first die rolls: numbers separated by commas, blanks or lines; # comments.")
+def play(game, scenario, seed, agents, until_turn, options, log_path, save_path, load_path, max_actions, explain_combat,
+         check_invariants, dice_text, dice_file):
     """Play GAME with agents (self-play by default) and print the final report."""
     from warcodex.interpreter.play import Game, agents_for, start
     from warcodex.interpreter.saves import load_save, save_game
 
     engine = build_engine(game)
     opts = parse_options(options)
+    dice = read_dice(dice_text, dice_file)
     if load_path:
+        if dice:
+            raise click.UsageError("--dice and --dice-file start a game: a loaded game keeps the dice it was saved with")
         state, agent_objs, log = load_save(engine, load_path)
         g = Game(engine.for_scenario(state.scenario), state, agent_objs, log=log, check_invariants=check_invariants)
     else:
         g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
-                  check_invariants=check_invariants)
+                  check_invariants=check_invariants, dice=dice)
+    for note in g.state.setup_notes:
+        out.print(f"set-up: {note}", markup=False)
     progress = _progress(g.runner, g.state, engine)
     try:
         with progress:
@@ -360,6 +559,10 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
         if entry:
             out.print("\n[bold]An explained combat[/]")
             out.print(format_entry(entry), markup=False)
+    if dice:
+        left = g.state.rng.remaining if hasattr(g.state.rng, "remaining") else []
+        used = len(dice) - len(left)
+        err.print(f"fixed dice: {used} of {len(dice)} rolled" + (f"; not rolled: {', '.join(map(str, left))}" if left else ""))
     if log_path:
         write_log(Path(log_path), engine, g, opts)
         err.print(f"wrote log {log_path}")
@@ -380,7 +583,8 @@ def replay(log: str, game_arg: str | None) -> None:
     engine = build_engine(game_arg or header.get("game_dir") or header["game"])
     if header.get("rules") != engine.fingerprint:
         err.print(f"warning: the log was made with rules {header.get('rules')}, these are {engine.fingerprint}", style="yellow")
-    g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {})
+    g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
+                   dice=header.get("dice"))
     if log_text(g.log) == log_text(entries):
         out.print(f"reproduced: {len(entries)} log entries identical; winner {g.state.winner or 'none'}")
         return
@@ -402,15 +606,7 @@ def explain(record: str, entry_no: int | None, combat: bool, show_all: bool) -> 
     """Show how each action of a log or save was resolved, with the rules that applied."""
     from warcodex.interpreter.explain import format_entry
 
-    path = Path(record)
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("{\"format\": \"" + LOG_FORMAT) or text.startswith('{"format": "warcodex-log"'):
-        _, entries = read_log(path)
-    else:
-        try:
-            entries = json.loads(text).get("log", [])
-        except (json.JSONDecodeError, AttributeError):
-            raise UserError(f"{path} is neither a Warcodex log nor a save") from None
+    entries = read_record(Path(record))
     if combat:
         e = first_combat(entries)
         entries = [e] if e else []
@@ -424,12 +620,133 @@ def explain(record: str, entry_no: int | None, combat: bool, show_all: bool) -> 
         out.print(format_entry(e), markup=False)
 
 
+def open_position(record: str, at: int | None, game_arg: str | None):
+    """The position of a log (after entry `at`, or at its end) or of a save."""
+    from warcodex.interpreter.positions import Position, logged_position
+    from warcodex.interpreter.saves import load_save
+
+    path = Path(record)
+    if is_log(path):
+        header, entries = read_log(path)
+        engine = build_engine(game_arg or header.get("game_dir") or header["game"])
+        return logged_position(engine, header, entries, at)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise UserError(f"{path} is neither a Warcodex log nor a save") from None
+    if not isinstance(raw, dict) or raw.get("format") != "warcodex-save":
+        raise UserError(f"{path} is neither a Warcodex log nor a save")
+    engine = build_engine(game_arg or raw.get("game"))
+    state, _, log = load_save(engine, path)
+    if at is not None:  # a save holds its log: replay it to that entry
+        from warcodex.interpreter.positions import logged_position
+
+        header = {"scenario": state.scenario, "seed": state.seed, "options": dict(state.options),
+                  "dice": getattr(state.rng, "rolls", None)}
+        return logged_position(engine, header, log, at)
+    return Position(engine.for_scenario(state.scenario), state, "the saved position")
+
+
+@cli.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.argument("expression")
+@click.option("--at", "at", type=int, help="The position after this log entry (default: the end).")
+@click.option("--game", "game_arg", help="Game folder (default: the one recorded).")
+def query(record: str, expression: str, at: int | None, game_arg: str | None) -> None:
+    """Evaluate a rules EXPRESSION in a position of a log or save, with its derivation:
+    warcodex query game.jsonl 'crt_column([unit_by_id(7)], "0606", 0, 0, 0)' --at 40"""
+    from warcodex.interpreter.positions import parse_expression, query as evaluate
+    from warcodex.interpreter.rule_tests import describe
+
+    position = open_position(record, at, game_arg)
+    expr = parse_expression(position.engine.game, expression)
+    value, trace = evaluate(position, expr)
+    out.print(f"position: {position.heading()}", markup=False)
+    from warcodex.interpreter.context import Context
+
+    ctx = Context(position.engine, position.state, {})
+    out.print(f"{expression} = {describe(ctx, value)}", markup=False)
+    for d in trace:
+        out.print("\n".join(d.lines(1)), markup=False)
+
+
+@cli.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.option("--unit", "unit", help="Only actions involving this unit: its id (7) or part of its label.")
+@click.option("--at", "at", type=int, help="The position after this log entry (default: the end).")
+@click.option("--limit", type=int, default=20, show_default=True, help="Actions shown per kind of action (0: all).")
+@click.option("--game", "game_arg", help="Game folder (default: the one recorded).")
+def moves(record: str, unit: str | None, at: int | None, limit: int, game_arg: str | None) -> None:
+    """The legal actions in a position of a log or save: each movement with its path and the cost
+    of every step, term by term, with the sections."""
+    from warcodex.interpreter.positions import legal_moves
+
+    position, side, by_action, totals = legal_moves(open_position(record, at, game_arg), unit, limit or None)
+    out.print(f"position: {position.heading()}", markup=False)
+    if side is None:
+        out.print("no side is to act here (the game is over, or no phase offers actions now)")
+        return
+    shown = sum(len(v) for v in by_action.values())
+    out.print(f"{side} may take {sum(totals.values())} action(s)" + (f" involving '{unit}'" if unit else "")
+              + ", or pass" + (f"; {shown} shown" if shown < sum(totals.values()) else ""), markup=False)
+    for name, found in by_action.items():
+        if not totals[name]:
+            continue
+        out.print(f"\n[bold]{name}[/]: {totals[name]}")
+        for m in found:
+            out.print(f"  {m.text}", markup=False)
+            for d in m.explanation:
+                out.print("\n".join(d.lines(2)), markup=False)
+        if totals[name] > len(found):
+            out.print(f"  ... and {totals[name] - len(found)} more (--unit, --limit)")
+
+
 @cli.command()
 def schema() -> None:
     """Print the JSON schema of save files."""
     from warcodex.interpreter.saves import SaveFile
 
     out.print_json(json.dumps(SaveFile.model_json_schema()))
+
+
+# ------------------------------------------------------------------ compile
+@cli.command(name="compile")
+@click.argument("game")
+@click.option("--show", "names", multiple=True, metavar="NAME",
+              help="Print the generated Python of a declaration (a quantity, function, procedure, action, "
+                   "movement mode, trigger event, invariant...); repeatable.")
+@click.option("--scenario", "-s", help="The rules as this scenario's special rules change them.")
+@click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A .wcx file loaded last (repeatable).")
+def compile_cmd(game: str, names, scenario: str | None, overlays) -> None:
+    """Compile the rules of GAME to Python and say how much code they became; with --show NAME,
+    print the code generated for NAME (docs/engine.md, "How rules become Python")."""
+    import time
+
+    from warcodex.interpreter.engine import Engine
+
+    gamedef, _ = load_checked(game, overlays)
+    t0 = time.perf_counter()
+    engine = Engine(gamedef, evaluator="generated")
+    if scenario is not None:
+        engine = engine.for_scenario(scenario)
+    seconds = time.perf_counter() - t0
+    compiler = engine.compiler
+    if not names:
+        lines = compiler.source().count("\n")
+        out.print(f"{gamedef.game.name}: {len(compiler.units)} generated units, {lines} lines of Python "
+                  f"(engine built in {seconds:.2f} s{', from the cache' if compiler.from_cache else ''})")
+        return
+    for name in names:
+        code = compiler.show(name)
+        if not code:
+            known = sorted({u.owner for u in compiler.units if u.owner})
+            import difflib
+
+            close = difflib.get_close_matches(name, known, n=3)
+            raise UserError(f"no generated code belongs to '{name}'"
+                            + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        out.print(code, markup=False, highlight=False)
 
 
 # ------------------------------------------------------------------ demo (the main job)
@@ -441,7 +758,7 @@ def schema() -> None:
 def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     """The main job on a game: check it, self-play one game with an explained combat, and write
     the log, a save and the coverage report (plus player aids and a VASSAL module where available)."""
-    from warcodex.dsl.coverage import coverage, summary
+    from warcodex.dsl.coverage import coverage, summary, tested_count
     from warcodex.interpreter.engine import Engine
     from warcodex.interpreter.explain import format_entry
     from warcodex.interpreter.play import agents_for, start
@@ -451,8 +768,23 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     gamedef, diags = load_checked(game)
     out.print(f"[bold]1. check[/]: {gamedef.game.header.title()} ok, {len(diags.warnings)} warning(s) "
               f"({sum(1 for w in diags.warnings if w.code == 'W-provisional')} provisional item(s))")
-    counts = summary(coverage(gamedef))
-    out.print(f"[bold]2. coverage[/]: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()))
+    tests = rule_tests(gamedef)
+    report = coverage(gamedef, tests)
+    counts = summary(report)
+    out.print(f"[bold]2. coverage[/]: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+              + f"; {tested_count(report)} section(s) tested by a rule test")
+    if tests:  # the rulebook's worked examples, written in the rules language (tests/*.wcx)
+        from warcodex.dsl.checker import check_path
+        from warcodex.interpreter.rule_test_report import summary_line
+        from warcodex.interpreter.rule_tests import RuleTestRunner
+
+        import time
+
+        with_tests, _ = check_path(gamedef.root, tests=True)
+        started = time.perf_counter()
+        outcomes = RuleTestRunner(with_tests).run_all(list(with_tests.tests.values()))
+        seconds = time.perf_counter() - started
+        out.print(f"[bold]2b. rule tests[/] (`warcodex test`): {summary_line(outcomes, seconds)}")
     engine = Engine(gamedef)
     g = start(engine, scenario, seed, agents_for(engine, ["random"], seed), check_invariants=True)
     with _progress(g.runner, g.state, engine):
@@ -468,7 +800,7 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     from warcodex.dsl.coverage_html import render_html
     from warcodex.interpreter.saves import write_atomic
 
-    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef)))
+    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef, rule_tests(gamedef), engine.board)))
     made = ["game.log.jsonl (replay with `warcodex replay`)", "final.save.json", "coverage.html"]
     # the exporters: player aids (HTML, PDF, odds charts) and a VASSAL module of the scenario
     from warcodex.exporters.aids import write_aids
@@ -512,6 +844,18 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:  # an engine bug: say which rule was running, if generated code was
+        import os
+
+        from warcodex.interpreter.generated import span_of_traceback
+
+        span = span_of_traceback(exc.__traceback__)
+        if span is None or os.environ.get("WARCODEX_DEBUG"):
+            raise
+        print_diagnostics([Diagnostic(Severity.ERROR, "E-internal", f"internal error while running this rule: "
+                                      f"{type(exc).__name__}: {exc}", span,
+                                      "set WARCODEX_DEBUG=1 for the Python traceback")])
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -300,6 +300,27 @@ class SetupRow:
 
 
 @dataclass
+class CardAid:
+    """One card of a deck: its label and its properties as printed (text, numbers, flags)."""
+    name: str
+    label: str
+    refs: list[Ref]
+    fields: list[tuple[str, str]]  # (property label, value) for valued properties
+    flags: list[str]  # labels of the card's true flags (marks such as "Removed 1945")
+    provisional: str | None = None
+
+
+@dataclass
+class DeckAid:
+    """A deck: its own rules (reshuffle...) and its cards, in declaration order."""
+    name: str
+    title: str
+    refs: list[Ref]
+    rules: list[str]
+    cards: list[CardAid]
+
+
+@dataclass
 class ProvisionalItem:
     what: str
     note: str
@@ -332,6 +353,7 @@ class Aid:
     labels_translated: int
     labels_total: int
     ui: dict[str, str] = field(default_factory=dict)
+    decks: list[DeckAid] = field(default_factory=list)
 
     @property
     def charts(self) -> list[OddsChart]:
@@ -502,8 +524,9 @@ class _Builder:
     def table(self, t) -> TableAid:
         decl: ast.Table = t.decl
         col_kind = decl.columns.kind if decl.columns is not None else None
-        if col_kind == "diff":
-            columns = [signed(c) if isinstance(c, int) else str(c) for c in t.columns]
+        if col_kind == "diff":  # as the rulebook prints them: "−3 or less", "−2 to −1", "+8 or more"
+            columns = t.column_range_texts(self.labels.ui("or_less"), self.labels.ui("or_more"),
+                                           self.labels.ui("to_range"), sign=signed)
         elif col_kind == "values" or col_kind is None:
             columns = [self._key_label(c) for c in t.column_text]
         else:
@@ -1250,6 +1273,7 @@ class _Builder:
         sequence, standing = self.sequence()
         arrivals, setup = self.arrivals()
         track = self.turn_track()
+        decks = self.decks()
         provisional = []
         for what, _node, prov in self.game.provisional_items():
             provisional.append(ProvisionalItem(what, prov.note or ""))
@@ -1265,7 +1289,7 @@ class _Builder:
                    "production", "side", "at_start", "income", "hits", "per_cost", "sequence", "allowed_actions",
                    "automatic_steps", "standing_rules", "turn_track", "turn", "reinforcements", "arrives", "where",
                    "name", "setup", "sources", "sections", "conditions_english", "provisional_items", "chance",
-                   "units", "when", "drm", "only_when", "table_index", "result", "no"]
+                   "units", "when", "drm", "only_when", "table_index", "result", "no", "sheet_cards", "cards_count"]
         ui = {k: self.labels.ui(k) for k in ui_keys}
         ui["generated"] = self.labels.ui("generated", fp=self.engine.fingerprint, paper={"a4": "A4", "letter": "US Letter"}[self.paper])
         # last: every label has been asked for by now, so the counts are those of the whole aid
@@ -1279,7 +1303,34 @@ class _Builder:
             note = self.labels.ui("language_note_all", lang=LANG_NAMES[lang])
         return Aid(lang, LANG_NAMES[lang], self.paper, g.name, game_label, edition_text, scenario, sc_turns,
                    self.engine.fingerprint, tables, effects, units, production, hits, sequence, standing, track,
-                   arrivals, setup, provisional, sections, note, len(self.labels.translated), total, ui)
+                   arrivals, setup, provisional, sections, note, len(self.labels.translated), total, ui, decks)
+
+    def decks(self) -> list[DeckAid]:
+        """Every deck with its cards: each card's valued properties (the texts, numbers, marks)
+        and its flags, read from the declarations; the deck's own properties as its rules."""
+        out = []
+        for deck in self.game.of_kind(ast.Deck):
+            rules = []
+            for p in deck.props:
+                value = self.engine.entities[deck.name].props.get(p.key)
+                rules.append(f"{self.labels.prop(p.key)}: {value}")
+            cards = []
+            for c in deck.cards:
+                ent = self.engine.entities[c.name]
+                fields, flags = [], []
+                for p in c.props:
+                    if p.value is None:
+                        flags.append(self.labels.prop(p.key))
+                    else:
+                        value = ent.props.get(p.key)
+                        fields.append((self.labels.prop(p.key), str(value) if value is not None else ""))
+                prov = [p.provenance.note or "" for p in c.props if p.provenance is not None and p.provenance.kind == "provisional"]
+                if c.header.provenance is not None and c.header.provenance.kind == "provisional":
+                    prov.insert(0, c.header.provenance.note or "")
+                cards.append(CardAid(c.name, self.labels.of(c), self.refs(c.header.citations), fields, flags,
+                                     "; ".join(prov) if prov else None))
+            out.append(DeckAid(deck.name, self.labels.of(deck), self.refs(deck.header.citations), rules, cards))
+        return out
 
 
 def _column_groups(columns: list[EffectColumn], first: int, size: int = 7) -> list[list[int]]:

@@ -39,6 +39,21 @@ class SetupStackPlan:
 
 
 @dataclass
+class DeckPlan:
+    """A VASSAL deck (DrawPile) at a board position, with its cards (CardSlots)."""
+
+    name: str
+    x: int
+    y: int
+    width: int
+    height: int
+    cards: list[Slot]
+    face_down: bool = False
+    shuffle: bool = False
+    reshuffle_target: str | None = None  # "send to another deck": the discard pile back into the draw pile
+
+
+@dataclass
 class MapPlan:
     name: str
     board: str
@@ -50,6 +65,8 @@ class MapPlan:
     stacks: list[SetupStackPlan] = field(default_factory=list)
     launch: bool = False  # a toolbar button opens it (secondary maps)
     button: str = ""
+    decks: list[DeckPlan] = field(default_factory=list)
+    hand_side: str | None = None  # a PlayerHand: a private window of this side
 
 
 @dataclass
@@ -113,6 +130,7 @@ class ModulePlan:
 
     def all_slots(self) -> list[Slot]:
         out = [s for m in self.maps for st in m.stacks for s in st.slots]
+        out += [s for m in self.maps for d in m.decks for s in d.cards]
         out += [s for tab in self.palette for p in tab.panels for s in p.slots]
         return out
 
@@ -215,7 +233,10 @@ def _map(b: _Builder, root, m: MapPlan) -> None:
     attrs: dict[str, object] = dict(mapName=m.name, description="", markMoved="Never", edgeWidth=0, edgeHeight=0,
                                     backgroundcolor="255,255,255", allowMultiple=False, color="0,0,0", thickness=3,
                                     launch=m.launch, buttonName=m.button, icon="/images/map.gif", hotkey="")
-    mp = b.el(root, M + "Map", **attrs)
+    if m.hand_side is not None:  # a PlayerHand: only its side sees it (PrivateMap `side`, `visible`)
+        mp = b.el(root, M + "PlayerHand", side=m.hand_side, visible=False, **attrs)
+    else:
+        mp = b.el(root, M + "Map", **attrs)
     picker = b.el(mp, MAP + "BoardPicker", slotWidth=350, slotHeight=125, slotScale=0.2, title="Choose Boards",
                   addRowText="Add row", addColumnText="Add column", boardPrompt="Select board")
     board = b.el(picker, BOARD, name=m.board, image=m.image, reversible=False)
@@ -232,11 +253,29 @@ def _map(b: _Builder, root, m: MapPlan) -> None:
     for helper in MAP_HELPERS:  # note §1.4: not created for a map loaded from XML
         b.el(mp, MAP + helper)
     b.el(mp, MAP + "Zoomer", zoomLevels="0.4,0.6,0.8,1.0,1.25,1.6,2.0", zoomStart=4)
+    for d in m.decks:
+        _deck(b, mp, m.board, d)
     for st in m.stacks:
         s = b.el(mp, MAP + "SetupStack", name=st.name, owningBoard=m.board, useGridLocation=True,
                  location=st.location, x=0, y=0)
         for slot in st.slots:
             _slot(b, s, slot)
+
+
+def _deck(b: _Builder, mp, board: str, d: DeckPlan) -> None:
+    mode = "Always" if d.face_down else "Never"
+    attrs: dict[str, object] = dict(
+        name=d.name, owningBoard=board, x=d.x + d.width // 2, y=d.y + d.height // 2, width=d.width, height=d.height,
+        allowMultiple=True, allowSelect=True, faceDown=mode, drawFaceUp=not d.face_down,
+        shuffle="Always" if d.shuffle else "Via right-click Menu", reversible=False, draw=True, color="0,0,0",
+        canSave=False, maxStack=10, reshufflable=d.reshuffle_target is not None)
+    if d.reshuffle_target is not None:
+        attrs.update(reshuffleCommand="Shuffle into the draw pile", reshuffleTarget=d.reshuffle_target,
+                     reshuffleMessage="$playerSide$ shuffles the discards into the draw pile")
+    pile = b.el(mp, MAP + "DrawPile", **attrs)
+    for slot in d.cards:
+        b.el(pile, WIDGET + "CardSlot", slot.text, entryName=slot.entry_name, gpid=slot.gpid, width=slot.width,
+             height=slot.height)
 
 
 def _slot(b: _Builder, parent, slot: Slot) -> None:

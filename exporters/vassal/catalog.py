@@ -85,7 +85,25 @@ _CLASSES = [
        thickness="int", launch="bool", buttonName="str", tooltip="str", icon="image", hotkey="key",
        onlyReportChangedLocation="bool", moveWithinFormat="fmt", moveToFormat="fmt", createFormat="fmt",
        changeFormat="fmt"),
-    _c(MAP + "BoardPicker", "build/module/map/BoardPicker.java", (M + "Map",),
+    # a PlayerHand is a PrivateMap: the Map attributes and the owning sides (VASSAL/build/module/PrivateMap.java)
+    _c(M + "PlayerHand", "build/module/PlayerHand.java (attributes: PrivateMap.java, Map.java)", (B + "GameModule",),
+       side="list", visible="bool",
+       mapName="str", description="str", markMoved="Always|Never|Use Preferences Setting",
+       edgeWidth="int", edgeHeight="int", backgroundcolor="color", allowMultiple="bool", color="color",
+       thickness="int", launch="bool", buttonName="str", tooltip="str", icon="image", hotkey="key",
+       onlyReportChangedLocation="bool", moveWithinFormat="fmt", moveToFormat="fmt", createFormat="fmt",
+       changeFormat="fmt"),
+    # a deck (VASSAL/build/module/map/DrawPile.java getAttributeNames/setAttribute; x, y, owningBoard, name
+    # from SetupStack.java); its cards are CardSlots
+    _c(MAP + "DrawPile", "build/module/map/DrawPile.java", (M + "Map", M + "PlayerHand"),
+       name="str", owningBoard="str", x="int", y="int", width="int", height="int", allowMultiple="bool",
+       allowSelect="bool", faceDown="Always|Never|Via right-click Menu", drawFaceUp="bool",
+       shuffle="Always|Never|Via right-click Menu", reversible="bool", draw="bool", color="color",
+       canSave="bool", maxStack="int", reshufflable="bool", reshuffleCommand="str", reshuffleTarget="str",
+       reshuffleMessage="fmt"),
+    _c(WIDGET + "CardSlot", "build/widget/CardSlot.java (attributes: PieceSlot.java)", (MAP + "DrawPile",), "piece",
+       entryName="str", gpid="int", width="int", height="int"),
+    _c(MAP + "BoardPicker", "build/module/map/BoardPicker.java", (M + "Map", M + "PlayerHand"),
        slotWidth="int", slotHeight="int", slotScale="double", title="str", addRowText="str",
        addColumnText="str", boardPrompt="str"),
     _c(BOARD, "build/module/map/boardPicker/Board.java", (MAP + "BoardPicker",),
@@ -103,15 +121,15 @@ _CLASSES = [
        snapto="bool", visible="bool", fontsize="int"),
     _c(GRID + "Region", "build/module/map/boardPicker/board/Region.java", (GRID + "RegionGrid",),
        name="str", originx="int", originy="int"),
-    _c(MAP + "StackMetrics", "build/module/map/StackMetrics.java", (M + "Map",),
+    _c(MAP + "StackMetrics", "build/module/map/StackMetrics.java", (M + "Map", M + "PlayerHand"),
        disabled="bool", exSepX="int", exSepY="int", unexSepX="int", unexSepY="int", color="color",
        top="key", bottom="key", up="key", down="key"),
     # The map helpers a map loaded from XML does not create by itself (note §1.4, Map.java#build).
-    *[_c(MAP + n, f"build/module/map/{n}.java", (M + "Map",))
+    *[_c(MAP + n, f"build/module/map/{n}.java", (M + "Map", M + "PlayerHand"))
       for n in ("ForwardToKeyBuffer", "Scroller", "ForwardToChatter", "MenuDisplayer", "MapCenterer",
                 "StackExpander", "PieceMover", "KeyBufferer")],
-    _c(MAP + "Zoomer", "build/module/map/Zoomer.java", (M + "Map",), zoomLevels="doubles", zoomStart="int"),
-    _c(MAP + "SetupStack", "build/module/map/SetupStack.java", (M + "Map",),
+    _c(MAP + "Zoomer", "build/module/map/Zoomer.java", (M + "Map", M + "PlayerHand"), zoomLevels="doubles", zoomStart="int"),
+    _c(MAP + "SetupStack", "build/module/map/SetupStack.java", (M + "Map", M + "PlayerHand"),
        name="str", owningBoard="str", useGridLocation="bool", location="str", x="int", y="int"),
     # ---------------------------------------------------------------- palettes, charts, dice, turns (§6.3)
     _c(WIDGET + "PieceSlot", "build/widget/PieceSlot.java", _WIDGET_PARENTS + (MAP + "SetupStack",), "piece",
@@ -172,6 +190,7 @@ TRAITS: dict[str, TraitClass] = {t.prefix: t for t in [
     TraitClass("prototype;", "UsePrototype", "VASSAL/counters/UsePrototype.java", 1, False),
     TraitClass("report;", "ReportState", "VASSAL/counters/ReportState.java", 6, True),
     TraitClass("delete;", "Delete", "VASSAL/counters/Delete.java", 3, False),
+    TraitClass("obs;", "Obscurable (Mask)", "VASSAL/counters/Obscurable.java", 4, True),
 ]}
 
 EMBELLISHMENT_VERSION_FIELD = 25  # 1-based; must be "1" (note §8.6, §9.4)

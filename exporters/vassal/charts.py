@@ -68,9 +68,17 @@ def _axis_title(axis: ast.Axis | None, default: str) -> str:
     return {"odds": "odds", "diff": "difference"}.get(axis.kind, default)
 
 
+def _column_headings(table: ast.Table) -> list[str]:
+    """The columns as the rulebook prints them (a differential table's as ranges: "-3 or less")."""
+    from warcodex.interpreter.tables import CompiledTable
+    from warcodex.interpreter.values import CellValue
+
+    return CompiledTable(table, lambda *_: CellValue(())).column_range_texts()
+
+
 def table_chart(game, table: ast.Table) -> Chart:
     cols = table.columns.keys if table.columns is not None else []
-    header = [_axis_title(table.rows, "row")] + ([k.text() for k in cols] if cols else ["result"])
+    header = [_axis_title(table.rows, "row")] + (_column_headings(table) if cols else ["result"])
     rows = [[r.key.text()] + [c.text() for c in r.cells] for r in table.table_rows]
     notes = []
     for b in table.beyond:

@@ -119,6 +119,9 @@ class _Pieces:
         self.data, self.images, self.size = data, images, size
         self.gpid = 0
         self.sides = {s.name: s for s in data.sides}
+        # VASSAL keeps the last prototype of a name: two types with one label get their names too
+        labels = [ut.label for ut in data.unit_types]
+        self.shared_labels = {label for label in labels if labels.count(label) > 1}
 
     def next_gpid(self) -> int:
         self.gpid += 1
@@ -129,9 +132,8 @@ class _Pieces:
     def side_proto(side: gamedata.SideInfo) -> str:
         return f"Side: {side.label}"
 
-    @staticmethod
-    def type_proto(ut: gamedata.UnitType) -> str:
-        return f"Type: {ut.label}"
+    def type_proto(self, ut: gamedata.UnitType) -> str:
+        return f"Type: {ut.label} ({ut.name})" if ut.label in self.shared_labels else f"Type: {ut.label}"
 
     def prototypes(self) -> list[tuple[str, str, str]]:
         empty = basic_piece("", "", "")
@@ -333,6 +335,10 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
         holding.stacks.append(SetupStackPlan(name, name, [pieces.unit_slot(u.type, u.side, u.label, u.steps)
                                                           for u in units]))
     maps = [main, holding]
+    # ---- decks of cards: the piles on a card table, each side's hand in a private window
+    from warcodex.exporters.vassal.cards import deck_maps
+
+    maps += deck_maps(data, images, pieces.next_gpid, data.sides)
 
     # ---- palette: a tab per side (one counter per unit type, wrapped into a grid, a tab per group
     # of arms when the side has many), the other sides' types, and the markers

@@ -1,0 +1,125 @@
+"""This engine against another checkout of Warcodex (the engine before a change), in one run.
+
+    .venv/bin/python bench/compare.py --base /path/to/old/checkout [--game stalingrad42]
+        [--scenario fall_blau] [--seeds 5] [--traced-seeds 1] [--out bench/compare.json]
+
+The other checkout needs its own virtualenv (`BASE/.venv`, with Warcodex installed from BASE):
+for example `git worktree add ../wcx-base 772ede4 && cd ../wcx-base && python3 -m venv .venv &&
+.venv/bin/pip install -e .` (outside this repository's tree). Each side plays in a long-lived
+worker process of its own (`compare_worker.py`, run by each side's Python: the engine is built
+once, outside the timings), seed by seed in alternation, so load from other processes hits both
+alike. Both play this checkout's game files: the same rules, only the engines differ. For each seed both play the same random self-play game with invariants checked, untraced
+(as `bench/selfplay.py`), and the report gives each side's median seconds per game and their
+ratio; both logs are hashed and must be byte-identical (same seed, same log). `--traced-seeds N`
+also compares the first N games played with explanations (the logs then hold every derivation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+WORKER = HERE / "compare_worker.py"
+
+
+class Worker:
+    """One side: a Python process that builds the engine once and plays the games asked."""
+
+    def __init__(self, label: str, checkout: Path, game_dir: Path) -> None:
+        python = checkout / ".venv" / "bin" / "python"
+        if not python.exists():
+            raise SystemExit(f"{checkout} has no .venv: make one there and install that checkout into it")
+        self.label = label
+        self.proc = subprocess.Popen([str(python), str(WORKER), str(game_dir)], cwd=checkout,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        ready = json.loads(self.proc.stdout.readline())
+        self.build_s = ready["build_s"]
+        self.version = ready["version"]
+
+    def play(self, scenario: str, seed: int, trace: bool) -> dict:
+        self.proc.stdin.write(json.dumps({"scenario": scenario, "seed": seed, "trace": trace}) + "\n")
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"the {self.label} worker stopped")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", type=Path, required=True, help="the other checkout (with its own .venv)")
+    ap.add_argument("--game", default="stalingrad42")
+    ap.add_argument("--scenario", default="fall_blau")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--traced-seeds", type=int, default=0, help="also compare N games played with explanations")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    console = Console(width=150)
+    # both sides play the same rules, this checkout's game files (the rules may have changed
+    # since the other checkout's commit): only the engines differ
+    game_dir = ROOT / "games" / args.game
+    base = Worker("base", args.base.resolve(), game_dir)
+    new = Worker("this", ROOT, game_dir)
+    rows, mismatches = [], []
+    try:
+        seeds = range(args.first_seed, args.first_seed + args.seeds)
+        for i, seed in enumerate(seeds):
+            for trace in ((False, True) if i < args.traced_seeds else (False,)):
+                # alternate which side goes first, so neither always plays on a warmer machine
+                order = (base, new) if (i % 2 == 0) else (new, base)
+                results = {w.label: w.play(args.scenario, seed, trace) for w in order}
+                b, n = results["base"], results["this"]
+                same = b["log_sha256"] == n["log_sha256"]
+                if not same:
+                    mismatches.append({"seed": seed, "trace": trace})
+                rows.append({"seed": seed, "trace": trace, "base_s": b["seconds"], "this_s": n["seconds"],
+                             "ratio": b["seconds"] / n["seconds"], "actions": n["actions"], "same_log": same,
+                             "base_error": b.get("error"), "this_error": n.get("error")})
+                console.print(f"  seed {seed}{' traced' if trace else ''}: base {b['seconds']:.2f} s, this "
+                              f"{n['seconds']:.2f} s ({b['seconds'] / n['seconds']:.1f}x), {n['actions']} actions, "
+                              f"{'same log' if same else '[red]DIFFERENT LOG[/]'}")
+    finally:
+        base.close()
+        new.close()
+    untraced = [r for r in rows if not r["trace"]]
+    report = {
+        "game": args.game, "scenario": args.scenario, "seeds": args.seeds, "base": str(args.base),
+        "base_version": base.version, "this_version": new.version,
+        "base_build_s": base.build_s, "this_build_s": new.build_s,
+        "median_base_s": statistics.median(r["base_s"] for r in untraced),
+        "median_this_s": statistics.median(r["this_s"] for r in untraced),
+        "median_ratio": statistics.median(r["ratio"] for r in untraced),
+        "all_logs_identical": not mismatches, "mismatches": mismatches, "games": rows,
+    }
+    t = Table(title=f"{args.game} {args.scenario}: random self-play with invariants, {args.seeds} seeds, same run")
+    for col in ("", "median s/game", "engine build s"):
+        t.add_column(col)
+    t.add_row(f"base ({base.version})", f"{report['median_base_s']:.2f}", f"{base.build_s:.2f}")
+    t.add_row(f"this ({new.version})", f"{report['median_this_s']:.2f}", f"{new.build_s:.2f}")
+    console.print(t)
+    console.print(f"median ratio base/this: {report['median_ratio']:.1f}x; logs identical: {report['all_logs_identical']}")
+    out = args.out or HERE / f"compare-{args.game}-{args.scenario}.json"
+    from warcodex.interpreter.saves import write_atomic
+
+    write_atomic(out, json.dumps(report, indent=1))
+    console.print(f"written: {out}")
+    return 0 if not mismatches else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

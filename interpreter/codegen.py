@@ -1,0 +1,711 @@
+"""Generate Python source from the checked AST: each rule becomes a plain Python function.
+
+This is how the rules run (see `generated.py` for compiling, loading and caching the source, and
+docs/engine.md, "How rules become Python"). Like a template engine that compiles templates, the
+generator writes Python text from the checked AST only:
+
+- no user text becomes code: every name is mangled into a fixed-prefix Python identifier
+  (`l_` locals, `R_` rules; a name that is not a plain ASCII identifier gets a numbered symbol),
+  every literal is written with `repr` or kept in the module's constants (`K3`), and every
+  source span, entity, odds, fraction and dice value the code needs is a constant (`S12`, `E4`);
+- a DSL local is a Python local; a call to a quantity, function or procedure is a direct call of
+  its generated entry (`R_attack_strength(ctx, l_u)`), which keeps the caching the dependency
+  analysis allows; numbers folded at generation time;
+- evaluation stays bounded: the same statements and loops count steps as the closure compiler
+  (`compiler.py`, kept as the reference the generated code is tested against), with the same
+  located error when the limit is exceeded;
+- each generated line remembers the span of the construct it came from (`Unit.lines`), so an
+  unexpected error inside generated code is reported at the `.wcx` line and column.
+
+One method per node kind: `_e_<Node>` returns a Python expression, `_s_<Node>` emits statement
+lines. A node kind without its method is refused at generation time with a located error (and
+the test `test_codegen.py` checks every AST node kind has one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from warcodex.dsl import ast
+from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
+from warcodex.interpreter.values import Entity, Odds, RuleError
+
+_FAST_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+AGGREGATES = ("sum", "count", "any", "all", "list", "first", "min", "max")
+
+
+def symbol(prefix: str, name: str, taken: dict) -> str:
+    """A Python identifier for a DSL name: `prefix + name` when the name is a plain ASCII
+    identifier (readable generated code), else a numbered one. Never user text otherwise."""
+    key = (prefix, name)
+    sym = taken.get(key)
+    if sym is None:
+        if name.isascii() and name.isidentifier():
+            sym = prefix + name
+        else:
+            sym = f"{prefix}{len(taken)}_"
+        taken[key] = sym
+    return sym
+
+
+@dataclass
+class Unit:
+    """One generated piece of source: a function (or a few) with its line -> span map."""
+
+    name: str  # the Python name of its main function
+    owner: str  # the declaration it belongs to (for `warcodex compile --show NAME`)
+    role: str  # what it is: "quantity", "action move: requirement 2"...
+    lines: list[tuple[str, object]] = field(default_factory=list)  # (text, span or None)
+
+    @property
+    def source(self) -> str:
+        return "".join(text + "\n" for text, _ in self.lines)
+
+
+class _Body:
+    """The function being written: its lines, locals, temporaries and nested helpers."""
+
+    def __init__(self, gen: "Generator", parent: "_Body | None", fr: bool) -> None:
+        self.gen = gen
+        self.parent = parent
+        self.lines: list[tuple[int, str, object]] = []  # (indent, text, span)
+        self.defs: list[tuple[int, str, object]] = []  # nested helper functions, placed first
+        self.fr = fr  # an entry taking a Frame (dynamic names are read from fr.vars)
+        self.read: set[str] = set()  # DSL locals read (an entry loads them from fr.vars)
+        self.binds: set[str] = set()  # DSL locals this body binds itself (an aggregate's variable)
+
+
+class Generator:
+    """Writes the Python source of rules for one engine (names resolve through it)."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.constants: list = []  # value of K<i>
+        self._const_index: dict = {}
+        self.spans: list = []  # value of S<i>
+        self._span_index: dict = {}
+        self.symbols: dict = {}
+        self.readers: dict = {}  # A_<name> -> the attribute name its reader reads
+        self.testers: dict = {}  # IS_<tag> -> the tag its tester tests
+        self._temp = 0
+        self._body: _Body | None = None
+        self._indent = 0
+        self._span = None
+        self._dynamic = False
+
+    # ================================================================ constants and names
+    def const(self, value) -> str:
+        """A module constant holding `value` (entities, odds, fractions, dice, tuples...)."""
+        try:
+            key = (type(value), value) if not isinstance(value, (Entity, ast.Node)) else (type(value), id(value))
+            hash(key)
+        except TypeError:
+            key = (type(value), id(value))
+        i = self._const_index.get(key)
+        if i is None:
+            i = self._const_index[key] = len(self.constants)
+            self.constants.append(value)
+        return f"K{i}"
+
+    def span(self, span) -> str:
+        if span is None:
+            return "None"
+        i = self._span_index.get(span)
+        if i is None:
+            i = self._span_index[span] = len(self.spans)
+            self.spans.append(span)
+        return f"S{i}"
+
+    def local(self, name: str) -> str:
+        return symbol("l_", name, self.symbols)
+
+    def rule(self, name: str) -> str:
+        return symbol("R_", name, self.symbols)
+
+    def temp(self, hint: str = "t") -> str:
+        self._temp += 1
+        return f"_{hint}{self._temp}"
+
+    # ================================================================ writing lines
+    def emit(self, text: str, span=None) -> None:
+        self._body.lines.append((self._indent, text, span if span is not None else self._span))
+
+    class _Indented:
+        def __init__(self, gen):
+            self.gen = gen
+
+        def __enter__(self):
+            self.gen._indent += 1
+
+        def __exit__(self, *exc):
+            self.gen._indent -= 1
+
+    def indented(self):
+        return Generator._Indented(self)
+
+    def tick(self, span) -> None:
+        """One evaluation step (as the closure compiler counts them), with the located error
+        (through `ctx.tick`, which tools may observe: one call per statement is cheap)."""
+        self.emit(f"ctx.tick({self.span(span)})", span)
+
+    # ================================================================ functions
+    def function(self, unit: Unit, header: str, params: list[str], scope_names, body, *, fr: bool,
+                 dynamic: bool = False, docline: str | None = None) -> None:
+        """Write `def header(...)` whose body is produced by `body()` (which emits lines and
+        returns nothing). For an entry taking a Frame (`fr=True`), the DSL locals in `scope_names`
+        that the body reads are loaded from `fr.vars` first."""
+        outer = self._body, self._indent, self._dynamic
+        b = self._body = _Body(self, None, fr)
+        self._indent = 1
+        self._dynamic = dynamic
+        try:
+            body()
+        finally:
+            self._body, self._indent, self._dynamic = outer
+        lines = unit.lines
+        lines.append((f"def {header}({', '.join(params)}):", self._span))
+        if docline:
+            lines.append((f"    # {docline}", self._span))
+        if fr:
+            lines.append(("    ctx = fr.ctx", self._span))
+            loads = [n for n in scope_names if n in b.read]
+            if loads or dynamic:
+                lines.append(("    _vars = fr.vars", self._span))
+            for n in loads:
+                lines.append((f"    {self.local(n)} = _vars[{n!r}]", self._span))
+        for indent, text, span in b.defs + b.lines:
+            lines.append(("    " * indent + text, span))
+        if not b.lines:
+            lines.append(("    return None", self._span))
+        lines.append(("", None))
+
+    # ================================================================ expressions
+    def expr(self, e: ast.Expr, scope: frozenset) -> str:
+        method = getattr(self, "_e_" + type(e).__name__, None)
+        if method is None:
+            raise RuleError(f"the code generator has no rule for {type(e).__name__} expressions", e.span)
+        was = self._span
+        if e.span is not None:
+            self._span = e.span
+        try:
+            return method(e, scope)
+        finally:
+            self._span = was
+
+    def _e_Num(self, e, scope):
+        v = e.value
+        if type(v) is int:
+            return repr(v) if v >= 0 else f"({v!r})"
+        return self.const(v)
+
+    def _e_Str(self, e, scope):
+        return repr(e.value)
+
+    def _e_Bool(self, e, scope):
+        return "True" if e.value else "False"
+
+    def _e_NoneLit(self, e, scope):
+        return "None"
+
+    def _e_OddsLit(self, e, scope):
+        return self.const(Odds.ratio(e.attack, e.defense))
+
+    def _e_Name(self, e, scope):
+        name = e.id
+        if name in scope:
+            self._mark_read(name)
+            return self.local(name)
+        found = self.engine.global_name(name, e.span)
+        if found is not None:
+            kind, value = found
+            if kind == "constant":
+                return _CONSTANT_CODE[name]
+            if kind == "var":
+                return f"ctx.state.vars.get({name!r})"
+            if kind == "option":
+                return f"ctx.state.options.get({name!r})"
+            if kind in ("entity", "cell"):  # a declared name, or a result code with its number (DR2)
+                return self.const(value)
+            if kind == "phase":
+                return repr(name)
+            raise AssertionError(kind)
+        if self._dynamic:  # result bodies see the names of the procedure applying them
+            return f"DYNAMIC(fr.vars, {name!r}, {self.span(e.span)})"
+        raise RuleError(f"unknown name '{name}'", e.span)
+
+    def _mark_read(self, name: str) -> None:
+        b = self._body
+        while b is not None:
+            b.read.add(name)
+            if name in b.binds:
+                return
+            b = b.parent
+
+    def _e_Attr(self, e, scope):
+        obj = self.expr(e.obj, scope)
+        name = e.name
+        s = self.span(e.span)
+        if name in ("loc", "side"):
+            # the unit fields read in hot loops: inline, the general path otherwise
+            o, u = self.temp("o"), self.temp("u")
+            field_ = f"{u}.loc" if name == "loc" else f"ENTITIES[{u}.side]"
+            return (f"({field_} if type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None "
+                    f"else ATTRIBUTE(ctx, {o}, {name!r}, {s}))")
+        # a reader specialised on the name (Engine.attribute_reader): units first
+        reader = symbol("A_", name, self.symbols)
+        self.readers[reader] = name
+        return f"{reader}(ctx, {obj}, {s})"
+
+    def _e_Index(self, e, scope):
+        obj = self.expr(e.obj, scope)
+        args = ", ".join(self.expr(a, scope) for a in e.args)
+        return f"INDEX(ctx, {obj}, [{args}], {self.span(e.span)})"
+
+    def _e_Call(self, e, scope):
+        return self.call(e, scope, statement=False)
+
+    def call(self, e: ast.Call, scope, statement: bool) -> str:
+        name = e.func
+        s = self.span(e.span)
+        if name in scope:
+            raise RuleError(f"'{name}' is a local value, not a function", e.span)
+        if name == "emit" and e.args and isinstance(e.args[0], ast.Name) and e.args[0].id not in scope \
+                and self.engine.global_name(e.args[0].id, e.args[0].span) is None:
+            # `emit(card_event, ...)`: the first argument names an event, not a value
+            args = [repr(e.args[0].id)] + [self.expr(a, scope) for a in e.args[1:]]
+        else:
+            args = [self.expr(a, scope) for a in e.args]
+        decl = self.engine.game.names.get(name)
+        if isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
+            if len(args) != len(decl.params):
+                # the same error as the closure compiler's, raised when the call is evaluated
+                return f"ARITY_ERROR({name!r}, {len(decl.params)}, ({''.join(a + ', ' for a in args)}), {s})"
+            return f"{self.rule(name)}(ctx{''.join(', ' + a for a in args)})"
+        if name in BUILTINS:
+            if BUILTINS[name].effect and not statement:
+                raise RuleError(f"'{name}' changes the game and can only be used as a statement", e.span)
+            return f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
+        raise RuleError(f"unknown function '{name}'", e.span)
+
+    def _e_Comprehension(self, e, scope):
+        """An aggregate becomes a nested helper function with a plain loop (early exit for
+        any/all/first), one step-limit tick per collection, like the closure compiler."""
+        if e.func not in AGGREGATES:
+            raise RuleError(f"'{e.func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
+        source = self.expr(e.source, scope)
+        helper = self.temp("agg")
+        outer_body, outer_indent = self._body, self._indent
+        b = self._body = _Body(self, outer_body, outer_body.fr)
+        b.binds.add(e.var)
+        self._indent = 1
+        try:
+            self.aggregate(e, scope, "seq", None)
+        finally:
+            self._body, self._indent = outer_body, outer_indent
+        defs = [(0, f"def {helper}(seq):", e.span)]
+        defs += [(indent, text, span) for indent, text, span in b.defs + b.lines]
+        self._body.defs.extend((indent + 1, text, span) for indent, text, span in defs)
+        return f"{helper}({source})"
+
+    def inline_aggregate(self, e, scope) -> bool:
+        """True if aggregate `e` may be written inline as statements of the function being
+        written: its variable is no local there (the loop may then bind it without hiding one)."""
+        return isinstance(e, ast.Comprehension) and e.func in AGGREGATES and e.var not in scope
+
+    def aggregate(self, e: ast.Comprehension, scope, seq: str, target: str | None) -> None:
+        """Emit the loop of aggregate `e` over the sequence in Python variable `seq`: with
+        `target` None, it returns the result (the body of a helper, or of a rule that is one
+        aggregate); else it assigns the result to `target` and goes on. The semantics are the
+        closure compiler's: an empty or none sequence gives the empty value, one tick per
+        collection, `where` then the element for each item, early exit for any/all/first."""
+        func = e.func
+        inner = scope | {e.var}
+        x = self.local(e.var)
+        s = self.span(e.span)
+        where = self.expr(e.where, inner) if e.where is not None and not self.inline_aggregate(e.where, inner) else None
+        plain = isinstance(e.element, ast.Name) and e.element.id == e.var
+        empty = {"sum": "0", "count": "0", "any": "False", "all": "True", "list": "()", "first": "None",
+                 "min": "None", "max": "None"}[func]
+        result = target or self.temp("r")
+
+        def done(value: str) -> list[str]:  # leave the loop with a value
+            return [f"return {value}"] if target is None else [f"{result} = {value}", "break"]
+
+        if target is None:
+            self.emit(f"if not {seq}: return {empty}")
+        else:
+            self.emit(f"{result} = {empty}")
+            self.emit(f"if {seq}:")
+            self._indent += 1
+        self.emit(f"ctx.tick_many(len({seq}), {s})")
+        if func == "count":
+            self.emit("n = 0" if target is None else f"{result} = 0")
+        elif func in ("list", "sum", "min", "max"):
+            values = self.temp("values")
+            self.emit(f"{values} = []")
+        self.emit(f"for {x} in {seq}:")
+        with self.indented():
+            if e.where is not None:
+                if where is None:  # the condition is itself an aggregate: its loop goes here
+                    w = self.temp("w")
+                    self._aggregate_value(e.where, inner, w)
+                    where = w
+                self.emit(f"if not {where}: continue")
+            if plain:
+                element = x
+            elif self.inline_aggregate(e.element, inner):
+                element = self.temp("e")
+                self._aggregate_value(e.element, inner, element)
+            else:
+                element = self.expr(e.element, inner)
+            if func == "count":
+                counter = "n" if target is None else result
+                if plain:
+                    self.emit(f"{counter} += 1")
+                else:
+                    v = self.temp("v")
+                    self.emit(f"{v} = {element}")
+                    self.emit(f"if {v} is not None and {v} is not False: {counter} += 1")
+            elif func == "any":
+                self.emit(f"if {element}:")
+                with self.indented():
+                    for line in done("True"):
+                        self.emit(line)
+            elif func == "all":
+                self.emit(f"if not {element}:")
+                with self.indented():
+                    for line in done("False"):
+                        self.emit(line)
+            elif func == "first":
+                for line in done(element):
+                    self.emit(line)
+            else:
+                self.emit(f"{values}.append({element})")
+        final = {"count": "n", "any": "False", "all": "True", "first": "None"}.get(func)
+        if func == "list":
+            final = f"tuple({values})"
+        elif func == "sum":
+            final = f"NUM(sum({values}))"
+        elif func in ("min", "max"):
+            final = f"({func}({values}) if {values} else None)"
+        if target is None:
+            self.emit(f"return {final}")
+        else:
+            if func in ("list", "sum", "min", "max"):
+                self.emit(f"{result} = {final}")
+            elif func != "count":
+                # any/all/first: the loop's `break` set the result; no break leaves the default
+                pass
+            self._indent -= 1
+
+    def _aggregate_value(self, e, scope, target: str) -> None:
+        """Emit aggregate `e` inline, its value in `target` (the caller checked it may be)."""
+        seq = self.temp("seq")
+        self.emit(f"{seq} = {self.expr(e.source, scope)}")
+        self.aggregate(e, scope, seq, target)
+
+    def _pair(self, left: str, right: str) -> tuple[str, str, str]:
+        """Evaluate two operands once, left then right, inside an expression: returns the test
+        prefix binding them and their temporaries."""
+        a, b = self.temp("a"), self.temp("b")
+        return f"(({a} := {left}), ({b} := {right}))", a, b
+
+    def _e_BinOp(self, e, scope):
+        op, s = e.op, self.span(e.span)
+        if isinstance(e.left, ast.Num) and isinstance(e.right, ast.Num):  # `1/2`: folded once
+            from warcodex.interpreter.compiler import _arith
+
+            return self._value(_arith(op, e.left.value, e.right.value, e.span))
+        left = self.expr(e.left, scope)
+        right = self.expr(e.right, scope)
+        if op in ("+", "-", "*"):
+            both, a, b = self._pair(left, right)
+            return f"({a} {op} {b} if {both} and type({a}) is int and type({b}) is int else ARITH({op!r}, {a}, {b}, {s}))"
+        return f"ARITH({op!r}, {left}, {right}, {s})"
+
+    def _value(self, v) -> str:
+        if type(v) is int:
+            return repr(v) if v >= 0 else f"({v!r})"
+        return self.const(v)
+
+    def _e_Compare(self, e, scope):
+        op, s = e.op, self.span(e.span)
+        left = self.expr(e.left, scope)
+        right = self.expr(e.right, scope)
+        if isinstance(e.right, ast.Num) and type(e.right.value) is int and op in _FAST_COMPARE:
+            # a literal on the right is the common case (`count(...) > 0`)
+            if op in ("==", "!="):
+                return f"({left} {op} {right})"
+            a = self.temp("a")
+            return f"({a} {op} {right} if type({a} := {left}) is int else COMPARE({op!r}, {a}, {right}, {s}))"
+        if op in ("==", "!="):
+            if self._plain_value(e.right, scope):
+                # a constant that is not a table cell on the right: Python's own == is the rule
+                return f"({left} {op} {right})"
+            if isinstance(e.right, ast.Name) and e.right.id in scope:
+                # a local on the right: reading it first or last is the same
+                eq = f"({left} == {right} if type({right}) is not CellValue else {right} == {left})"
+                return eq if op == "==" else f"(not {eq})"
+            # the right operand first (a cell compares by its single code), as the closure does
+            a, b = self.temp("a"), self.temp("b")
+            eq = f"(({a} == {b}) if (({b} := {right}), ({a} := {left})) and type({b}) is not CellValue else ({b} == {a}))"
+            return eq if op == "==" else f"(not {eq})"
+        both, a, b = self._pair(left, right)
+        return f"({a} {op} {b} if {both} and type({a}) is int and type({b}) is int else COMPARE({op!r}, {a}, {b}, {s}))"
+
+    def _plain_value(self, e, scope) -> bool:
+        """A literal or a declared entity: never a table cell, evaluated without effects."""
+        if isinstance(e, (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit)):
+            return True
+        if isinstance(e, ast.Name) and e.id not in scope:
+            found = self.engine.global_name(e.id, e.span)
+            return found is not None and found[0] in ("entity", "phase")
+        return False
+
+    def _e_And(self, e, scope):
+        return f"(True if {self.expr(e.left, scope)} and {self.expr(e.right, scope)} else False)"
+
+    def _e_Or(self, e, scope):
+        return f"(True if {self.expr(e.left, scope)} or {self.expr(e.right, scope)} else False)"
+
+    def _e_Not(self, e, scope):
+        return f"(not {self.expr(e.operand, scope)})"
+
+    def _e_Neg(self, e, scope):
+        a = self.temp("a")
+        return f"(-{a} if type({a} := {self.expr(e.operand, scope)}) is int else NEGATE({a}, {self.span(e.span)}))"
+
+    def _e_Is(self, e, scope):
+        tester = symbol("IS_", e.tag, self.symbols)  # Engine.tag_tester(tag)
+        self.testers[tester] = e.tag
+        test = f"{tester}(ctx, {self.expr(e.obj, scope)})"
+        return f"(not {test})" if e.negated else test
+
+    def _e_In(self, e, scope):
+        c = self.temp("c")
+        test = f"(({c} := {self.expr(e.collection, scope)}) is not None and {self.expr(e.item, scope)} in {c})"
+        return f"(not {test})" if e.negated else test
+
+    def _e_Cond(self, e, scope):
+        return f"({self.expr(e.then, scope)} if {self.expr(e.test, scope)} else {self.expr(e.orelse, scope)})"
+
+    def _e_ListLit(self, e, scope):
+        items = [self.expr(i, scope) for i in e.items]
+        if not items:
+            return "()"
+        return "(" + ", ".join(items) + ",)"
+
+    def _e_Roll(self, e, scope):
+        return f"ctx.roll({self.const(e.dice)}, {self.span(e.span)})"
+
+    # ================================================================ statements
+    def block(self, stmts: list, scope: set) -> None:
+        """Emit statements; `scope` grows as let/for/choose bind names (function scope)."""
+        if not stmts:
+            self.emit("pass")
+        for s in stmts:
+            self.stmt(s, scope)
+
+    def stmt(self, s: ast.Stmt, scope: set) -> None:
+        method = getattr(self, "_s_" + type(s).__name__, None)
+        if method is None:
+            raise RuleError(f"the code generator has no rule for {type(s).__name__} statements", s.span)
+        was = self._span
+        if s.span is not None:
+            self._span = s.span
+        try:
+            method(s, scope)
+        finally:
+            self._span = was
+
+    def _s_Let(self, s, scope):
+        fscope = frozenset(scope)
+        if self.inline_aggregate(s.value, fscope):
+            scope.add(s.name)
+            self.tick(s.span)
+            r = self.temp("r")
+            self._aggregate_value(s.value, fscope, r)
+            self.emit(f"{self.local(s.name)} = {r}")
+            return
+        value = self.expr(s.value, fscope)
+        scope.add(s.name)
+        self.tick(s.span)
+        self.emit(f"{self.local(s.name)} = {value}")
+
+    def returns(self, e: ast.Expr, scope) -> None:
+        """Emit `return <e>`; an aggregate is written as the function's own loop."""
+        if isinstance(e, ast.Comprehension) and e.func in AGGREGATES:
+            seq = self.temp("seq")
+            self.emit(f"{seq} = {self.expr(e.source, scope)}")
+            self.aggregate(e, scope, seq, None)
+            return
+        self.emit(f"return {self.expr(e, scope)}")
+
+    def _s_SetStmt(self, s, scope):
+        value = self.expr(s.value, frozenset(scope))
+        op, sp, target = s.op, self.span(s.span), s.target
+        if isinstance(target, ast.Name) and target.id in scope:
+            name = self.local(target.id)
+            self._mark_read(target.id)
+            self.tick(s.span)
+            if op == "=":
+                self.emit(f"{name} = {value}")
+            else:
+                v = self.temp("v")
+                self.emit(f"{v} = {value}")
+                self.emit(f"{name} = ARITH({op[0]!r}, {name}, {v}, {sp})")
+            return
+        if isinstance(target, ast.Name):
+            var = self.engine.var_decl(target.id)
+            if var is None or var.scope != "var":
+                raise RuleError(f"cannot set '{target.id}': it is not a global variable", s.span)
+            from warcodex.interpreter.engine import single_value
+
+            coerce = "SINGLE" if self.engine.coercer(var.type) is single_value else ""
+            self.tick(s.span)
+            v = self.temp("v")
+            self.emit(f"{v} = {value}")
+            if op != "=":
+                self.emit(f"{v} = ARITH({op[0]!r}, ctx.state.vars.get({target.id!r}), {v}, {sp})")
+            self.emit(f"SET_VAR(ctx, {target.id!r}, {coerce}({v}))")
+            return
+        if isinstance(target, ast.Attr):
+            obj = self.expr(target.obj, frozenset(scope))
+            self.tick(s.span)
+            o, v = self.temp("o"), self.temp("v")
+            self.emit(f"{o} = {obj}")
+            self.emit(f"{v} = {value}")
+            if op != "=":
+                self.emit(f"{v} = ARITH({op[0]!r}, ATTRIBUTE(ctx, {o}, {target.name!r}, {sp}), {v}, {sp})")
+            self.emit(f"SET_ATTRIBUTE(ctx, {o}, {target.name!r}, {v}, {sp})")
+            return
+        raise RuleError("this cannot be assigned to", s.span)
+
+    def _s_If(self, s, scope):
+        test = self.expr(s.test, frozenset(scope))
+        self.tick(s.span)
+        self.emit(f"if {test}:")
+        with self.indented():
+            self.block(s.body, scope)
+        if s.orelse:
+            self.emit("else:")
+            with self.indented():
+                self.block(s.orelse, scope)
+
+    def _s_For(self, s, scope):
+        source = self.expr(s.source, frozenset(scope))
+        scope.add(s.var)
+        seq = self.temp("seq")
+        self.emit(f"{seq} = {source}")
+        self.emit(f"for {self.local(s.var)} in ({seq} if {seq} is not None else ()):")
+        with self.indented():
+            self.tick(s.span)
+            self.block(s.body, scope)
+
+    def _s_Choose(self, s, scope):
+        fscope = frozenset(scope)
+        source = self.expr(s.source, fscope)
+        by = self.expr(s.by, fscope)
+        otherwise = self.expr(s.otherwise, fscope) if s.otherwise is not None else "None"
+        where = self.expr(s.where, fscope | {s.var}) if s.where is not None else None
+        scope.add(s.var)
+        x = self.local(s.var)
+        sp = self.span(s.span)
+        cites = self.const(tuple(s.citations))
+        self.tick(s.span)
+        options, seq, who = self.temp("options"), self.temp("seq"), self.temp("who")
+        self.emit(f"{seq} = {source}")
+        if where is None:
+            self.emit(f"{options} = tuple({seq}) if {seq} is not None else ()")
+        else:
+            self.emit(f"{options} = []")
+            self.emit(f"for {x} in ({seq} if {seq} is not None else ()):")
+            with self.indented():
+                self.emit(f"if {where}: {options}.append({x})")
+            self.emit(f"{options} = tuple({options})")
+        self.emit(f"{who} = {by}")
+        lo = s.min or 0
+        self.emit(f"if isinstance({who}, (tuple, list)):")
+        with self.indented():
+            self.emit(f"{x} = ctx.decide_joint(tuple({who}), {otherwise if s.otherwise is not None else 'None'}, {s.var!r}, "
+                      f"{options}, {s.subset!r}, {s.optional!r}, {lo!r}, {s.max!r}, {cites}, {sp})")
+        self.emit("else:")
+        with self.indented():
+            if s.subset:
+                self.emit(f"{x} = ctx.decide_subset({who}, {s.var!r}, {options}, {lo!r}, {s.max!r}, {cites}, {sp})")
+            else:
+                self.emit(f"{x} = ctx.decide({who}, {s.var!r}, {options}, {s.optional!r}, {cites}, {sp})")
+
+    def _s_Reroll(self, s, scope):
+        fscope = frozenset(scope)
+        value = self.expr(s.value, fscope)
+        by = self.expr(s.by, fscope)
+        when = self.expr(s.when, fscope) if s.when is not None else None
+        x = self.local(s.var)
+        sp = self.span(s.span)
+        label = s.label or f"re-roll {s.var}"
+        self._mark_read(s.var)
+        self.tick(s.span)
+        cond = f"({when}) and " if when is not None else ""
+        seen = self.temp("seen")
+        # the local must hold the roll (as in the closure compiler, a missing one reads none)
+        self.emit(f"{seen} = {x} if {x!r} in locals() else None")
+        self.emit(f"if {cond}ctx.decide_reroll({by}, {s.var!r}, {seen}, {label!r}, {self.const(tuple(s.citations))}, {sp}):")
+        with self.indented():
+            if s.body:
+                self.block(s.body, scope)
+            self.emit(f"{x} = {value}")
+            self.emit("if ctx.tracing:")
+            with self.indented():
+                self.emit(f"ctx.note({s.var!r} + ' = ' + str(ctx.engine.describe(ctx, {x})) + ' after the re-roll (it stands)')")
+
+    def _s_Require(self, s, scope):
+        test = self.expr(s.test, frozenset(scope))
+        message = s.message or "requirement not met"
+        cite = f" ({', '.join('§' + c for c in s.citations)})" if s.citations else ""
+        self.emit(f"if not {test}: raise RuleError({message + cite!r}, {self.span(s.span)})")
+
+    def _s_Apply(self, s, scope):
+        value = self.expr(s.value, frozenset(scope))
+        # a result's body sees the names of the rule applying it (dynamic scope): its locals
+        names = self.const(tuple((self.local(n), n) for n in sorted(scope)))
+        outer = "fr.vars" if self._dynamic else "None"  # a result applied from a result: its caller's too
+        self.emit(f"APPLY_RESULT(Frame(ctx, DSL_LOCALS(locals(), {names}, {outer})), {value}, {self.span(s.span)})")
+
+    def _s_Step(self, s, scope):
+        label = s.label or "step"
+        traced = self.temp("traced")
+        self.emit(f"{traced} = ctx.tracing")
+        self.emit(f"if {traced}: ctx.trace_open({label!r}, {self.const(tuple(s.citations))})")
+        self.emit("try:")
+        with self.indented():
+            self.block(s.body, scope)
+        self.emit("finally:")
+        with self.indented():
+            self.emit(f"if {traced}: ctx.trace_close()")
+
+    def _s_Stop(self, s, scope):
+        self.emit(self._stop)
+
+    _stop = "return STOP"  # a procedure's body returns None: its caller never sees the signal
+
+    def _s_Log(self, s, scope):
+        self.emit(f"ctx.note({s.text!r})")
+
+    def _s_CallStmt(self, s, scope):
+        call = self.call(s.call, frozenset(scope), statement=True)
+        self.tick(s.span)
+        self.emit(call)
+
+
+_CONSTANT_CODE = {
+    "turn": "ctx.state.position.turn",
+    "active": "(ENTITIES.get(ctx.state.active) if ctx.state.active else None)",
+    "phase": "ctx.state.phase",
+    "scenario": "ctx.state.scenario",
+    "first_turn": "ctx.engine.first_turn(ctx.state)",
+    "last_turn": "ctx.engine.last_turn(ctx.state)",
+    "turn_order": "tuple(ENTITIES[_s] for _s in ctx.state.turn_order)",
+}
+assert set(_CONSTANT_CODE) == set(CONSTANTS), "every language constant needs its generated code"
+

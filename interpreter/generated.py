@@ -1,0 +1,569 @@
+"""Rules as generated Python: the engine's compiler (`Engine.compiler`) in its normal mode.
+
+`GeneratedCompiler` has the interface of the closure compiler (`compiler.Compiler`: `expr`,
+`block`, `quantity`, `function`, `procedure`), so the engine's parts ask it for what they run,
+but each answer is a function generated as Python source by `codegen.Generator`, compiled with
+`compile()` and run in one namespace per engine, where rules call each other directly by name.
+
+- Quantities, functions and procedures become `R_<name>(ctx, <params>)`: the entry with the
+  caching their dependency level allows (dependencies.py), `B_<name>` the plain evaluation and,
+  for a quantity, `T_<name>` the traced one that builds the derivation `explain` shows.
+- What the other parts run with a `Frame` (an action's parameter domains and requirements, a
+  movement mode's costs, trigger and `do` bodies, invariants...) becomes `X<n>(fr)`, which loads
+  the DSL locals it reads from `fr.vars` once and then uses Python locals.
+- `show(name)` gives the generated code of a declaration (`warcodex compile GAME --show NAME`);
+  `span_of(filename, line)` maps a generated line back to its `.wcx` span.
+- The generated source is cached on disk (`$WARCODEX_CACHE_DIR`, as the parse cache), keyed by
+  the rules' fingerprint and the generator's own source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import marshal
+import os
+import pickle
+import tempfile
+from fractions import Fraction
+from importlib import resources
+
+from warcodex.dsl import ast
+from warcodex.dsl.cache import cache_dir
+from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
+from warcodex.interpreter.codegen import Generator, Unit, symbol
+from warcodex.interpreter.compiler import (
+    STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
+    divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
+)
+from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
+
+_FILES: dict[str, list] = {}  # generated file name -> its lines (text, span), for span_of
+
+
+# ==================================================================== helpers the generated code calls
+def _negate(v, span):
+    try:
+        return -v
+    except TypeError:
+        raise RuleError(f"cannot negate {'none' if v is None else v}", span) from None
+
+
+def _dynamic(vars: dict, name: str, span):
+    try:
+        return vars[name]
+    except KeyError:
+        raise RuleError(f"'{name}' is not defined where this result is applied", span) from None
+
+
+def _dsl_locals(found: dict, names: tuple, outer: dict | None) -> dict:
+    """The DSL locals bound now (what a result applied here sees), from Python's `locals()`."""
+    out = dict(outer) if outer is not None else {}
+    for py, dsl in names:
+        if py in found:
+            out[dsl] = found[py]
+    return out
+
+
+def _arity_error(name: str, n: int, args: tuple, span):
+    raise RuleError(f"{name} takes {n} arguments, got {len(args)}", span)
+
+
+def _registry_entry(fn, n: int, name: str):
+    """The `run(ctx, args, span)` interface of a rule (engine registries, benchmarks, tests)."""
+    def run(ctx, args, span):
+        if len(args) != n:
+            raise RuleError(f"{name} takes {n} arguments, got {len(args)}", span)
+        return fn(ctx, *args)
+    run.generated = fn
+    return run
+
+
+def namespace(engine) -> dict:
+    """The globals of one engine's generated code: helpers, built-ins, the engine's methods."""
+    from warcodex.interpreter.builtins import IMPLEMENTATIONS
+    from warcodex.interpreter.engine import single_value
+
+    ns = {
+        "__builtins__": __builtins__, "UnitRef": UnitRef, "CellValue": CellValue, "RuleError": RuleError,
+        "Frame": Frame, "STOP": STOP, "Derivation": Derivation, "Fraction": Fraction,
+        "ARITH": _arith, "COMPARE": _compare, "NEGATE": _negate, "NUM": _num, "DYNAMIC": _dynamic,
+        "DSL_LOCALS": _dsl_locals, "ARITY_ERROR": _arity_error, "SINGLE": single_value,
+        "DIVIDE_ROUNDED": divide_rounded, "ROUND": round_value, "MODIFIER_STEP": modifier_step,
+        "TRACED_MODIFIER": traced_modifier, "UNIT_TYPES_ARGS": _unit_types_args, "UNIT_TYPES": _unit_types,
+        "READ_GLOBAL": read_global,
+        "ENTITIES": engine.entities, "STATIC": engine.static_cache,
+        "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
+        "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
+    }
+    for name, impl in IMPLEMENTATIONS.items():
+        ns["B_" + name] = impl
+    return ns
+
+
+# ==================================================================== the compiler
+class GeneratedCompiler:
+    """Compiles the engine's rules to generated Python, one unit per request, into one namespace."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.gen = Generator(engine)
+        self.ns = namespace(engine)
+        self.units: list[Unit] = []
+        self._entries = 0
+        self._owners = _owner_index(engine.game)
+        # the cache: the units of an earlier build of the same rules, served in request order
+        self._cache_file = _cache_entry(engine)
+        self._cached = _read_cache(self._cache_file, engine)
+        self.from_cache = self._cached is not None
+        self._written = False
+        if self._cached is not None:
+            gen = self.gen
+            (gen.constants, gen.spans, gen.symbols, gen._temp, self._entries, gen.readers,
+             gen.testers) = self._cached["state"]
+            gen._const_index = {}  # a cached build does not generate: no new constants to share
+            gen._span_index = {}
+        self._file = f"<warcodex {engine.game.game.name if engine.game.games else 'rules'} {id(self):x}>"
+        self._bound = [0, 0]  # constants and spans already in the namespace
+        self._codes: list = []
+        self._requests: list = []
+
+    # ------------------------------------------------------------ the closure compiler's interface
+    def expr(self, e: ast.Expr, scope, dynamic: bool = False):
+        scope = frozenset(scope)
+        hit = self._from_cache(("expr", type(e).__name__, e.span, tuple(sorted(scope)), dynamic))
+        if hit is not None:
+            return hit
+        name = self._entry_name()
+        unit = Unit(name, self._owner(e.span), "expression")
+        gen = self.gen
+        gen._span = e.span
+
+        gen.function(unit, name, ["fr"], sorted(scope), lambda: gen.returns(e, scope), fr=True, dynamic=dynamic)
+        return self._load(unit)
+
+    def block(self, stmts: list, scope, dynamic: bool = False):
+        scope = set(scope)
+        initial = sorted(scope)
+        hit = self._from_cache(("block", tuple(s.span for s in stmts), tuple(initial), dynamic))
+        if hit is not None:
+            return hit
+        name = self._entry_name()
+        unit = Unit(name, self._owner(stmts[0].span if stmts else None), "statements")
+        gen = self.gen
+        gen._span = stmts[0].span if stmts else None
+
+        def body():
+            gen.block(stmts, scope)
+        gen.function(unit, name, ["fr"], initial, body, fr=True, dynamic=dynamic)
+        return self._load(unit)
+
+    def value(self, e: ast.Expr, params: tuple):
+        """`f(ctx, *args)`: the value of `e` with `params` bound to the arguments."""
+        params = tuple(params)
+        hit = self._from_cache(("value", type(e).__name__, e.span, params))
+        if hit is not None:
+            return hit
+        gen = self.gen
+        name = self._entry_name()
+        unit = Unit(name, self._owner(e.span), "value")
+        gen._span = e.span
+        scope = frozenset(params)
+        gen.function(unit, name, ["ctx"] + [gen.local(p) for p in params], (), lambda: gen.returns(e, scope), fr=False)
+        return self._load(unit)
+
+    def predicate(self, exprs: list, params: tuple):
+        """`f(ctx, *args)`: true when any of the conditions is, in order (a bare flag is true)."""
+        params = tuple(params)
+        hit = self._from_cache(("predicate", tuple(e.span if e is not None else None for e in exprs), params))
+        if hit is not None:
+            return hit
+        gen = self.gen
+        name = self._entry_name()
+        first = next((e.span for e in exprs if e is not None), None)
+        unit = Unit(name, self._owner(first), "conditions")
+        gen._span = first
+        scope = frozenset(params)
+
+        def body():
+            parts = [gen.expr(e, scope) if e is not None else "True" for e in exprs]
+            gen.emit(f"return True if {' or '.join(parts)} else False")
+        gen.function(unit, name, ["ctx"] + [gen.local(p) for p in params], (), body, fr=False)
+        return self._load(unit)
+
+    # ------------------------------------------------------------ rules
+    def quantity(self, q: ast.Quantity):
+        hit = self._from_cache(("quantity", q.name, q.span))
+        if hit is not None:
+            return _registry_entry(hit, len(q.params), q.name)
+        gen, engine = self.gen, self.engine
+        names = [p.name for p in q.params]
+        params = ["ctx"] + [gen.local(n) for n in names]
+        scope = frozenset(names)
+        for stage in stage_order(q):
+            if stage not in DEFAULT_ORDER:
+                raise RuleError(f"unknown stage '{stage}' in order (use {', '.join(DEFAULT_ORDER)})", q.span)
+        mods = [m for _, m in composed(q)]  # the composition order (dsl/composition.py)
+        groups = {m.group: gen.temp("group") for m in mods if m.group is not None}
+        rule = gen.rule(q.name)
+        unit = Unit(rule, q.name, "quantity")
+        gen._span = q.span
+        args = ", ".join(params)
+
+        def plain():  # mirrors compiler.compile_quantity's `fast`
+            gen.emit(f"v = {gen.expr(q.base, scope) if q.base is not None else '0'}", q.base.span if q.base else q.span)
+            for g in groups.values():
+                gen.emit(f"{g} = False")
+            for m in mods:
+                op = _CAP_ALIASES.get(m.op, m.op)
+                gen._span = m.span
+                test = self._modifier_test(m, scope, groups)
+                amount = gen.expr(m.value, scope)
+                if op == "=":
+                    apply = [f"v = {amount}"]
+                elif op in ("min", "max"):
+                    cmp = "<" if op == "min" else ">"
+                    apply = [f"a = {amount}", f"v = a if v is not None and a {cmp} v else v"]
+                elif op == "/" and m.rounding is not None:
+                    apply = [f"v = DIVIDE_ROUNDED(v, {amount}, {m.rounding!r})"]
+                elif op == "+" and m.rounding is None:
+                    apply = [f"a = {amount}", f"v = v + a if type(v) is int and type(a) is int else ARITH('+', v, a, {gen.span(m.span)})"]
+                else:
+                    apply = [f"v = ROUND(ARITH({op!r}, v, {amount}, {gen.span(m.span)}), {m.rounding!r})"]
+                self._guarded(test, m, groups, apply)
+            gen.emit("return NUM(v)")
+
+        def traced():  # mirrors compiler.compile_quantity's `evaluate`
+            base_cites = gen.const(tuple(q.base_citations) or tuple(q.header.citations))
+            gen.emit(f"v = {gen.expr(q.base, scope) if q.base is not None else '0'}", q.base.span if q.base else q.span)
+            gen.emit(f"steps = [Derivation(f'base {{v}}', v, {base_cites})]")
+            for g in groups.values():
+                gen.emit(f"{g} = False")
+            for m in mods:
+                op = _CAP_ALIASES.get(m.op, m.op)
+                gen._span = m.span
+                test = self._modifier_test(m, scope, groups)
+                amount = gen.expr(m.value, scope)
+                label = m.label or m.op
+                apply = [f"a = {amount}", "before = v",
+                         f"v = MODIFIER_STEP({op!r}, v, a, {m.rounding!r}, {gen.span(m.span)})",
+                         f"steps.append(TRACED_MODIFIER({label!r}, {op!r}, before, a, {m.rounding!r}, v, "
+                         f"{gen.const(tuple(m.citations))}))"]
+                self._guarded(test, m, groups, apply)
+            gen._span = q.span
+            gen.emit("v = NUM(v)")
+            title = q.header.label or q.name
+            gen.emit(f"ctx.trace_add(Derivation({title!r} + ' = ' + str(v), v, {gen.const(tuple(q.header.citations))}, steps))")
+            gen.emit("return v")
+
+        gen.function(unit, "B" + rule[1:], params, (), plain, fr=False, docline=f"quantity {q.name}, untraced")
+        gen.function(unit, "T" + rule[1:], params, (), traced, fr=False, docline=f"quantity {q.name}, traced for explain")
+        pure = not uses_dice(q) and not engine.deps.reads_hidden(q)
+        level, _ = cache_plan(engine.compiler, q)
+
+        def entry():
+            gen.emit(f"if ctx.tracing: return T{rule[1:]}({args})")
+            self._cached_call(q, level, pure, "B" + rule[1:], args, names)
+        gen.function(unit, rule, params, (), entry, fr=False, docline=f"quantity {q.name}: cache, then B (or T when tracing)")
+        fn = self._load(unit)
+        return _registry_entry(fn, len(names), q.name)
+
+    def _modifier_test(self, m, scope, groups) -> str | None:
+        gen = self.gen
+        parts = []
+        if m.group is not None:
+            parts.append(f"not {groups[m.group]}")
+        if m.when is not None:
+            parts.append(gen.expr(m.when, scope))
+        return " and ".join(parts) if parts else None
+
+    def _guarded(self, test, m, groups, apply: list[str]) -> None:
+        gen = self.gen
+        lines = ([f"{groups[m.group]} = True"] if m.group is not None else []) + apply
+        if test is None:
+            for line in lines:
+                gen.emit(line, m.span)
+            return
+        gen.emit(f"if {test}:", m.span)
+        with gen.indented():
+            for line in lines:
+                gen.emit(line, m.span)
+
+    def _cached_call(self, decl, level: str, pure: bool, body: str, args: str, names: list) -> None:
+        """The caching of compiler.cached_call and the memo of the closures' `run`, inlined."""
+        gen, engine = self.gen, self.engine
+        key_args = "(" + "".join(gen.local(n) + ", " for n in names) + ")"
+        deps = engine.deps.of(decl)
+        reads = tuple(sorted(deps.reads))
+        read_code = "(" + "".join(f"READ_GLOBAL(state, {n!r}), " for n in reads) + ")"
+        name = repr(decl.name)
+        if level == "static":
+            # compiler._unit_types_args, argument by argument: a unit stands for its type and side
+            types = {p.name: p.type for p in decl.params}
+            parts = []
+            for n in names:
+                x = gen.local(n)
+                if types.get(n) == "unit":
+                    u = gen.temp("u")
+                    parts.append(f"(('unit', {u}.type, {u}.side) if type({x}) is UnitRef and "
+                                 f"({u} := state.units.get({x}.id)) is not None else UNIT_TYPES(state, {x}))")
+                else:
+                    parts.append(f"({x} if type({x}) is not UnitRef and type({x}) is not tuple else UNIT_TYPES(state, {x}))")
+            typed = "(" + "".join(part + ", " for part in parts) + ")"
+            key = f"({name}, {typed}" + (f", {read_code})" if reads else ")")
+            self._memo_lines("STATIC", key, body, args, state=True)
+        elif level == "positions":
+            key = f"({name}, {key_args}" + (f", {read_code})" if reads else ")")
+            gen.emit("memo = ctx._positions_memo if ctx._positions_version == ctx.state.positions_version "
+                     "else ctx.positions_memo()")
+            self._memo_lines("memo", key, body, args, state=bool(reads))
+        elif pure:
+            gen.emit("memo = ctx._memo if ctx._memo_version == ctx.state.version else ctx.memo()")
+            gen.emit(f"k = ({name}, {key_args})")
+            gen.emit("try:")
+            gen.emit(f"    return memo[k]")
+            gen.emit("except KeyError:")
+            gen.emit(f"    v = memo[k] = {body}({args})")
+            gen.emit("    return v")
+            gen.emit("except TypeError:  # an unhashable argument")
+            gen.emit("    pass")
+            gen.emit(f"return {body}({args})")
+        else:
+            gen.emit(f"return {body}({args})")
+
+    def _memo_lines(self, memo: str, key: str, body: str, args: str, state: bool) -> None:
+        gen = self.gen
+        if state:
+            gen.emit("state = ctx.state")
+        gen.emit("try:")
+        gen.emit(f"    k = {key}")
+        gen.emit(f"    return {memo}[k]")
+        gen.emit("except KeyError:")
+        gen.emit(f"    v = {memo}[k] = {body}({args})")
+        gen.emit("    return v")
+        gen.emit("except TypeError:  # an unhashable argument")
+        gen.emit(f"    return {body}({args})")
+
+    def function(self, f: ast.Function):
+        hit = self._from_cache(("function", f.name, f.span))
+        if hit is not None:
+            return _registry_entry(hit, len(f.params), f.name)
+        gen, engine = self.gen, self.engine
+        names = [p.name for p in f.params]
+        params = ["ctx"] + [gen.local(n) for n in names]
+        args = ", ".join(params)
+        rule = gen.rule(f.name)
+        unit = Unit(rule, f.name, "function")
+        gen._span = f.span
+        scope = frozenset(names)
+        gen._span = f.body.span
+        gen.function(unit, "B" + rule[1:], params, (), lambda: gen.returns(f.body, scope), fr=False,
+                     docline=f"function {f.name}")
+        pure = not uses_dice(f.body) and not engine.deps.reads_hidden(f)
+        level, _ = cache_plan(engine.compiler, f)
+
+        def entry():
+            if level in ("static", "positions"):
+                # while explaining, values cached across games are not used (see compiler.py)
+                gen.emit("if not ctx.tracing:")
+                with gen.indented():
+                    self._cached_call(f, level, pure, "B" + rule[1:], args, names)
+            self._cached_call(f, "dynamic", pure, "B" + rule[1:], args, names)
+        gen.function(unit, rule, params, (), entry, fr=False, docline=f"function {f.name}: cache, then B")
+        fn = self._load(unit)
+        return _registry_entry(fn, len(names), f.name)
+
+    def procedure(self, p: ast.Procedure):
+        hit = self._from_cache(("procedure", p.name, p.span))
+        if hit is not None:
+            return _registry_entry(hit, len(p.params), p.name)
+        gen = self.gen
+        names = [x.name for x in p.params]
+        params = ["ctx"] + [gen.local(n) for n in names]
+        rule = gen.rule(p.name)
+        unit = Unit(rule, p.name, "procedure")
+        gen._span = p.span
+        label = p.header.label or p.name
+        cites = gen.const(tuple(p.header.citations))
+
+        def body():
+            gen.emit("traced = ctx.tracing")
+            gen.emit(f"if traced: ctx.trace_open({label!r}, {cites})")
+            gen.emit("try:")
+            with gen.indented():
+                gen.block(p.body, set(names))
+            gen.emit("finally:")
+            gen.emit("    if traced: ctx.trace_close()")
+            gen.emit("return None")
+        gen._stop = "return None"
+        try:
+            gen.function(unit, rule, params, (), body, fr=False, docline=f"procedure {p.name}")
+        finally:
+            del gen._stop
+        fn = self._load(unit)
+        return _registry_entry(fn, len(names), p.name)
+
+    # ------------------------------------------------------------ compiling, loading, showing
+    def _entry_name(self) -> str:
+        self._entries += 1
+        return f"X{self._entries}"
+
+    def _owner(self, span) -> str:
+        if span is None:
+            return ""
+        for file, first, last, name in self._owners:
+            if file == span.file and first <= span.line <= last:
+                return name
+        return ""
+
+    def _load(self, unit: Unit, code=None):
+        """Compile one unit into the engine's namespace and return its main function."""
+        self._bind_constants()
+        filename = f"{self._file[:-1]} {unit.name}>"
+        source = unit.source
+        if code is None:
+            code = compile(source, filename, "exec")
+        exec(code, self.ns)
+        self.units.append(unit)
+        self._codes.append(code)
+        self._requests.append(self._request)
+        _FILES[filename] = unit.lines
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        return self.ns[unit.name]
+
+    _request = None
+
+    def _from_cache(self, request: tuple):
+        """The function of the next cached unit, if the cache has one for this request."""
+        self._request = request
+        cached = self._cached
+        if cached is None:
+            return None
+        units = cached["units"]
+        i = len(self.units)
+        if i >= len(units) or units[i][0] != request:
+            self._cached = None  # the rules asked for something else: generate from here on
+            return None
+        _, name, owner, role, lines, code = units[i]
+        unit = Unit(name, owner, role, lines)
+        return self._load(unit, marshal.loads(code))
+
+    def finish(self) -> None:
+        """The engine is built: write the cache entry, if this build generated code."""
+        if self.from_cache and self._cached is not None or self._written or self._cache_file is None:
+            return
+        self._written = True
+        gen = self.gen
+        units = [(req, u.name, u.owner, u.role, u.lines, marshal.dumps(code))
+                 for req, u, code in zip(self._requests, self.units, self._codes)]
+        data = {"units": units,
+                "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries,
+                          gen.readers, gen.testers)}
+        _write_cache(self._cache_file, data)
+
+    def _bind_constants(self) -> None:
+        gen, ns, bound = self.gen, self.ns, self._bound
+        for i in range(bound[0], len(gen.constants)):
+            ns[f"K{i}"] = gen.constants[i]
+        for i in range(bound[1], len(gen.spans)):
+            ns[f"S{i}"] = gen.spans[i]
+        for symbol_, name in gen.readers.items():
+            if symbol_ not in ns:
+                ns[symbol_] = self.engine.attribute_reader(name)
+        for symbol_, tag in gen.testers.items():
+            if symbol_ not in ns:
+                ns[symbol_] = self.engine.tag_tester(tag)
+        bound[:] = [len(gen.constants), len(gen.spans)]
+
+    def source(self) -> str:
+        return "".join(u.source for u in self.units)
+
+    def show(self, name: str) -> str:
+        """The generated code of a declaration (every unit it owns), or '' if none."""
+        return "".join(u.source for u in self.units if u.owner == name)
+
+
+# ==================================================================== the generated-source cache
+def _toolchain() -> bytes:
+    """What generated code depends on besides the rules: the generator and the engine's sources,
+    the parser's, and the Python version (code objects are version-specific)."""
+    import sys
+
+    from warcodex.dsl.cache import _toolchain_key
+
+    digest = hashlib.sha256(_toolchain_key() + sys.version.encode())
+    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py"):
+        digest.update(resources.files("warcodex.interpreter").joinpath(name).read_bytes())
+    return digest.digest()
+
+
+def _cache_entry(engine):
+    folder = cache_dir()
+    if folder is None or not engine.game.fingerprint:
+        return None
+    key = _toolchain() + engine.fingerprint.encode() + b"\0" + (engine.rules_scenario or "").encode()
+    return folder / f"{hashlib.sha256(key).hexdigest()}.rules"
+
+
+def _freeze(value):
+    return ("entity", value.name) if isinstance(value, Entity) else ("value", value)
+
+
+def _read_cache(path, engine) -> dict | None:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = pickle.load(f)
+        constants, spans, symbols, temp, entries, readers, testers = data["state"]
+        thawed = []
+        for kind, value in constants:
+            thawed.append(engine.entities[value] if kind == "entity" else value)
+        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers)
+        return data
+    except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
+        return None
+
+
+def _write_cache(path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - an unwritable cache is no cache
+        pass
+
+
+def _owner_index(game) -> list:
+    """(file, first line, last line, name) of every declaration, to say what a unit belongs to."""
+    out = []
+    decls = list(game.decls) + [t for sc in game.scenarios.values() for t in sc.triggers]
+    for d in decls:
+        span = getattr(d, "span", None)
+        if span is None or not isinstance(d, ast.Decl):
+            continue
+        out.append((span.file, span.line, span.end_line or span.line, d.name))
+    # innermost first: a scenario's trigger is inside the scenario
+    out.sort(key=lambda x: x[2] - x[1])
+    return out
+
+
+def span_of(filename: str, line: int):
+    """The `.wcx` span of a line of generated code (for errors raised inside it), or None."""
+    lines = _FILES.get(filename)
+    if lines is None or not 1 <= line <= len(lines):
+        return None
+    return lines[line - 1][1]
+
+
+def span_of_traceback(tb):
+    """The span of the innermost generated line in a traceback, or None."""
+    found = None
+    while tb is not None:
+        span = span_of(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        if span is not None:
+            found = span
+        tb = tb.tb_next
+    return found

@@ -1,0 +1,63 @@
+"""Decks in VASSAL modules (exporters/vassal/cards.py), on the test-only card fragment
+(tests/data/games/cards): each pile of the engine's card model is a VASSAL deck on a card table
+(the draw pile face down and shuffled, the discards sent back into it), each side's hand a
+private PlayerHand window, every card a CardSlot with its face and, under a Mask, the deck's back."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from lxml import etree
+
+from warcodex.exporters.vassal import build_module
+from warcodex.exporters.vassal.catalog import MAP, WIDGET, M
+from warcodex.exporters.vassal.encoder import decode_piece, trait_fields
+
+
+@pytest.fixture(scope="module")
+def module():
+    return build_module("tests/data/games/cards", "short")
+
+
+@pytest.fixture(scope="module")
+def root(module):
+    return etree.fromstring(module.files["buildFile.xml"])
+
+
+def test_the_piles_are_decks_on_a_card_table(root):
+    table = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Cards")
+    piles = {d.get("name"): d for d in table.iter(MAP + "DrawPile")}
+    draw, discard = piles["Event cards: Draw pile"], piles["Event cards: Discard pile"]
+    assert draw.get("faceDown") == "Always" and draw.get("shuffle") == "Always"
+    assert discard.get("faceDown") == "Never" and discard.get("reshuffleTarget") == "Event cards: Draw pile"
+    # a fresh game: every card in the draw pile, except the one set aside
+    assert len(draw.findall(WIDGET + "CardSlot")) == 6
+    aside = piles["Event cards: Set aside (not in the game yet)"]
+    assert [c.get("entryName") for c in aside.findall(WIDGET + "CardSlot")] == ["Late entry"]
+
+
+def test_each_side_has_a_private_hand(root):
+    hands = {h.get("side"): h for h in root.iter(M + "PlayerHand")}
+    assert set(hands) == {"Red", "Blue"}
+    assert all(h.get("visible") == "false" and h.find(MAP + "DrawPile") is not None for h in hands.values())
+
+
+def test_a_card_shows_its_face_and_hides_under_the_deck_back(module, root):
+    names = set(zipfile.ZipFile(io.BytesIO(module.zip_bytes())).namelist())
+    slot = next(root.iter(WIDGET + "CardSlot"))
+    traits = decode_piece(slot.text).traits
+    mask = next(t for t in traits if t.prefix == "obs;")
+    basic = traits[-1]
+    assert trait_fields(mask)[1] == "card_back_events.png" and "images/card_back_events.png" in names
+    assert trait_fields(basic)[2].startswith("card_events_") and "images/" + trait_fields(basic)[2] in names
+    gpids = [int(e.get("gpid")) for e in root.iter(WIDGET + "PieceSlot", WIDGET + "CardSlot")]
+    assert len(gpids) == len(set(gpids))
+
+
+def test_card_faces_carry_their_texts_and_flags(module):
+    face = module.svgs["card_events_gain2.png"].decode()
+    assert "Big gain" in face and "Gain 2 VP." in face and "PROVISIONAL" not in face
+    late = module.svgs["card_events_late.png"].decode()
+    assert "Late entry" in late and "set aside" in late  # the flag, as a tag
