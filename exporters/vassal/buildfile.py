@@ -29,6 +29,7 @@ class Slot:
     # what the piece stands for (not written to buildFile.xml; saved games find pieces by it)
     unit: tuple[str, str, str] | None = None  # (unit type, side, label)
     marker: str | None = None  # a marker's name
+    card: str | None = None  # a card's name
 
 
 @dataclass
@@ -51,6 +52,10 @@ class DeckPlan:
     face_down: bool = False
     shuffle: bool = False
     reshuffle_target: str | None = None  # "send to another deck": the discard pile back into the draw pile
+    # what it holds in the rules (saved games fill it from a game state): a deck's pile, or a side's hand
+    deck: str | None = None
+    pile: str | None = None
+    hand: str | None = None
 
 
 @dataclass

@@ -118,12 +118,15 @@ def card_back_svg(deck_title: str) -> bytes:
 
 
 def card_slot(card: CardInfo, face: str, back: str, gpid: int) -> Slot:
-    """A card piece: a Mask (Obscurable) with the back image around a BasicPiece with the face."""
+    """A card piece: a Mask (Obscurable) with the back image around a BasicPiece with the face.
+    The Mask's fields are written as VASSAL writes them back (Obscurable.myGetType: key, image,
+    command, display style B(ackground), mask name, access, peek command, description, auto-peek,
+    deal key, deal expression), so a saved card is the card of the module."""
     label = clean_text(card.label)
     return Slot(label, gpid, CARD_W, CARD_H, piece_definition([
-        trait("obs;", [keystroke(None), back, "Face down", "B"], "null"),
+        trait("obs;", [keystroke(None), back, "Face down", "B", "?", "player:", "Peek", "", False, "", ""], "null;"),
         trait("delete;", ["Delete", keystroke(68, 130), "Delete"]),
-        basic_piece(face, label, gpid)]))
+        basic_piece(face, label, gpid)]), card=card.name)
 
 
 def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
@@ -150,7 +153,8 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
             table_decks.append(DeckPlan(f"{title}: {PILE_TITLES[pile]}", 40 + (CARD_W + 60) * i,
                                         60 + (CARD_H + 110) * col, CARD_W, CARD_H, slots, face_down=face_down,
                                         shuffle=face_down,
-                                        reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None))
+                                        reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None,
+                                        deck=deck.name, pile=pile))
         for side, hand in state.hands.items():
             hands.setdefault(side, []).extend(card_slot(infos[n], faces[n], back, next_gpid())
                                               for n in hand if n in infos)
@@ -165,7 +169,7 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
         maps.append(MapPlan(f"{s.label} hand", f"{s.label} hand", hand_img, CARD_W + 80, CARD_H + 110, launch=True,
                             button=f"{s.label} hand", hand_side=s.label,
                             decks=[DeckPlan(f"{s.label} hand", 40, 60, CARD_W, CARD_H, hands.get(s.name, []),
-                                            face_down=False, shuffle=False)]))
+                                            face_down=False, shuffle=False, hand=s.name)]))
     return maps
 
 

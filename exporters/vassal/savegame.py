@@ -61,6 +61,7 @@ class Position:
     tracker, and the global properties."""
 
     pieces: dict[tuple[str, str], list[Placed]] = field(default_factory=dict)
+    decks: list[tuple[str, object, list[Placed]]] = field(default_factory=list)  # (map, DeckPlan, its cards)
     turn: int = 0
     phase: str = ""  # the tracker's phase text, "" between phases
     properties: dict[str, str] = field(default_factory=dict)
@@ -77,12 +78,15 @@ class _Pieces:
         self.used: Counter = Counter()  # slots of each key given out so far
         self.palette: dict[tuple[str, str], object] = {}  # (type, side) -> the palette's Slot
         self.markers: dict[str, list] = {}  # marker name -> its Slots, module order
+        self.cards: dict[str, list] = {}  # card name -> its Slots
         for slot in module.plan.all_slots():
             if slot.unit is not None:
                 self.units.setdefault(slot.unit, []).append(slot)
                 self.palette.setdefault(slot.unit[:2], slot)
             elif slot.marker is not None:
                 self.markers.setdefault(slot.marker, []).append(slot)
+            elif slot.card is not None:
+                self.cards.setdefault(slot.card, []).append(slot)
         for tab in module.plan.palette:  # the palette's own slot of each type wins
             for panel in tab.panels:
                 for slot in panel.slots:
@@ -135,11 +139,17 @@ class _Pieces:
     def marker(self, name: str) -> tuple[list[Trait], int] | None:
         """A marker's traits and gpid (the set-up's markers get the set-up's own slots), or None
         when the module has no counter for it."""
-        slots = self.markers.get(name)
+        return self._next(self.markers, "marker", name)
+
+    def card(self, name: str) -> tuple[list[Trait], int] | None:
+        return self._next(self.cards, "card", name)
+
+    def _next(self, index: dict, kind: str, name: str) -> tuple[list[Trait], int] | None:
+        slots = index.get(name)
         if not slots:
             return None
-        slot = slots[self.used[("marker", name)] % len(slots)]
-        self.used[("marker", name)] += 1
+        slot = slots[self.used[(kind, name)] % len(slots)]
+        self.used[(kind, name)] += 1
         return self.expand(slot.text), slot.gpid
 
 
@@ -201,6 +211,7 @@ def position(module: Module, state) -> Position:
             came[key] -= 1
             continue
         put(HOLDING_MAP, region, pieces.unit(*key, r.unit.steps, r.unit.max_steps), ("reinforcement", i))
+    _decks(module, state, pieces, out)
     out.phase = _phase_text(data, state)
     if state.over and data.last_turn is not None and out.turn > data.last_turn:
         # the game is over after its last turn: the tracker stays on that turn's last phase
@@ -212,6 +223,46 @@ def position(module: Module, state) -> Position:
         out.phase = seg.phases[0] if seg is not None and seg.phases else ""
     out.properties = _properties(module, state, out)
     return out
+
+
+def _decks(module: Module, state, pieces: _Pieces, out: Position) -> None:
+    """Each VASSAL deck with the cards of its pile or hand in this state (cards in play, a pile
+    the module does not show, are not shown)."""
+    decks = [(m, d) for m in module.plan.maps for d in m.decks]
+    if not decks:
+        return
+    engine = module.data.engine
+    snapshot = state.snapshot()  # a deck's piles are made on first use, with the state's dice
+    seen: Counter = Counter()
+    for m, d in decks:
+        if d.deck is not None:
+            names = engine.cards.piles(snapshot, d.deck).get(d.pile, [])
+        else:
+            names = snapshot.hands.get(d.hand, [])
+        cards = []
+        for name in names:
+            found = pieces.card(name)
+            if found is not None:
+                cards.append(Placed(m.name, d.name, found[0], found[1], ("card", name, seen[name])))
+                seen[name] += 1
+        out.decks.append((m.name, d, cards))
+
+
+def deck_type(d) -> str:
+    """Deck.getType of a DrawPile as buildfile._deck writes it (a DeckPlan): its options, then
+    VASSAL's defaults for everything the module leaves alone (English menu texts)."""
+    return "deck;" + encode([
+        True, "0,0,0", d.width, d.height, "Always" if d.face_down else "Never",
+        "Always" if d.shuffle else "Via right-click Menu", True, True, False,
+        "Shuffle into the draw pile" if d.reshuffle_target else "", d.reshuffle_target or "",
+        "$playerSide$ shuffles the discards into the draw pile" if d.reshuffle_target else "", d.name,
+        "", "", "", not d.face_down, False, "", "", 10, "", False, "", False, "", "$BasicName$", "", False, "",
+        "Shuffle", "Reverse", "", "Draw multiple cards", "Draw specific cards", "Face up", "Face down", "", "", "", "",
+        "Save Deck", "", "Deck Saved", "Load Deck", "", "Deck Loaded", False, ""], ";")
+
+
+def _deck_point(d) -> tuple[int, int]:
+    return d.x + d.width // 2, d.y + d.height // 2
 
 
 def _segment(module: Module, turn: int) -> tracker.Segment | None:
@@ -289,7 +340,27 @@ def _pieces_commands(module: Module, pos: Position, ids: _Ids, assigned: dict | 
             pieces.append(_add_piece(pid, p.traits, map_name, x, y, p.gpid))
             members.append(pid)
         stacks.append("+/" + encode([ids(), "stack", encode([map_name, x, y, *members, "@@-1"], ";")], "/"))
-    return pieces + stacks
+    decks = []
+    for map_name, d, cards in pos.decks:
+        x, y = _deck_point(d)
+        members = []
+        for p in cards:
+            pid = ids()
+            if assigned is not None:
+                assigned[p.key] = pid
+            pieces.append(_add_piece(pid, p.traits, map_name, x, y, p.gpid))
+            members.append(pid)
+        did = ids()
+        if assigned is not None:
+            assigned[("deck", d.name)] = did
+        decks.append("+/" + encode([did, deck_type(d), _deck_state(map_name, d, members)], "/"))
+    return pieces + stacks + decks
+
+
+def _deck_state(map_name: str, d, members: list[str]) -> str:
+    """Deck.getState: map, point, face down, the cards' ids (a `,`-list, absent when empty)."""
+    x, y = _deck_point(d)
+    return encode([map_name, x, y, d.face_down] + ([encode(members, ",")] if members else []), ";")
 
 
 def tracker_state(segments: list[tracker.Segment], turn: int, phase: str) -> str:
@@ -434,11 +505,35 @@ def _diff(module: Module, a: Position, b: Position, ids: _Ids, assigned: dict) -
                 if under is not None:  # on top of the piece under it: MovePiece merges the two
                     out.append("M/" + encode([pid, map_name, x, y, under, map_name, x, y, "null", ""], "/"))
             under = assigned[p.key]
+    out += _deck_diff(a, b, ids, assigned)
     for name, value in b.properties.items():
         if a.properties.get(name) != value:
             out.append(encode(["GlobalProperty\t", name, value, "Module"], ";"))
     if (a.turn, a.phase) != (b.turn, b.phase):
         out.append(encode(["TURNTurnTracker0", tracker_state(module.plan.tracker, b.turn, b.phase)], TAB))
+    return out
+
+
+def _deck_diff(a: Position, b: Position, ids: _Ids, assigned: dict) -> list[str]:
+    """Cards: a card that came into the decks is added, one that left them removed, and each deck
+    whose cards changed gets its new list (ChangePiece: Deck.setState takes the listed cards)."""
+    old = {d.name: [p.key for p in cards] for _, d, cards in a.decks}
+    now = {p.key for _, _, cards in b.decks for p in cards}
+    out = []
+    for key in {k for keys in old.values() for k in keys} - now:
+        out.append("-/" + assigned.pop(key))
+    for map_name, d, cards in b.decks:
+        keys = [p.key for p in cards]
+        if keys == old.get(d.name):
+            continue
+        x, y = _deck_point(d)
+        for p in cards:
+            if p.key not in assigned:
+                assigned[p.key] = ids()
+                out.append(_add_piece(assigned[p.key], p.traits, map_name, x, y, p.gpid))
+        # no old state: ChangePiece then sets the state (with one, it merges it into the current one)
+        out.append("D/" + encode([assigned[("deck", d.name)], _deck_state(map_name, d, [assigned[k] for k in keys])],
+                                 "/"))
     return out
 
 
