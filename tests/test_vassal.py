@@ -613,8 +613,8 @@ def test_other_games_export(folder, monkeypatch):
 
 
 def test_a_location_marker_of_the_set_up_is_at_start(tmp_path):
-    """The set-up's markers on locations (control, fortifications) are placed at start, on top of
-    the location's units, or alone on their hex."""
+    """The set-up's markers on locations (control, fortifications) are placed at start, under the
+    location's units (which stay visible on top), or alone on their hex."""
     import shutil
 
     game = tmp_path / "tiny"
@@ -626,7 +626,7 @@ def test_a_location_marker_of_the_set_up_is_at_start(tmp_path):
     module = build_module(game)
     assert module.data.location_markers == {"0505": ("disrupted",), "0908": ("disrupted",)}
     stacks = {st.location: [s.entry_name for s in st.slots] for st in module.plan.maps[0].stacks}
-    assert stacks["0908"] == ["Rifle division", "Disrupted"] and stacks["0505"] == ["Disrupted"]
+    assert stacks["0908"] == ["Disrupted", "Rifle division"] and stacks["0505"] == ["Disrupted"]  # under the units
 
 
 # =============================================================================== saved games and logs

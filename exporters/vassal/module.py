@@ -307,17 +307,17 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
             box_regions[box] = box_region(box_title(box), box)
     box_regions[ELIMINATED_BOX] = box_region(ELIMINATED)
 
-    # ---- at-start stacks (the scenario set-up: each location's units, the units' markers on top,
-    # then the location's own markers - control, fortifications - of declared markers)
+    # ---- at-start stacks (the scenario set-up: each location's own markers - control,
+    # fortifications - of declared markers at the bottom, the units on them, the units' markers on top)
     holding_stacks: list[SetupStackPlan] = []
     marker_labels = dict(data.markers)
     marked = [loc for loc in sorted(data.location_markers) if loc not in data.at_start and loc in location_names]
     for loc in [*data.at_start, *marked]:
         units = data.at_start.get(loc, [])
-        slots = [pieces.unit_slot(u.type, u.side, u.label, u.steps) for u in units]
-        for m in [m for u in units for m in u.markers] + list(data.location_markers.get(loc, ())):
-            if m in marker_labels or any(m in u.markers for u in units):
-                slots.append(pieces.unit_marker_slot(m, marker_labels.get(m, m)))
+        slots = [pieces.unit_marker_slot(m, marker_labels[m]) for m in data.location_markers.get(loc, ())
+                 if m in marker_labels]
+        slots += [pieces.unit_slot(u.type, u.side, u.label, u.steps) for u in units]
+        slots += [pieces.unit_marker_slot(m, marker_labels.get(m, m)) for u in units for m in u.markers]
         if not slots:
             continue
         shown = [u.label for u in units] or [marker_labels.get(m, m) for m in data.location_markers[loc]]
@@ -346,7 +346,7 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     for side in data.sides:
         own = data.palette.get(side.name, [])
         groups = palette.arrange([(t, pieces.kind(data.unit_type(t))) for t in own])
-        panels = [PanelPlan(title or side.label, [pieces.unit_slot(t, side.name) for t in types],
+        panels = [PanelPlan(title or f"{side.label} units", [pieces.unit_slot(t, side.name) for t in types],
                             columns=palette.COLUMNS) for title, types in groups]
         others = [u.name for u in data.unit_types if u.name not in own]
         if others:  # bought or captured units, other sides' types: available, but out of the way

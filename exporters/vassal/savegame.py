@@ -182,17 +182,17 @@ def position(module: Module, state) -> Position:
     occupied = [loc for loc, ids in state.at.items() if ids]
     marked = [loc for loc in sorted(state.loc_markers) if state.loc_markers[loc] and loc not in state.at
               and loc in module.location_names]
-    for loc in occupied + marked:  # as the module's at-start stacks: units, their markers, the location's
+    for loc in occupied + marked:  # as the module's at-start stacks: the location's markers, units, theirs
         map_name, name = on_map(loc)
         ids = state.at.get(loc, ())
+        for m in sorted(state.loc_markers.get(loc, ())):
+            put(map_name, name, pieces.marker(m), ("location marker", loc, m))
         for uid in ids:
             put(map_name, name, unit(state.units[uid]), ("unit", uid))
             on_board.add(uid)
         for uid in ids:
             for m in sorted(state.units[uid].markers):
                 put(map_name, name, pieces.marker(m), ("unit marker", uid, m))
-        for m in sorted(state.loc_markers.get(loc, ())):
-            put(map_name, name, pieces.marker(m), ("location marker", loc, m))
     in_play: Counter = Counter()
     for uid in sorted(state.units):
         u = state.units[uid]

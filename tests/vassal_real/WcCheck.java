@@ -285,7 +285,7 @@ public class WcCheck {
       reportPieces("FINAL");
       reportTurns(gm, 0);
     }
-    checkPieceBehaviour();
+    if (!screenshots) checkPieceBehaviour();  // (it takes a step off a unit: not in pictures of the set-up)
     if (turnSteps > 0) reportTurns(gm, turnSteps);
     if (rollDice) rollDice(gm);
 
@@ -306,7 +306,7 @@ public class WcCheck {
           if (!w.isShowing() || w == gm.getPlayerWindow()) continue;
           expectedWindows.add(w);
           if ("Counters".equals(title(w))) w.setLocation(1600 - w.getWidth() - 8, 236);
-          else w.setLocation(8, 236);
+          else w.setLocation(1600 - w.getWidth() - 30, 70);  // the turn tracker, over the chat's right end
           w.toFront();
         }
       });
