@@ -12,6 +12,7 @@ Where VASSAL is not built the tests skip, saying why; where `WARCODEX_REQUIRE_VA
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -31,6 +32,7 @@ GAMES = sorted(p for p in (ROOT / "games").iterdir() if (p / "game.wcx").is_file
 VASSAL = find_vassal()
 
 
+@functools.lru_cache(maxsize=None)
 def _scenarios(game: Path) -> list[str]:
     gamedef, diags = check_path(game)
     assert gamedef is not None and not diags.errors, f"{game.name} does not check clean"
@@ -136,13 +138,14 @@ def loaded(tmp_path_factory):
         if key not in cache:
             vassal = need_vassal()
             out = tmp_path_factory.mktemp(f"vassal-{game.name}-{scenario}")
-            # the slow tier's other scenarios leave out the player aid chart (the first scenario's
-            # module has it): a third of their export time, and nothing scenario-specific in VASSAL
+            # the slow tier's other scenarios leave out the player aid chart and the slicing of the
+            # images into map tiles (the first scenario's check does both): most of their time, and
+            # nothing scenario-specific in VASSAL
             first = scenario == _scenarios(game)[0]
             module = build_module(game, scenario, ExportOptions(include_aids=first))
             vmod = module.write(out / f"{game.name}-{scenario}.vmod")
             report = run(vassal, vmod, out, "check", hexes=hex_centres(module), turns=len(tracker_texts(module)),
-                         dice=True, dump=out / "vassal-save.txt")
+                         dice=True, dump=out / "vassal-save.txt", tiles=first)
             cache[key] = (module, report)
         return cache[key]
 
@@ -259,8 +262,8 @@ def played(request, tmp_path_factory):
                                      "-o", str(out / target)])
         assert result.exit_code == 0, result.output
         assert (out / target).is_file() and (out / target).with_suffix(".vmod").is_file()
-    return (game, scenario, out, run(vassal, out / "final.vmod", out, "vsav", save=out / "final.vsav"),
-            run(vassal, out / "game.vmod", out, "vlog", save=out / "game.vlog", steps=100_000))
+    return (game, scenario, out, run(vassal, out / "final.vmod", out, "vsav", save=out / "final.vsav", tiles=False),
+            run(vassal, out / "game.vmod", out, "vlog", save=out / "game.vlog", steps=100_000, tiles=False))
 
 
 def test_a_saved_game_opens_in_vassal_at_its_position(played):

@@ -75,10 +75,11 @@ def _from_record(gamedef, record: Path, scenario: str | None, out_path: Path | N
         if header.get("rules") != engine.fingerprint:
             err.print(f"warning: the log was made with rules {header.get('rules')}, these are {engine.fingerprint}",
                       style="yellow", markup=False)
-        first = engine.for_scenario(header["scenario"]).new_game(header["scenario"], header["seed"],
-                                                                 header.get("options") or {})
+        game_options, dice = header.get("options") or {}, header.get("dice")  # as `warcodex replay` replays it
+        first = engine.for_scenario(header["scenario"]).new_game(header["scenario"], header["seed"], game_options,
+                                                                 dice=dice)
         states.append((None, first))
-        game = replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
+        game = replay(engine, header["scenario"], header["seed"], entries, options=game_options, dice=dice,
                       on_entry=lambda g, entry: states.append((entry, g.state.snapshot())))
         if len(states) - 1 != len(entries):
             err.print(f"note: the replay made {len(states) - 1} log entries, the log has {len(entries)}",

@@ -81,8 +81,9 @@ import VASSAL.i18n.Localization;
  *   UNCAUGHT text                      an uncaught exception in any thread
  * VASSAL's own log lines start with "LOG <LEVEL>".
  *
- * Usage: WcCheck OUT_DIR TAG [--hex HEX.tsv] [--save GAME.vsav] [--turns N] [--dice]
- *                [--screenshots] --load MODULE.vmod
+ * Usage: WcCheck OUT_DIR TAG [--hex HEX.tsv] [--save GAME.vsav|.vlog] [--steps N] [--turns N] [--dice]
+ *                [--dump FILE] [--no-tiles] [--screenshots] --load MODULE.vmod
+ * (--no-tiles: skip the ModuleManager's tile slicing, which only checks the images and feeds painting)
  */
 public class WcCheck {
   static File outDir;
@@ -94,6 +95,7 @@ public class WcCheck {
   static boolean screenshots = false;
   static File dumpFile;
   static int logSteps = 0;
+  static boolean tiles = true;
   static String modulePath;
   static final AtomicInteger uncaught = new AtomicInteger();
   static Throwable launchError;
@@ -174,6 +176,7 @@ public class WcCheck {
         case "--screenshots": screenshots = true; break;
         case "--dump": dumpFile = new File(args[++i]).getAbsoluteFile(); break;
         case "--steps": logSteps = Integer.parseInt(args[++i]); break;
+        case "--no-tiles": tiles = false; break;
         case "--load":
           modulePath = new File(args[++i]).getAbsolutePath();
           launcherArgs.add("--load");
@@ -194,7 +197,7 @@ public class WcCheck {
         problem("VASSAL refuses module metadata: VassalVersion " + meta.getVassalVersion());
       }
       final String hstr = DigestUtils.sha1Hex(meta.getName() + "_" + meta.getVersion());
-      new QuietTilingHandler(modulePath, new File(Info.getCacheDir(), "tiles/" + hstr)).sliceTiles();
+      if (tiles) new QuietTilingHandler(modulePath, new File(Info.getCacheDir(), "tiles/" + hstr)).sliceTiles();
     }
     catch (Throwable t) {
       problem("tile slicing failed: " + t);

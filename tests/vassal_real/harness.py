@@ -171,9 +171,11 @@ def parse(text: str, returncode: int, output: Path) -> Report:
 
 def run(vassal: Vassal, module: Path, out_dir: Path, tag: str, *, hexes: list[tuple[str, float, float]] = (),
         save: Path | None = None, turns: int = 0, dice: bool = False, screenshots: bool = False,
-        dump: Path | None = None, steps: int = 0, timeout: float = 300) -> Report:
+        dump: Path | None = None, steps: int = 0, tiles: bool = True, timeout: float = 300) -> Report:
     """Load `module` (then `save`, if given) in VASSAL under a private Xvfb display; the report and
-    VASSAL's files go to out_dir (TAG.out, TAG-*.png, conf-TAG/)."""
+    VASSAL's files go to out_dir (TAG.out, TAG-*.png, conf-TAG/). `tiles=False` skips slicing the
+    images into map tiles as VASSAL's ModuleManager does before a module opens (a large board takes
+    half a minute): a check that paints nothing needs no tiles."""
     classes = harness_classes(vassal)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -193,6 +195,8 @@ def run(vassal: Vassal, module: Path, out_dir: Path, tag: str, *, hexes: list[tu
         args.append("--dice")
     if screenshots:
         args.append("--screenshots")
+    if not tiles:
+        args.append("--no-tiles")
     if steps:  # press a loaded log's Step button this many times (or until it is played)
         args += ["--steps", str(steps)]
     if dump is not None:  # what VASSAL's File > Save would write (the savedGame entry, decoded)
