@@ -8,7 +8,7 @@ traces and the coverage report can point back at the file and the rulebook. Decl
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal, Union
+from typing import ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -493,24 +493,61 @@ class Do(Node):
 
 class Phase(Decl):
     when: Expr | None = None
-    items: list[Union["Allow", "Do", "Phase"]]
+    items: list[Union["Allow", "Do", "Phase", "PlayerTurns", "PlayerTurn", "Repeat"]]
 
 
 class PlayerTurns(Node):
     sides: Expr
     label: str | None = None
     citations: list[str] = Field(default_factory=list)
-    items: list[Union["Phase", "PlayerTurns", "TurnLoop"]]
+    items: list[Union["Phase", "PlayerTurns", "PlayerTurn", "Repeat", "TurnLoop"]]
+
+
+class PlayerTurn(Node):
+    """`player_turn EXPR { ... }`: the block is played once with `active` set to the side EXPR
+    names when the block starts (a side chosen by the rules: the owner of a drawn chit)."""
+
+    side: Expr
+    label: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    items: list[Union["Phase", "PlayerTurns", "PlayerTurn", "Repeat", "TurnLoop"]]
+
+
+class Repeat(Node):
+    """`repeat while TEST { ... }`: the block is played again and again while TEST holds (tested
+    before each pass)."""
+
+    test: Expr
+    label: str | None = None
+    citations: list[str] = Field(default_factory=list)
+    items: list[Union["Phase", "PlayerTurns", "PlayerTurn", "Repeat", "TurnLoop"]]
 
 
 class TurnLoop(Node):
     label: str | None = None
     citations: list[str] = Field(default_factory=list)
-    items: list[Union["Phase", "PlayerTurns", "TurnLoop"]]
+    items: list[Union["Phase", "PlayerTurns", "PlayerTurn", "Repeat", "TurnLoop"]]
 
 
 class Sequence(Decl):
-    items: list[Union[Phase, PlayerTurns, TurnLoop]]
+    items: list[Union[Phase, PlayerTurns, PlayerTurn, Repeat, TurnLoop]]
+
+
+# blocks of the sequence whose items are themselves sequence items (phases and blocks)
+SEQUENCE_BLOCKS = (PlayerTurns, PlayerTurn, Repeat, TurnLoop)
+
+
+def phases_in(items) -> list[Phase]:
+    """Every phase of a sequence's items, outermost first, in written order (nested phases and
+    the phases inside player turns, repeats and turn loops included)."""
+    found: list[Phase] = []
+    for item in items:
+        if isinstance(item, Phase):
+            found.append(item)
+            found += phases_in([i for i in item.items if isinstance(i, (Phase,) + SEQUENCE_BLOCKS)])
+        elif isinstance(item, SEQUENCE_BLOCKS):
+            found += phases_in(item.items)
+    return found
 
 
 class Scenario(Decl):
@@ -530,7 +567,18 @@ class Card(Decl):
 
 class Deck(Decl):
     cards: list[Card]
-    props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at
+    props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at, piles
+
+    # the piles every deck has (interpreter/cards.py); a deck may add its own with `piles: [...]`
+    BUILTIN_PILES: ClassVar[tuple[str, ...]] = ("draw", "discard", "removed", "set_aside", "play")
+
+    def piles(self) -> list[str]:
+        """The deck's piles: the built-in ones, then those its `piles:` property adds."""
+        out = list(self.BUILTIN_PILES)
+        for p in self.props:
+            if p.key == "piles" and isinstance(p.value, ListLit):
+                out += [i.value for i in p.value.items if isinstance(i, Str) and i.value not in out]
+        return out
 
 
 # ---------------------------------------------------------------- rule tests (tests/*.wcx only)
@@ -648,6 +696,8 @@ class Include(Node):
 
 Phase.model_rebuild()
 PlayerTurns.model_rebuild()
+PlayerTurn.model_rebuild()
+Repeat.model_rebuild()
 TurnLoop.model_rebuild()
 Sequence.model_rebuild()
 

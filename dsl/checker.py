@@ -299,6 +299,7 @@ class _Checker:
         # filled while walking bodies, used by later families
         self.place_calls: list[ast.Call] = []
         self.loc_calls: list[ast.Call] = []
+        self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.emitted: dict[str, ast.Expr] = {}
         self._free: dict[str, dict[str, Span | None] | None] = {}  # result name -> free names
 
@@ -316,19 +317,7 @@ class _Checker:
 
     # ------------------------------------------------------------ shared queries
     def phases(self) -> list[ast.Phase]:
-        found: list[ast.Phase] = []
-
-        def visit(items) -> None:
-            for item in items:
-                if isinstance(item, ast.Phase):
-                    found.append(item)
-                    visit([i for i in item.items if isinstance(i, ast.Phase)])
-                elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
-                    visit(item.items)
-
-        if self.game.sequence is not None:
-            visit(self.game.sequence.items)
-        return found
+        return ast.phases_in(self.game.sequence.items) if self.game.sequence is not None else []
 
     def _flag_names(self) -> set[str]:
         """Bare flag properties (`elite`, `no_armor_shift`) written in any props block."""
@@ -432,13 +421,19 @@ class _Checker:
                     self.diags.error("E-type", f"unit '{decl.name}': `{p.key}:` must name sides, not {what}", span,
                                      hint=f"the sides are: {sides}")
 
-    DECK_PROPS = {"reshuffle_at": "the number of cards left in the draw pile at which the discards are shuffled back in"}
+    DECK_PROPS = {"reshuffle_at": "the number of cards left in the draw pile at which the discards are shuffled back in",
+                  "piles": "the deck's own piles, as a list of names in quotes: [\"cup\", \"drawn\"]"}
 
     def _check_deck_prop(self, deck: ast.Deck, p: ast.Prop) -> None:
-        """A deck's own rules: known keys, each with a whole number (interpreter/cards.py)."""
+        """A deck's own rules: known keys, `reshuffle_at` a whole number, `piles` a list of names
+        (interpreter/cards.py)."""
         if p.key not in self.DECK_PROPS:
             self.diags.error("E-deck", f"deck '{deck.name}' has no property '{p.key}'", p.span,
                              hint=did_you_mean(p.key, self.DECK_PROPS) or "a deck's properties: " + ", ".join(self.DECK_PROPS))
+        elif p.key == "piles":
+            if not (isinstance(p.value, ast.ListLit) and all(isinstance(i, ast.Str) for i in p.value.items)):
+                self.diags.error("E-deck", f"deck '{deck.name}': piles must be a list of names in quotes",
+                                 p.value.span if p.value is not None else p.span, hint=f"piles: {self.DECK_PROPS['piles']}")
         elif not (isinstance(p.value, ast.Num) and isinstance(p.value.value, int) and p.value.value >= 0):
             self.diags.error("E-deck", f"deck '{deck.name}': {p.key} must be a whole number of cards (0 or more)",
                              p.value.span if p.value is not None else p.span,
@@ -462,6 +457,12 @@ class _Checker:
                 self._check_deck_prop(decl, p)
             for card in decl.cards:
                 self._walk_decl(card)
+                start = next((p for p in card.props if p.key == "pile"), None)
+                if start is not None:
+                    self._pile_name(decl, start.value)
+                start = next((p for p in card.props if p.key == "pile"), None)
+                if start is not None:
+                    self._pile_name(decl, start.value)
         elif isinstance(decl, ast.VarDecl):
             if decl.default is not None:
                 w.expr(decl.default)
@@ -534,9 +535,15 @@ class _Checker:
                     elif isinstance(sub, ast.Allow):
                         for r in sub.until:
                             self.walker().cond(r.test)
-                self._walk_sequence([i for i in item.items if isinstance(i, ast.Phase)])
+                self._walk_sequence([i for i in item.items if isinstance(i, (ast.Phase,) + ast.SEQUENCE_BLOCKS)])
             elif isinstance(item, ast.PlayerTurns):
                 self.walker().expr(item.sides)
+                self._walk_sequence(item.items)
+            elif isinstance(item, ast.PlayerTurn):
+                self.walker().expr(item.side)
+                self._walk_sequence(item.items)
+            elif isinstance(item, ast.Repeat):
+                self.walker().cond(item.test)
                 self._walk_sequence(item.items)
             elif isinstance(item, ast.TurnLoop):
                 self._walk_sequence(item.items)
@@ -818,6 +825,17 @@ class _Checker:
         for call in self.loc_calls:
             if call.args:
                 self._location_id(call.args[0])
+        for call in self.pile_calls:
+            deck = self.game.names.get(call.args[0].id) if call.args and isinstance(call.args[0], ast.Name) else None
+            if isinstance(deck, ast.Deck) and len(call.args) >= 2:
+                self._pile_name(deck, call.args[-1])
+
+    def _pile_name(self, deck: ast.Deck, value) -> None:
+        """A pile named by a string literal must be one of the deck's piles."""
+        if isinstance(value, ast.Str) and value.value not in deck.piles():
+            self.diags.error("E-undefined", f"deck '{deck.name}' has no pile \"{value.value}\"", value.span,
+                             hint=did_you_mean(value.value, deck.piles())
+                             or f"its piles are {', '.join(deck.piles())}; declare others with `piles: [...]`")
 
     def _scenario_turns(self, s: ast.Scenario) -> None:
         props = {p.key: p for p in s.props}
@@ -1120,6 +1138,9 @@ class _Checker:
             return
         self.diags.extend(warnings.items)
         self.board = board
+        # the features the board adds by itself (edge_north...) are tags rules may test
+        declared = board.declared_names()
+        self.tags |= set(declared.builtin_location_features) | set(declared.builtin_edge_features)
         self._map_names(board, str(path))
         for number, span, _what in getattr(board, "citations", ()):  # `§5.5.2` after a map statement
             if number not in self.game.sections:
@@ -1300,9 +1321,10 @@ class _Walker:
             for a in e.args:
                 self.expr(a)
         elif isinstance(e, ast.BinOp):
-            for operand in (e.left, e.right):
+            for operand, other in ((e.left, e.right), (e.right, e.left)):
                 lit = _literal_type(operand)
-                if lit in ("bool", "str"):
+                # `+` also joins text: a text literal is wrong only with another operator or a number
+                if lit == "bool" or (lit == "str" and (e.op != "+" or _literal_type(other) in ("int", "num", "odds", "bool"))):
                     self.diags.error("E-type", f"`{e.op}` needs numbers, not the {lit} literal "
                                      f"{_literal_text(operand)}", operand.span)
             self.expr(e.left)
@@ -1405,6 +1427,8 @@ class _Walker:
             self.c.place_calls.append(call)
         elif call.func == "loc":
             self.c.loc_calls.append(call)
+        elif call.func in ("pile", "move_card"):
+            self.c.pile_calls.append(call)
 
     def arity(self, call: ast.Call, what: str, lo: int, hi: int | None, given: int) -> None:
         self.diags.error("E-arity", f"{what} takes {_arity_text(lo, hi)}, but {given} "

@@ -44,7 +44,7 @@ def citing_constructs(game: GameDef) -> dict[str, list[str]]:
             add(node.citations, f"{owner}: step '{node.label}'")
         elif isinstance(node, ast.Reroll):
             add(node.citations, f"{owner}: reroll {node.var}" + (f" '{node.label}'" if node.label else ""))
-        elif isinstance(node, (ast.PlayerTurns, ast.TurnLoop)):
+        elif isinstance(node, ast.SEQUENCE_BLOCKS):
             add(node.citations, f"{owner}: {node.label or type(node).__name__}")
         if isinstance(node, ast.Decl) and node is not None:
             kind = getattr(node, "kind", None) or type(node).__name__.lower()

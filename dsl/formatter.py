@@ -70,7 +70,7 @@ KEYWORDS = frozenset("""
     include override game sections terrain edge feature marker class side alliance option unit at
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
-    function movement action param subset where do procedure on sequence turns player_turns phase
+    function movement action param subset where do procedure on sequence turns player_turns player_turn repeat while phase
     allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
@@ -529,6 +529,12 @@ class _Layout:
                 out += self._body(f"turns{_meta(item.label, citations=item.citations)}", self._seq_items(item.items, ind + INDENT), ind)
             elif isinstance(item, ast.PlayerTurns):
                 head = f"player_turns {format_expr(item.sides)}{_meta(item.label, citations=item.citations)}"
+                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+            elif isinstance(item, ast.PlayerTurn):
+                head = f"player_turn {format_expr(item.side)}{_meta(item.label, citations=item.citations)}"
+                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+            elif isinstance(item, ast.Repeat):
+                head = f"repeat{_meta(item.label, citations=item.citations)} while {format_expr(item.test)}"
                 out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
             elif isinstance(item, ast.Allow):
                 limit = f" limit {item.limit}" if item.limit is not None else ""

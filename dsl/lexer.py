@@ -68,7 +68,7 @@ _DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", 
 _DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement")
 _DECL_VAR = ("var", "side_var", "unit_var", "location_var")
 # Declarations without a name of their own.
-_DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns")
+_DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns", "player_turn", "repeat")
 
 # Clause and statement words.
 _KEYWORDS = (
@@ -80,7 +80,7 @@ _KEYWORDS = (
     "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose", "reroll", "hidden",
     "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
-    "at", "steps", "allow", "limit", "until", "when", "setup", "on",
+    "at", "steps", "allow", "limit", "until", "when", "while", "setup", "on",
     # rule tests (tests/*.wcx)
     "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered", "asked", "same",
     "player", "turn", "active", "count",  # also built-in names: those rules come first (below)

@@ -658,6 +658,12 @@ class _ToAst(Transformer):
     def player_turns(self, meta, sides, label, m, *items):
         return ast.PlayerTurns(sides=sides, label=label, citations=m.citations, items=list(items), span=self.sp(meta))
 
+    def player_turn(self, meta, side, label, m, *items):
+        return ast.PlayerTurn(side=side, label=label, citations=m.citations, items=list(items), span=self.sp(meta))
+
+    def repeat(self, meta, label, m, test, *items):
+        return ast.Repeat(test=test, label=label, citations=m.citations, items=list(items), span=self.sp(meta))
+
     def turn_loop(self, meta, label, m, *items):
         return ast.TurnLoop(label=label, citations=m.citations, items=list(items), span=self.sp(meta))
 

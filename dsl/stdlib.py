@@ -126,7 +126,15 @@ _SPEC = [
     Builtin("remove_card", ("c: name",), "none", "Remove a card from the game, from wherever it is.", effect=True),
     Builtin("add_to_deck", ("c: name",), "none", "Put a set-aside (or any) card into its deck's draw pile (shuffle afterwards).", effect=True),
     Builtin("discard_random", ("s: side",), "none", "Discard a card picked at random (with the dice) from a side's hand.", effect=True),
+    # ---- appended: decks with piles of their own (a cup of chits), random picks, text
+    Builtin("pile", ("deck: name", "pile: str"), "list", "The cards in one pile of a deck, top card first: `pile(command_chits, \"cup\")` (the deck's own piles, `piles:`, and draw, discard, removed, set_aside, play)."),
+    Builtin("move_card", ("deck: name", "card: name", "to: str"), "none", "Put a card on top of a pile of its deck, taking it from the pile or hand it is in (a drawn chit to the Draw Chit box, a chit back into the cup).", effect=True),
+    Builtin("text", ("x: any",), "str", "The value as text, as the log shows it: a number, a name, a side (`\"turn_\" + text(turn)` names a holding box)."),
+    Builtin("pick_random", ("xs: list",), "any", "One element of the list at random, drawn with the game's dice like a roll (a chit drawn blind from a cup: `pick_random(pile(chits, \"cup\"))`); none for an empty list."),
 ]
+
+# built-ins that use the dice: their values are never memoized (like `roll`)
+RANDOM_BUILTINS = frozenset({"pick_random"})
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in _SPEC}
 

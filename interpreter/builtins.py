@@ -559,4 +559,35 @@ def b_discard_random(ctx, span, s):
     ctx.engine.cards.discard_random(ctx, _side(ctx, s, span), span)
 
 
+# ---------------------------------------------------------------- appended: deck piles, random picks, text
+def b_pile(ctx, span, deck, pile):
+    # top card first, as discard_pile gives it
+    return _card_entities(ctx, reversed(ctx.engine.pile(ctx, deck, str(pile), span)))
+
+
+def b_move_card(ctx, span, deck, card, to):
+    ctx.engine.move_card(ctx, deck, card, str(to), span)
+
+
+def b_text(ctx, span, x):
+    if isinstance(x, Entity):
+        return x.name
+    if isinstance(x, str):
+        return x
+    if isinstance(x, UnitRef):
+        return ctx.engine.unit_name(ctx, x)
+    return "none" if x is None else str(show(x))
+
+
+def b_pick_random(ctx, span, xs):
+    """A blind draw: the dice pick the element (a fixed roll of 3 picks the third, for tests)."""
+    xs = tuple(_seq(xs, span))
+    if not xs:
+        return None
+    picked = xs[ctx.state.rng.randint(1, len(xs)) - 1]
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"picked at random: {ctx.engine.describe(ctx, picked)} (of {len(xs)})", picked))
+    return picked
+
+
 IMPLEMENTATIONS = {name[2:]: fn for name, fn in globals().items() if name.startswith("b_")}

@@ -33,7 +33,7 @@ from __future__ import annotations
 from warcodex.dsl import ast
 from warcodex.interpreter.values import Derivation, Entity, RuleError, show
 
-PILES = ("draw", "discard", "removed", "set_aside", "play")
+PILES = ast.Deck.BUILTIN_PILES  # every deck's; a deck adds its own with `piles: [...]` (a cup of chits)
 
 
 class Cards:
@@ -43,8 +43,10 @@ class Cards:
         self.engine = engine
         self.deck_of: dict[str, str] = {}  # card -> deck
         self.decks: dict[str, ast.Deck] = {}
+        self.pile_names: dict[str, tuple[str, ...]] = {}  # deck -> its piles, the built-in ones first
         for deck in engine.game.of_kind(ast.Deck):
             self.decks[deck.name] = deck
+            self.pile_names[deck.name] = tuple(deck.piles())
             for c in deck.cards:
                 self.deck_of[c.name] = deck.name
 
@@ -66,18 +68,46 @@ class Cards:
         return ent.props.get(key, default)
 
     # ------------------------------------------------------------ piles
+    def start_pile(self, card: str) -> str:
+        """Where a card starts: the pile its `pile:` names, set aside with the flag `set_aside`,
+        else the draw pile."""
+        props = self.engine.entities[card].props
+        return props.get("pile") or ("set_aside" if props.get("set_aside") else "draw")
+
     def piles(self, state, deck: str) -> dict[str, list[str]]:
         """The deck's piles, created on first use: the cards shuffled into the draw pile with the
-        state's RNG, those flagged `set_aside` set aside."""
+        state's RNG, the others in the pile they start in (`pile:`, `set_aside`), in order."""
         piles = state.decks.get(deck)
         if piles is None:
-            cards = [c.name for c in self.decks[deck].cards if not self.engine.entities[c.name].props.get("set_aside")]
-            aside = [c.name for c in self.decks[deck].cards if self.engine.entities[c.name].props.get("set_aside")]
+            piles = {p: [] for p in self.pile_names[deck]}
+            for c in self.decks[deck].cards:
+                start = self.start_pile(c.name)
+                if start != "draw":
+                    piles[start].append(c.name)
+            cards = [c.name for c in self.decks[deck].cards if self.start_pile(c.name) == "draw"]
             state.rng.shuffle(cards)
-            piles = state.decks[deck] = {"draw": cards, "discard": [], "removed": [], "set_aside": aside, "play": []}
-        for p in PILES:  # saves made before a pile existed
+            piles["draw"] = cards
+            state.decks[deck] = piles
+        for p in self.pile_names[deck]:  # saves made before a pile existed
             piles.setdefault(p, [])
         return piles
+
+    def pile(self, state, deck: str, pile: str, span) -> list[str]:
+        """One pile of a deck (bottom card first)."""
+        piles = self.piles(state, deck)
+        if pile not in piles:
+            raise RuleError(f"deck {deck} has no pile '{pile}' (it has: {', '.join(piles)})", span)
+        return piles[pile]
+
+    def move(self, ctx, card: str, to: str, span) -> None:
+        """Put a card on top of one of its deck's piles, from the pile or hand it is in."""
+        deck = self.deck_of[card]
+        target = self.pile(ctx.state, deck, to, span)
+        was = self._take_out(ctx.state, card, span)
+        target.append(card)
+        if ctx.tracing:
+            ctx.trace_add(Derivation(f"{self.engine.entities[card].label}: {was.replace('hand:', 'the hand of ')} -> {to}"))
+        ctx.state.touch()
 
     def places(self, state, card: str) -> list[str]:
         """Every place holding the card: one, unless the state is corrupt (the invariant checks)."""
@@ -85,8 +115,8 @@ class Cards:
         out = []
         piles = state.decks.get(deck)
         if piles is None:
-            return ["set_aside" if self.engine.entities[card].props.get("set_aside") else "draw"]
-        for p in PILES:
+            return [self.start_pile(card)]
+        for p in self.pile_names[deck]:
             out += [p] * piles.get(p, []).count(card)
         for side, hand in state.hands.items():
             out += [f"hand:{side}"] * hand.count(card)
@@ -95,7 +125,7 @@ class Cards:
     def _take_out(self, state, card: str, span) -> str:
         """Remove a card from where it is; return the place it was in."""
         piles = self.piles(state, self.deck_of[card])
-        for p in PILES:
+        for p in self.pile_names[self.deck_of[card]]:
             if card in piles[p]:
                 piles[p].remove(card)
                 return p

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from warcodex.dsl import ast
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
-from warcodex.dsl.stdlib import BUILTINS
+from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
 
 Fn = Callable[["Frame"], Any]
@@ -816,7 +816,7 @@ def _modifier_applier(op: str, vf, rounding, span):
 
 def uses_dice(node) -> bool:
     """True if an AST subtree rolls dice (such a value must not be memoized)."""
-    if isinstance(node, ast.Roll):
+    if isinstance(node, ast.Roll) or (isinstance(node, ast.Call) and node.func in RANDOM_BUILTINS):
         return True
     if isinstance(node, ast.Node):
         return any(uses_dice(getattr(node, f)) for f in type(node).model_fields)

@@ -638,6 +638,17 @@ class Engine:
             raise RuleError(f"cannot mark {show(x)}", span)
 
     # -- cards (interpreter/cards.py)
+    def pile(self, ctx, deck, pile: str, span) -> list[str]:
+        """A pile of a deck, bottom card first (`pile()` in the rules gives it top card first)."""
+        return self.cards.pile(ctx.state, self.cards.deck_name(deck, span), pile, span)
+
+    def move_card(self, ctx, deck, card, to: str, span) -> None:
+        name = self.cards.card_name(card, span)
+        d = self.cards.deck_name(deck, span)
+        if self.cards.deck_of[name] != d:
+            raise RuleError(f"card {name} is not a card of deck {d}", span)
+        self.cards.move(ctx, name, to, span)
+
     def draw_cards(self, ctx, side: Entity, deck, n: int, span) -> None:
         self.cards.draw(ctx, side, self.cards.deck_name(deck, span), n, span)
 

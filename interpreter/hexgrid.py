@@ -63,7 +63,7 @@ _FLAT_STEPS: tuple[tuple[int, int], ...] = ((0, -1), (1, -1), (1, 0), (0, 1), (-
 POINTY_DIRECTIONS: tuple[str, ...] = ("NE", "E", "SE", "SW", "W", "NW")
 _POINTY_STEPS: tuple[tuple[int, int], ...] = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 
-_ID_FORMAT = re.compile(r"^(C+)(R+)$")
+_ID_FORMAT = re.compile(r"^(C+)(\.?)(R+)$")
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,8 @@ class HexGrid:
 
     ``cols``/``rows`` are counts (the extent of the whole numbering, all sheets together); they may
     be None for pure geometry. ``col_digits``/``row_digits`` are the zero-padded widths of the two
-    halves of a hex id (default 2+2, "CCRR").
+    halves of a hex id (default 2+2, "CCRR"); ``separator`` is printed between them ("." for the
+    "CC.RR" ids of the WWII Battle Series and many other maps: 04.18).
     """
 
     orientation: str = "flat"
@@ -83,6 +84,7 @@ class HexGrid:
     rows: int | None = None
     col_digits: int = 2
     row_digits: int = 2
+    separator: str = ""
 
     def __post_init__(self) -> None:
         if self.orientation not in ("flat", "pointy"):
@@ -93,6 +95,8 @@ class HexGrid:
             raise ValueError("first column/row numbers must be >= 0 (ids are unsigned digits)")
         if self.col_digits < 1 or self.row_digits < 1:
             raise ValueError("id widths must be >= 1 digit")
+        if self.separator not in ("", "."):
+            raise ValueError(f"the id separator must be '' or '.', not {self.separator!r}")
         for count, what in ((self.cols, "cols"), (self.rows, "rows")):
             if count is not None and count < 1:
                 raise ValueError(f"{what} must be >= 1")
@@ -117,7 +121,7 @@ class HexGrid:
 
     @property
     def id_format(self) -> str:
-        return "C" * self.col_digits + "R" * self.row_digits
+        return "C" * self.col_digits + self.separator + "R" * self.row_digits
 
     @property
     def directions(self) -> tuple[str, ...]:
@@ -143,13 +147,18 @@ class HexGrid:
         c, r = str(col), str(row)
         if len(c) > self.col_digits or len(r) > self.row_digits:
             raise ValueError(f"({col}, {row}) does not fit the id format {self.id_format}")
-        return c.zfill(self.col_digits) + r.zfill(self.row_digits)
+        return c.zfill(self.col_digits) + self.separator + r.zfill(self.row_digits)
 
     def parse_id(self, text: str) -> Hex:
-        """`parse_id('0507')` -> (5, 7). Raises ValueError unless exactly the configured digits."""
-        if len(text) != self.col_digits + self.row_digits or not text.isdigit() or not text.isascii():
+        """`parse_id('0507')` -> (5, 7) (`'05.07'` with the separator "."). Raises ValueError
+        unless exactly the configured digits and separator."""
+        c, sep, r = text[: self.col_digits], text[self.col_digits: self.col_digits + len(self.separator)], \
+            text[self.col_digits + len(self.separator):]
+        digits = c + r
+        if (sep != self.separator or len(c) != self.col_digits or len(r) != self.row_digits
+                or not digits.isdigit() or not digits.isascii()):
             raise ValueError(f"{text!r} is not a hex id of the form {self.id_format}")
-        return int(text[: self.col_digits]), int(text[self.col_digits:])
+        return int(c), int(r)
 
     # ------------------------------------------------------------------ offset <-> axial/cube
     def is_shifted(self, col: int, row: int) -> bool:
@@ -307,12 +316,13 @@ def _cube_round(x: float, y: float, z: float) -> Cube:
     return int(rx), int(ry), int(rz)
 
 
-def parse_id_format(text: str) -> tuple[int, int]:
-    """'CCRR' -> (2, 2); 'CCCRR' -> (3, 2). Raises ValueError for anything else."""
+def parse_id_format(text: str) -> tuple[int, int, str]:
+    """'CCRR' -> (2, 2, ''); 'CCCRR' -> (3, 2, ''); 'CC.RR' -> (2, 2, '.'). Raises ValueError for
+    anything else."""
     m = _ID_FORMAT.match(text)
     if not m:
-        raise ValueError(f"{text!r} is not an id format like CCRR")
-    return len(m.group(1)), len(m.group(2))
+        raise ValueError(f"{text!r} is not an id format like CCRR or CC.RR")
+    return len(m.group(1)), len(m.group(3)), m.group(2)
 
 
 # ====================================================================== VASSAL 3.7
@@ -393,7 +403,7 @@ def vassal_grid_spec(grid: HexGrid, size: float, *, visible: bool = False,
     numbering_attrs = {
         # §9.2: every numeric/char attribute must be non-empty, so all are written explicitly.
         "first": first,
-        "sep": "",
+        "sep": grid.separator,
         "hType": "N",
         "hLeading": str(h_leading),
         "hOff": str(h_off),

@@ -32,7 +32,7 @@ Example (area map)::
 
 Statements:
   map NAME [rulebook|player_aid|provisional ["note"]] { ... }   header and provenance
-  grid hex flat|pointy odd|even cols A..B rows C..D [ids CCRR]  hex grid (ids default 2+2 digits)
+  grid hex flat|pointy odd|even cols A..B rows C..D [ids CCRR]  hex grid (ids default 2+2 digits; CC.RR: 04.18)
   grid areas                                                    area map
   wrap east-west [: a/b ...]                                    east-west wrap
   sheet NAME cols A..B rows C..D                                one sheet of a hex board
@@ -439,15 +439,16 @@ class _MapLoader:
             self.diags.raise_if_errors()
         digits_c = max(2, len(str(cols[1])))
         digits_r = max(2, len(str(rows[1])))
+        separator = ""
         if len(st.children) > 4:
             fmt = st.children[4].children[0]
-            digits_c, digits_r = parse_id_format(str(fmt))
+            digits_c, digits_r, separator = parse_id_format(str(fmt))
             if len(str(cols[1])) > digits_c or len(str(rows[1])) > digits_r:
                 self.error("E-map-grid", f"column {cols[1]} or row {rows[1]} does not fit the id format {fmt}",
                            fmt)
                 self.diags.raise_if_errors()
         self.grid = HexGrid(orientation, parity, cols[0], rows[0], cols[1] - cols[0] + 1,
-                            rows[1] - rows[0] + 1, digits_c, digits_r)
+                            rows[1] - rows[0] + 1, digits_c, digits_r, separator)
 
     def _sheet(self, st: Tree) -> None:
         name_tok = st.children[0]

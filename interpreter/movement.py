@@ -51,6 +51,13 @@ class MovementMode:
         static_prohibited, static_prohibited_at = [], []  # per edge and per location, board-static
         self.cost_reads: tuple | None = None
         self.location_reads: tuple = ()
+        self.cost_extra = None  # the terms of a split cost evaluated at each step (see below)
+        self.cost_span = None
+        # the game-long tables are kept per unit type only when their expressions name the unit
+        # (`u`): a terrain cost that reads only the board is one table per side, not one per type
+        self.edge_by_type = False
+        self.location_by_type = False
+        extra = None
         analysis = compiler.engine.deps
         # a backward trace (`trace_back`) does not know where a path starts: refused if read
         self.reads_origin = any(prop.value is not None and "origin" in free_names(prop.value) for prop in decl.props)
@@ -66,6 +73,13 @@ class MovementMode:
                 cost_deps = analysis.expression(prop.value, BINDINGS)
                 self.cost_terms = _cost_terms(compiler, prop.value)
                 self.cost_citations = tuple(prop.citations)
+                if cost_deps.level != "static":
+                    # `A + B`: board-static terms (the terrain) game-long, the others at each step
+                    split = _split_sum(analysis, prop.value)
+                    if split is not None:
+                        cost, extra = split
+                        cost_deps = analysis.expression(cost, BINDINGS)
+                        self.cost_span = prop.value.span
             elif prop.key == "prohibited":
                 deps = analysis.expression(prop.value, BINDINGS) if prop.value is not None else None
                 static = deps is not None and deps.level == "static"
@@ -73,10 +87,12 @@ class MovementMode:
                     (static_prohibited_at if static else prohibited_at).append(prop.value)
                     if static:
                         location_static_reads |= deps.reads
+                        self.location_by_type |= "u" in free_names(prop.value)
                 else:
                     (static_prohibited if static else prohibited).append(prop.value)
                     if static:
                         edge_static_reads |= deps.reads
+                        self.edge_by_type |= "u" in free_names(prop.value)
             elif prop.key == "stop":
                 (stops_at if per_location else stops).append(prop.value)
             elif prop.key == "always_one_hex":
@@ -85,8 +101,11 @@ class MovementMode:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
         if allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
-        if cost_deps is not None and cost_deps.dynamic:
-            # no edge table: the board-static prohibitions are judged with the others
+        if cost is not None:
+            self.edge_by_type |= "u" in free_names(cost)
+        if cost_deps is not None and cost_deps.level != "static":
+            # no edge table: the board-static prohibitions are judged with the others (a cost that
+            # reads where units are changes with every move, so it is never kept either)
             prohibited = static_prohibited + prohibited
             static_prohibited = []
         else:
@@ -95,6 +114,7 @@ class MovementMode:
         params = PARAMS
         self.allowance = compiler.value(allowance, params)
         self.cost = compiler.value(cost, params) if cost is not None else None
+        self.cost_extra = compiler.value(extra, params) if extra is not None else None
 
         def group(exprs):
             return compiler.predicate(exprs, params) if exprs else None
@@ -102,9 +122,9 @@ class MovementMode:
         self.prohibited_at, self.stops_at = group(prohibited_at), group(stops_at)
         self.static_prohibited, self.static_prohibited_at = group(static_prohibited), group(static_prohibited_at)
 
-    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side) -> dict | None:
+    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side, by_type: bool) -> dict | None:
         state = ctx.state
-        u = state.units.get(unit.id) if unit is not None else None
+        u = state.units.get(unit.id) if unit is not None and by_type else None
         values = tuple(read_global(state, n) for n in reads)
         key = (kind, self.name, (u.type, u.side) if u is not None else side.name, values)
         try:
@@ -115,12 +135,12 @@ class MovementMode:
     def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if self.cost_reads is None:
             return None
-        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side)
+        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side, self.edge_by_type)
 
     def _location_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if not self.static_prohibited_at:
             return None
-        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side)
+        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side, self.location_by_type)
 
     def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
@@ -354,19 +374,22 @@ class MovementMode:
 
     def _step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
         """The cost of the step a -> b, None when a board-static prohibition forbids it; from the
-        game-long edge table when there is one."""
-        if costs is not None:
-            step = costs.get((a, b), _UNKNOWN)
-            if step is not _UNKNOWN:
-                return step
-        static = self.static_prohibited
-        if static is not None and static(ctx, u, s, origin, a, b):
-            step = None
-        else:
-            step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
-        if costs is not None:
-            costs[(a, b)] = step
-        return step
+        game-long edge table when there is one, plus the per-step terms of a split cost."""
+        step = _UNKNOWN if costs is None else costs.get((a, b), _UNKNOWN)
+        if step is _UNKNOWN:
+            static = self.static_prohibited
+            if static is not None and static(ctx, u, s, origin, a, b):
+                step = None
+            else:
+                step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
+            if costs is not None:
+                costs[(a, b)] = step
+        if self.cost_extra is None or step is None:
+            return step
+        extra = self.cost_extra(ctx, u, s, origin, a, b)
+        if extra is None:
+            raise RuleError(f"movement '{self.name}': cannot compute {step} + none", self.cost_span)
+        return step + extra
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
         goals = targets if isinstance(targets, Region) else frozenset(targets)
@@ -388,23 +411,38 @@ def _seeded(starts, label) -> tuple[dict, list]:
     return best, heap
 
 
+def _split_sum(analysis, expr: ast.Expr) -> tuple[ast.Expr, ast.Expr] | None:
+    """A cost `A + B + ...` whose terms are partly board-static (the terrain cost) and partly not
+    (an enemy ZOC's extra cost): (the static terms, the others), each as one sum; None when the
+    cost does not split that way."""
+    terms = _sum_terms(expr)
+    static = [t for t in terms if analysis.expression(t, BINDINGS).level == "static"]
+    if not static or len(static) == len(terms):
+        return None
+    return _joined(static), _joined([t for t in terms if not any(t is x for x in static)])
+
+
+def _sum_terms(e: ast.Expr) -> list[ast.Expr]:
+    """The terms of `a + b + c` (a single term otherwise)."""
+    if isinstance(e, ast.BinOp) and e.op == "+":
+        return _sum_terms(e.left) + _sum_terms(e.right)
+    return [e]
+
+
+def _joined(terms: list[ast.Expr]) -> ast.Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = ast.BinOp(op="+", left=out, right=t, span=out.span)
+    return out
+
+
 def _cost_terms(compiler: Compiler, expr) -> list:
     """The addends of a mode's `cost` (`move_cost(u, from, to) + exit_cost(u, from, origin)`),
     each compiled alone, with the label and sections a player reads for it."""
     from warcodex.dsl.formatter import format_expr
 
-    terms = []
-
-    def flatten(e) -> None:
-        if isinstance(e, ast.BinOp) and e.op == "+":
-            flatten(e.left)
-            flatten(e.right)
-        else:
-            terms.append(e)
-
-    flatten(expr)
     out = []
-    for t in terms:
+    for t in _sum_terms(expr):
         decl = compiler.engine.game.names.get(t.func) if isinstance(t, ast.Call) else None
         traced = isinstance(decl, ast.Quantity)
         if decl is not None:

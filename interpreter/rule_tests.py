@@ -589,17 +589,9 @@ def phase_actions(engine, phase: str) -> frozenset:
     cache = engine.__dict__.setdefault("_rule_test_phase_actions", {})
     if phase not in cache:
         found: set[str] = set()
-
-        def visit(items) -> None:
-            for item in items:
-                if isinstance(item, ast.Phase):
-                    if item.name == phase:
-                        found.update(a for i in item.items if isinstance(i, ast.Allow) for a in i.actions)
-                    visit([i for i in item.items if isinstance(i, ast.Phase)])
-                elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
-                    visit(item.items)
-
         if engine.game.sequence is not None:
-            visit(engine.game.sequence.items)
+            for item in ast.phases_in(engine.game.sequence.items):  # inside player turns and repeats too
+                if item.name == phase:
+                    found.update(a for i in item.items if isinstance(i, ast.Allow) for a in i.actions)
         cache[phase] = frozenset(found)
     return cache[phase]

@@ -45,6 +45,7 @@ class PositionData(BaseModel):
     op: int
     started: bool
     in_allow: int
+    sides: dict[str, str] = Field(default_factory=dict, description="the side of each player_turn block being played, by operation index")
 
 
 class StateData(BaseModel):
@@ -123,7 +124,7 @@ def state_to_data(engine, state: GameState) -> StateData:
         loc_markers={h: sorted(m) for h, m in state.loc_markers.items() if m},
         decks=state.decks, hands=state.hands, card_uses=state.card_uses, options={k: j(v) for k, v in state.options.items()},
         active=state.active, phase=state.phase, turn_order=list(state.turn_order),
-        position=PositionData(**vars(state.position)), next_unit_id=state.next_unit_id, winner=state.winner,
+        position=PositionData(**{**vars(state.position), "sides": dict(state.position.sides)}), next_unit_id=state.next_unit_id, winner=state.winner,
         win_reason=state.win_reason, over=state.over, ended=state.ended, rng=_rng_to_json(state.rng),
         dice=list(state.rng.rolls) if isinstance(state.rng, FixedDice) else None,
         dice_used=state.rng.used if isinstance(state.rng, FixedDice) else 0,

@@ -6,6 +6,17 @@
 The program is rebuilt from the `sequence` declaration at each turn (player turns expand over the
 sides in `turn_order` as they stand then); the state's `position` (turn, operation index, actions
 taken in the current `allow`) is all that is needed to resume a saved game exactly.
+
+Two blocks are decided while the turn is played, not when the program is built:
+
+- `repeat while TEST { ... }` is a `repeat` operation that tests TEST and jumps past its block
+  when it is false, and a `repeat_end` that jumps back to it;
+- `player_turn EXPR { ... }` is a `player_turn` operation that evaluates EXPR (a side, or none
+  to skip the block) and records it in the position (`position.sides`, keyed by the operation's
+  index); the operations of the block take their side from there (`Op.slot`).
+
+So a loop of chit draws, each activating the side that owns the chit, is still one flat program,
+and a game saved in the middle of an activation resumes exactly.
 """
 
 from __future__ import annotations
@@ -17,33 +28,32 @@ from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.values import Derivation, Entity, RuleError, show
 
 ALLOW_SAFETY_LIMIT = 10_000  # actions in one `allow` step without a declared limit
+REPEAT_SAFETY_LIMIT = 1_000  # passes of one `repeat` block in one game turn
 
 
 @dataclass
 class Op:
-    kind: str  # turn_start, phase_start, do, allow, phase_end, turn_end
+    kind: str  # turn_start, phase_start, do, allow, phase_end, turn_end, repeat, repeat_end, player_turn
     phase: ast.Phase | None = None
     side: str | None = None
-    run: object = None  # compiled `do` block, or the Allow node
-    end: int = 0  # for phase_start: index of the matching phase_end
-    when: object = None  # compiled `when` condition of a phase
+    run: object = None  # compiled `do` block, the Allow node, or a compiled player_turn side
+    end: int = 0  # phase_start: index of the matching phase_end; repeat, player_turn: of the block's last op
+    when: object = None  # compiled `when` condition of a phase, or the test of a repeat
+    slot: int | None = None  # inside a player_turn: the index of its op, whose side is in the position
+    block: object = None  # the Repeat or PlayerTurn node (its span locates errors)
+
+
+class _Slot:
+    """The side of the operations inside a `player_turn`: known only when the block starts."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
 
 
 def declared_phases(sequence: ast.Sequence | None) -> list[ast.Phase]:
-    """Every phase of a `sequence` declaration (sub-phases included), in the order written."""
-    found: list[ast.Phase] = []
-
-    def visit(items) -> None:
-        for item in items:
-            if isinstance(item, ast.Phase):
-                found.append(item)
-                visit([i for i in item.items if isinstance(i, ast.Phase)])
-            elif isinstance(item, (ast.PlayerTurns, ast.TurnLoop)):
-                visit(item.items)
-
-    if sequence is not None:
-        visit(sequence.items)
-    return found
+    """Every phase of a `sequence` declaration (sub-phases and the phases of player turns, repeats
+    and turn loops included), in the order written."""
+    return ast.phases_in(sequence.items) if sequence is not None else []
 
 
 class TurnSequence:
@@ -75,9 +85,15 @@ class TurnSequence:
                                 raise RuleError(f"`allow {a}`: no action named '{a}'", sub.span)
                         for r in sub.until:
                             self._compiled[id(r)] = self.engine.compiler.expr(r.test, frozenset())
-                self._compile([s for s in item.items if isinstance(s, ast.Phase)])
+                self._compile([s for s in item.items if isinstance(s, (ast.Phase,) + ast.SEQUENCE_BLOCKS)])
             elif isinstance(item, ast.PlayerTurns):
                 self._compiled[id(item)] = self.engine.compiler.expr(item.sides, frozenset())
+                self._compile(item.items)
+            elif isinstance(item, ast.PlayerTurn):
+                self._compiled[id(item)] = self.engine.compiler.expr(item.side, frozenset())
+                self._compile(item.items)
+            elif isinstance(item, ast.Repeat):
+                self._compiled[id(item)] = self.engine.compiler.expr(item.test, frozenset())
                 self._compile(item.items)
             elif isinstance(item, ast.TurnLoop):
                 self._compile(item.items)
@@ -89,26 +105,48 @@ class TurnSequence:
         ops.append(Op("turn_end"))
         return ops
 
-    def _emit(self, ctx, items, side: str | None, ops: list[Op]) -> None:
+    def _emit(self, ctx, items, side, ops: list[Op]) -> None:
+        """Append the operations of `items`; `side` is a side's name, None, or the _Slot of the
+        player_turn the items are in."""
+
+        def op(kind, phase=None, run=None, **kw) -> Op:
+            if isinstance(side, _Slot):
+                return Op(kind, phase, None, run, slot=side.index, **kw)
+            return Op(kind, phase, side, run, **kw)
+
         for item in items:
             if isinstance(item, ast.Phase):
-                start = Op("phase_start", item, side, when=self._compiled.get(id(item.when)) if item.when is not None else None)
+                start = op("phase_start", item, when=self._compiled.get(id(item.when)) if item.when is not None else None)
                 ops.append(start)
                 for sub in item.items:
                     if isinstance(sub, ast.Do):
-                        ops.append(Op("do", item, side, self._compiled[id(sub)]))
+                        ops.append(op("do", item, self._compiled[id(sub)]))
                     elif isinstance(sub, ast.Allow):
-                        ops.append(Op("allow", item, side, sub))
+                        ops.append(op("allow", item, sub))
                     else:
                         self._emit(ctx, [sub], side, ops)
                 start.end = len(ops)
-                ops.append(Op("phase_end", item, side))
+                ops.append(op("phase_end", item))
             elif isinstance(item, ast.PlayerTurns):
+                if isinstance(side, _Slot):
+                    raise RuleError("`player_turns` cannot be inside a `player_turn`: the turn already has its side", item.span)
                 sides = self._compiled[id(item)](Frame(ctx))
                 for s in sides if isinstance(sides, tuple) else (sides,):
                     if not (isinstance(s, Entity) and s.kind == "side"):
                         raise RuleError(f"player turns need sides, got {show(s)}", item.span)
                     self._emit(ctx, item.items, s.name, ops)
+            elif isinstance(item, ast.PlayerTurn):
+                start = op("player_turn", run=self._compiled[id(item)], block=item)
+                ops.append(start)
+                self._emit(ctx, item.items, _Slot(len(ops) - 1), ops)
+                start.end = len(ops) - 1
+            elif isinstance(item, ast.Repeat):
+                start = op("repeat", when=self._compiled[id(item)], block=item)
+                ops.append(start)
+                index = len(ops) - 1
+                self._emit(ctx, item.items, side, ops)
+                ops.append(op("repeat_end", block=item, end=index))
+                start.end = len(ops) - 1
             elif isinstance(item, ast.TurnLoop):
                 self._emit(ctx, item.items, side, ops)
 
@@ -131,6 +169,14 @@ class Runner:
         self.checked_version = -1  # the state version the invariants were last checked at
         self.on_action = None  # optional callback(entry) after each logged action (progress bars)
         self.on_entry = None  # optional callback(entry) after each log entry, the state as it left it (watchers)
+        self.passes: dict[tuple[int, int], int] = {}  # (turn, repeat op) -> passes made (a safety net)
+
+    def side_of(self, op: Op) -> str | None:
+        """The side an operation is played by: its own, or its player_turn's, decided when that
+        block started (kept in the position, so a save resumes with it)."""
+        if op.slot is None:
+            return op.side
+        return self.ctx.state.position.sides.get(str(op.slot))
 
     def log(self, entry: dict) -> None:
         state = self.ctx.state
@@ -196,6 +242,7 @@ class Runner:
                 break
             pos.turn += 1
             pos.op = 0
+            pos.sides.clear()
         if not state.ended and (state.over or pos.turn > last):
             self.end_game()
 
@@ -233,29 +280,65 @@ class Runner:
             self._auto(f"turn {pos.turn} end", lambda: engine.fire(ctx, "turn_end"))
             pos.op += 1
         elif op.kind == "phase_start":
-            self._enter(op.phase.name, op.side)
+            self._enter(op.phase.name, self.side_of(op))
             if op.when is not None and not op.when(Frame(ctx)):
                 pos.op = op.end + 1  # a conditional phase that does not happen this turn
                 return
             self._auto(f"{op.phase.name} start", lambda: engine.fire(ctx, "phase_start", (op.phase.name,)))
             pos.op += 1
         elif op.kind == "phase_end":
-            self._enter(op.phase.name, op.side)
+            self._enter(op.phase.name, self.side_of(op))
             self._auto(f"{op.phase.name} end", lambda: engine.fire(ctx, "phase_end", (op.phase.name,)))
             if self.check_invariants:
                 engine.check_invariants(ctx, "phase_end", op.phase.name)
             pos.op += 1
         elif op.kind == "do":
-            self._enter(op.phase.name, op.side)
+            self._enter(op.phase.name, self.side_of(op))
             self._auto(op.phase.header.label or op.phase.name, lambda: op.run(Frame(ctx)))
             pos.op += 1
+        elif op.kind == "repeat":
+            self._repeat(op)
+        elif op.kind == "repeat_end":
+            pos.op = op.end  # back to the test
+        elif op.kind == "player_turn":
+            self._player_turn(op)
+
+    def _repeat(self, op: Op) -> None:
+        """Test a `repeat`: play its block once more, or go past it."""
+        ctx, pos = self.ctx, self.ctx.state.position
+        ctx.steps = 0
+        if not op.when(Frame(ctx)):
+            pos.op = op.end + 1
+            return
+        key = (pos.turn, pos.op)
+        self.passes[key] = self.passes.get(key, 0) + 1
+        if self.passes[key] > REPEAT_SAFETY_LIMIT:
+            raise RuleError(f"more than {REPEAT_SAFETY_LIMIT} passes of a `repeat` block in turn {pos.turn}: "
+                            "does its test ever become false?", op.block.span)
+        pos.op += 1
+
+    def _player_turn(self, op: Op) -> None:
+        """Start a `player_turn`: decide its side now, or skip the block when there is none."""
+        ctx, pos = self.ctx, self.ctx.state.position
+        ctx.steps = 0
+        value = op.run(Frame(ctx))
+        if value is None:
+            pos.sides.pop(str(pos.op), None)
+            pos.op = op.end + 1
+            return
+        if not (isinstance(value, Entity) and value.kind == "side"):
+            raise RuleError(f"a player turn needs a side, got {show(value)}", op.block.side.span)
+        pos.sides[str(pos.op)] = value.name
+        ctx.state.touch()
+        pos.op += 1
 
     def _allow_step(self, op: Op) -> bool:
         """Ask the active side for one action; return False when the phase's actions are over."""
         engine, ctx = self.engine, self.ctx
         state = ctx.state
         ctx.steps = 0  # the step limit bounds one decision point (enumeration and action), not a game
-        self._enter(op.phase.name, op.side)
+        side = self.side_of(op)
+        self._enter(op.phase.name, side)
         allow: ast.Allow = op.run
         limit = allow.limit if allow.limit is not None else ALLOW_SAFETY_LIMIT
         if state.position.in_allow >= limit:
@@ -266,28 +349,28 @@ class Runner:
                 raise RuleError(f"phase {op.phase.name} reached its limit of {allow.limit} actions, but "
                                 f"{obligation_text(unmet)}", unmet.span)
             return False
-        agent = self.agents.get(op.side)
+        agent = self.agents.get(side)
         if agent is None:
-            raise RuleError(f"no agent plays '{op.side}'")
+            raise RuleError(f"no agent plays '{side}'")
         from warcodex.interpreter.agents import LegalActions
 
         legal = LegalActions(engine, ctx, allow.actions)
-        choice = agent.choose_action(ctx, op.side, legal)
+        choice = agent.choose_action(ctx, side, legal)
         if choice is None:
             unmet = self.unmet_obligation(allow)
             if unmet is not None:
                 # an `until` obligation is not met: the side may not end the step while it can act
                 reason = obligation_text(unmet)
                 if legal.first() is None:
-                    raise RuleError(f"phase {op.phase.name} cannot end: {reason}, and {op.side} has no legal "
+                    raise RuleError(f"phase {op.phase.name} cannot end: {reason}, and {side} has no legal "
                                     "action left to meet it", unmet.span)
                 legal.may_pass = False
                 legal.obligation = reason
-                choice = agent.choose_action(ctx, op.side, legal)
+                choice = agent.choose_action(ctx, side, legal)
                 if choice is None:
-                    raise RuleError(f"{op.side} may not end phase {op.phase.name} yet: {reason}", unmet.span)
+                    raise RuleError(f"{side} may not end phase {op.phase.name} yet: {reason}", unmet.span)
             else:
-                self.log({"k": "pass", "phase": op.phase.name, "side": op.side})
+                self.log({"k": "pass", "phase": op.phase.name, "side": side})
                 return False
         self.apply(choice, op)
         state.position.in_allow += 1
@@ -324,7 +407,7 @@ class Runner:
         finally:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None
-        entry = {"k": "action", "phase": op.phase.name, "side": op.side, "action": choice.action,
+        entry = {"k": "action", "phase": op.phase.name, "side": self.side_of(op), "action": choice.action,
                  "args": {k: engine.to_json(v) for k, v in choice.args}, "text": text}
         if ctx.hidden_owners:
             entry["hidden_from"] = engine.hidden_from(ctx.hidden_owners)

@@ -46,6 +46,9 @@ class Position:
     op: int = 0  # index into the turn's program of sequence operations
     started: bool = False  # game_start done
     in_allow: int = 0  # actions taken in the current `allow` step
+    # the side of each `player_turn` block now being played, by the index of its operation (a
+    # string, as JSON keys are): decided when the block starts, so a save resumes with it
+    sides: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,7 +93,7 @@ class GameState:
             hands={k: list(v) for k, v in self.hands.items()}, card_uses=[dict(u) for u in self.card_uses],
             options=dict(self.options),
             active=self.active, phase=self.phase, turn_order=self.turn_order,
-            position=replace(self.position), next_unit_id=self.next_unit_id, winner=self.winner,
+            position=replace(self.position, sides=dict(self.position.sides)), next_unit_id=self.next_unit_id, winner=self.winner,
             win_reason=self.win_reason, over=self.over, ended=self.ended, version=self.version,
             positions_version=self.positions_version, rng=rng,
         )

@@ -34,10 +34,26 @@ def test_hex_id_and_parse_id() -> None:
             FLAT_ODD.parse_id(bad)
     with pytest.raises(ValueError):
         FLAT_ODD.hex_id(100, 1)  # does not fit 2 digits
-    assert parse_id_format("CCRR") == (2, 2)
-    assert parse_id_format("CCCRR") == (3, 2)
+    assert parse_id_format("CCRR") == (2, 2, "")
+    assert parse_id_format("CCCRR") == (3, 2, "")
     with pytest.raises(ValueError):
         parse_id_format("RRCC")
+    with pytest.raises(ValueError):
+        parse_id_format("CC-RR")
+
+
+def test_hex_ids_with_a_dot_between_column_and_row() -> None:
+    # the WWII Battle Series and many other maps print 04.18
+    assert parse_id_format("CC.RR") == (2, 2, ".")
+    dotted = HexGrid(cols=48, rows=30, separator=".")
+    assert dotted.id_format == "CC.RR"
+    assert dotted.hex_id(4, 18) == "04.18"
+    assert dotted.parse_id("44.30") == (44, 30)
+    for bad in ("0418", "04.1", "4.18", "04,18", "04.18.", "0a.18"):
+        with pytest.raises(ValueError):
+            dotted.parse_id(bad)
+    with pytest.raises(ValueError):
+        HexGrid(cols=5, rows=5, separator="-")
 
 
 def test_grid_rejects_numbers_wider_than_the_id_format() -> None:
@@ -234,8 +250,9 @@ def test_vassal_pointy_grid_is_sideways_with_row_label_first() -> None:
 @pytest.mark.parametrize("orientation,parity", [("flat", "odd"), ("flat", "even"),
                                                 ("pointy", "odd"), ("pointy", "even")])
 @pytest.mark.parametrize("first", [0, 1])
-def test_vassal_round_trip_every_hex_of_a_30x40_grid(orientation: str, parity: str, first: int) -> None:
-    grid = HexGrid(orientation, parity, first, first, 30, 40)
+@pytest.mark.parametrize("separator", ["", "."])
+def test_vassal_round_trip_every_hex_of_a_30x40_grid(orientation: str, parity: str, first: int, separator: str) -> None:
+    grid = HexGrid(orientation, parity, first, first, 30, 40, separator=separator)
     for size in (36.0, 25.5):
         spec = vassal_grid_spec(grid, size)
         vassal = VassalHexNumbering(spec.grid, spec.numbering, (spec.board_width, spec.board_height))

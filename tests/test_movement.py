@@ -135,3 +135,53 @@ def test_move_action_rejects_an_unreachable_destination():
         engine.actions["move"].apply(ctx, ActionChoice("move", (("u", u), ("to", "0905"))))
     engine.actions["move"].apply(ctx, ActionChoice("move", (("u", u), ("to", "0805"))))
     assert state.units[u.id].loc == "0805"
+
+
+# ---------------------------------------------------------------- the game-long tables
+SPLIT = """
+game split "Split costs" §1 { map: "map.wcmap" turn_order: [red, blue] }
+sections { §1 "All" }
+side red "Red" §1
+side blue "Blue" §1
+terrain clear "Clear" §1 { mp: 1 }
+terrain forest "Forest" §1 { mp: 2 }
+unit walker "Walker" §1 { sides: [red, blue] attack: 1 defense: 1 move: 6 }
+unit runner "Runner" §1 { sides: [red, blue] attack: 1 defense: 1 move: 6 }
+function enemy_next_to(h: location, s: side): bool "an enemy unit is adjacent" §1 =
+  any(any(v.side != s for v in units_at(n)) for n in adjacent(h))
+movement ground "Ground" §1 {
+  allowance: u.move §1
+  cost: terrain(to).mp + (if enemy_next_to(to, s) then 2 else 0) §1
+}
+sequence §1 { phase p "P" §1 { } }
+scenario s "S" §1 { first_turn: 1 last_turn: 1 setup { } }
+"""
+
+
+def test_a_cost_with_a_static_and_a_dynamic_term_keeps_the_static_one_game_long(tmp_path):
+    # cost = terrain (board-static) + 2 next to an enemy (changes with every move): the terrain
+    # term goes into the edge table, the enemy term is added at each step; since the cost does not
+    # name the unit, the table is one per side, shared by every unit type
+    from warcodex.dsl.checker import check_path
+
+    (tmp_path / "game.wcx").write_text(SPLIT, encoding="utf-8")
+    (tmp_path / "map.wcmap").write_text('map "m" provisional "t" {\n  grid hex flat odd cols 1..8 rows 1..8 ids CCRR\n'
+                                        "  default terrain clear\n  terrain forest: 0404\n}\n", encoding="utf-8")
+    game, diags = check_path(tmp_path)
+    assert not diags.errors, [d.render() for d in diags.errors]
+    engine = Engine(game)
+    mode = engine.modes["ground"]
+    assert mode.cost_extra is not None and not mode.edge_by_type
+    state = engine.new_game("s", seed=0, setup=False)
+    ctx = Context(engine, state, agents={})
+    w = put(engine, ctx, "walker", "red", "0202")
+    r1 = {k: v[0] for k, v in mode.reachable(ctx, w).items()}
+    assert r1["0303"] == 2 and r1["0404"] == 2 + 2  # forest, two steps of clear on the way
+    tables = [k for k in engine.static_cache if k[0] == "edge-costs"]
+    assert tables and all(k[2] == "red" for k in tables)  # keyed by side, not by unit type
+    put(engine, ctx, "walker", "blue", "0504")  # now 0404 is next to an enemy, 0303 is not
+    r2 = {k: v[0] for k, v in mode.reachable(ctx, w).items()}
+    assert r2["0404"] == r1["0404"] + 2 and r2["0303"] == r1["0303"]
+    runner = put(engine, ctx, "runner", "red", "0202")
+    assert {k: v[0] for k, v in mode.reachable(ctx, runner).items()} == r2
+    assert len([k for k in engine.static_cache if k[0] == "edge-costs"]) == len(tables)  # the runner shares it

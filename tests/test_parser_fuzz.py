@@ -278,11 +278,17 @@ def table(draw) -> str:
 def sequence_items(draw, depth: int = 0) -> str:
     out = []
     for _ in range(draw(st.integers(0, 2))):
-        kind = draw(st.sampled_from(["phase", "turns", "player_turns"] if depth < 2 else ["phase"]))
+        kind = draw(st.sampled_from(["phase", "turns", "player_turns", "player_turn", "repeat"] if depth < 2 else ["phase"]))
         if kind == "phase":
             out.append(draw(phase(depth)))
         elif kind == "turns":
             out.append(f"turns{draw(meta(translations_ok=False))} {draw(sequence_items(depth + 1))}")
+        elif kind == "player_turn":
+            label = f" {draw(strings)}" if draw(st.booleans()) else ""
+            out.append(f"player_turn {draw(exprs)}{label} {draw(sequence_items(depth + 1))}")
+        elif kind == "repeat":
+            label = f" {draw(strings)}" if draw(st.booleans()) else ""
+            out.append(f"repeat{label} while {draw(exprs)} {draw(sequence_items(depth + 1))}")
         else:
             label = f" {draw(strings)}" if draw(st.booleans()) else ""
             out.append(f"player_turns {draw(exprs)}{label} {draw(sequence_items(depth + 1))}")

@@ -16,6 +16,7 @@ from warcodex.interpreter.hexgrid import HexGrid
 from warcodex.interpreter.mapfile import parse_map_text
 from warcodex.interpreter.tables import IllegalColumn  # noqa: F401  (re-exported for the tests)
 from warcodex.interpreter.values import CellValue, Entity, UnitRef
+from scripted import Picker  # noqa: E402  (the tests folder is on the path, as for the other helpers)
 
 GAME_DIR = Path(__file__).resolve().parent.parent / "games" / "stalingrad42"
 GRID = HexGrid("flat", "odd", cols=12, rows=12)
@@ -40,48 +41,6 @@ def ring(hex_id: str) -> list[str]:
     """The six neighbours of a hex of the fragment grid, in the order N, NE, SE, S, SW, NW."""
     c, r = GRID.parse_id(hex_id)
     return [GRID.hex_id(cc, rr) for cc, rr in GRID.neighbors(c, r)]
-
-
-class Picker:
-    """An agent whose `choose` answers come from a script: {what: [answer, ...]}. An answer is a
-    value to pick (compared with the option, or its `str`), None to decline, or a callable
-    option -> bool. Without a scripted answer it picks the first option (declines if optional
-    and `decline_by_default`)."""
-
-    def __init__(self, script: dict | None = None, decline_by_default: bool = False) -> None:
-        self.script = {k: list(v) for k, v in (script or {}).items()}
-        self.decline = decline_by_default
-        self.asked: list[tuple[str, tuple]] = []
-
-    def _match(self, answer, options):
-        for i, o in enumerate(options):
-            if callable(answer) and not isinstance(answer, (Entity, UnitRef)):
-                if answer(o):
-                    return i
-            elif o == answer or str(o) == str(answer):
-                return i
-        raise AssertionError(f"scripted answer {answer!r} is not among the options {options!r}")
-
-    def choose(self, ctx, who, what, options, optional):
-        self.asked.append((what, options))
-        queue = self.script.get(what)
-        if queue:
-            answer = queue.pop(0)
-            if answer is None:
-                return None
-            return self._match(answer, options)
-        return None if (optional and self.decline) else 0
-
-    def choose_subset(self, ctx, who, what, options, lo, hi):
-        self.asked.append((what, options))
-        queue = self.script.get(what)
-        if queue:
-            answer = queue.pop(0)
-            return sorted(self._match(a, options) for a in answer)
-        return list(range(lo))
-
-    def choose_action(self, ctx, side, legal):
-        return None
 
 
 class Scene:

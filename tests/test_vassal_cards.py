@@ -61,3 +61,19 @@ def test_card_faces_carry_their_texts_and_flags(module):
     assert "Big gain" in face and "Gain 2 VP." in face and "PROVISIONAL" not in face
     late = module.svgs["card_events_late.png"].decode()
     assert "Late entry" in late and "set aside" in late  # the flag, as a tag
+
+
+def test_the_piles_a_deck_declares_are_decks_too():
+    """A deck with its own piles (the test game's cup of command chits, tests/data/games/chit_cup):
+    each declared pile is a deck on the card table, face up and drawn at random (a cup), with the
+    cards that start in it."""
+    root = etree.fromstring(build_module("tests/data/games/chit_cup").files["buildFile.xml"])
+    table = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Cards")
+    piles = {d.get("name"): d for d in table.iter(MAP + "DrawPile")}
+    assert {"Command chits: Cup", "Command chits: Drawn", "Command chits: Later"} <= set(piles)
+    assert "Command chits: Draw pile" in piles  # the built-in piles stay, empty
+    cards = {n: [c.get("entryName") for c in d.iter(WIDGET + "CardSlot")] for n, d in piles.items()}
+    assert sorted(cards["Command chits: Cup"]) == ["Blue Gamma", "Red Alpha", "Red Beta"]
+    assert cards["Command chits: Later"] == ["Blue Late"] and cards["Command chits: Drawn"] == []
+    cup = piles["Command chits: Cup"]
+    assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Never"

@@ -255,7 +255,7 @@ class HitChart:
 
 @dataclass
 class SequenceItem:
-    kind: str  # turn, player_turns, phase
+    kind: str  # turn, player_turns, player_turn, repeat, phase
     label: str
     refs: list[Ref]
     condition: str | None = None
@@ -1054,6 +1054,16 @@ class _Builder:
                                     sides=self.labels.ui("for_each_side", sides=self._sides_text(item.sides)))
                 node.children = self._seq_items(item.items, triggers)
                 out.append(node)
+            elif isinstance(item, ast.PlayerTurn):
+                node = SequenceItem("player_turn", item.label or self.labels.ui("side"), self.refs(item.citations),
+                                    sides=self.labels.ui("played_by", side=self.words(item.side)))
+                node.children = self._seq_items(item.items, triggers)
+                out.append(node)
+            elif isinstance(item, ast.Repeat):
+                node = SequenceItem("repeat", item.label or self.labels.ui("repeat"), self.refs(item.citations),
+                                    sides=self.labels.ui("repeat_while", cond=self.words(item.test)))
+                node.children = self._seq_items(item.items, triggers)
+                out.append(node)
             elif isinstance(item, ast.Phase):
                 node = SequenceItem("phase", self.labels.of(item), self.refs(item.header.citations),
                                     condition=self.cond(item.when))
@@ -1070,7 +1080,7 @@ class _Builder:
                     if trig.header.name in ("phase_start", "phase_end") and self._about_phase(trig, item.name):
                         when = self.labels.ui("at_phase_start" if trig.header.name == "phase_start" else "at_phase_end")
                         node.automatic.append((f"{when}: {self._trigger_text(trig, with_condition=False)}", self.refs(trig.header.citations)))
-                node.children = self._seq_items([s for s in item.items if isinstance(s, ast.Phase)], triggers)
+                node.children = self._seq_items([s for s in item.items if isinstance(s, (ast.Phase,) + ast.SEQUENCE_BLOCKS)], triggers)
                 out.append(node)
         return out
 
@@ -1183,15 +1193,7 @@ class _Builder:
         boxes = {t: TurnBox(t, []) for t in range(first, last + 1)}
         seq = self.game.sequence
 
-        def phases(items):
-            for item in items:
-                if isinstance(item, ast.Phase):
-                    yield item
-                    yield from phases([s for s in item.items if isinstance(s, ast.Phase)])
-                elif isinstance(item, (ast.TurnLoop, ast.PlayerTurns)):
-                    yield from phases(item.items)
-
-        for ph in phases(seq.items if seq is not None else []):
+        for ph in ast.phases_in(seq.items if seq is not None else []):
             turns = self.turn_status(ph.when, first, last)
             self._mark(boxes, turns, self.labels.of(ph), first, last)
         triggers = list(self.game.triggers) + (list(self.scenario.triggers) if self.scenario is not None else [])
@@ -1240,6 +1242,13 @@ class _Builder:
             text = self.turns_text(turns, first, last) if turns is not None else self.labels.ui("event_turn_start")
             condition = self.cond(trig.when)
             arrivals.append(Arrival(text, side, unit, name, where, self.refs(trig.header.citations), condition))
+        # units the set-up keeps off the map (reinforcements waiting on their player sheet, air
+        # units in their boxes, forces held until an event), by box, as the facts find them
+        for box, units in (self.facts.boxes.items() if self.facts is not None else ()):
+            title = self.labels.ui("off_map_box", box=box.replace("_", " ").capitalize())
+            for u in units:
+                unit = self.labels.name(u.type)
+                setup.append(SetupRow(self.labels.name(u.side), unit, u.label if u.label != unit else "", title, None))
         return arrivals, setup
 
     def _inline_lets(self, e: ast.Expr, origin) -> ast.Expr:

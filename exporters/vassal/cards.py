@@ -3,7 +3,9 @@
 Generic: every `deck` of the rules becomes a "Cards" map with one VASSAL deck (DrawPile) per pile
 of the engine's card model (`interpreter/cards.py`): the draw pile (face down, shuffled), the
 discard pile (face up; its menu sends it back into the draw pile, the reshuffle), the removed
-cards and the cards set aside; each side gets a PlayerHand, a private window with a face-up deck
+cards and the cards set aside, then the piles the deck declares itself (`piles: [...]`, face up,
+drawn at random: a cup of chits) and the play area when the set-up leaves cards in it;
+each side gets a PlayerHand, a private window with a face-up deck
 for its hand. The piles are filled as the scenario's set-up leaves them (a fresh game: every
 card in the draw pile except the set-aside ones; a card the set-up gives a side is in its hand).
 
@@ -129,6 +131,17 @@ def card_slot(card: CardInfo, face: str, back: str, gpid: int) -> Slot:
         basic_piece(face, label, gpid)]), card=card.name)
 
 
+def deck_piles(engine, deck: str, piles: dict[str, list[str]]) -> list[str]:
+    """The piles of a deck on the card table: the usual four, the deck's own, the play area if used."""
+    own = [p for p in engine.cards.pile_names[deck] if p not in ast.Deck.BUILTIN_PILES]
+    extra = [p for p in ast.Deck.BUILTIN_PILES if p not in PILES and piles.get(p)]
+    return [*PILES, *own, *extra]
+
+
+def pile_title(pile: str) -> str:
+    return PILE_TITLES.get(pile) or pile.replace("_", " ").capitalize()
+
+
 def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
     """The card maps of every deck: the table with the piles, then one hand a side."""
     engine = data.engine
@@ -139,27 +152,29 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
     maps = []
     table_decks: list[DeckPlan] = []
     hands: dict[str, list[Slot]] = {s.name: [] for s in sides}
-    col = 0
+    col, widest = 0, len(PILES)
     for deck in decks:
         title = deck.header.title()
         back = images.add(f"card back {deck.name}", card_back_svg(title))
         infos = {c.name: c for c in card_infos(deck, engine)}
         piles = engine.cards.piles(state, deck.name)
         faces = {n: images.add(f"card {deck.name} {n}", card_face_svg(c, title)) for n, c in infos.items()}
-        for i, pile in enumerate(PILES):
+        for i, pile in enumerate(deck_piles(engine, deck.name, piles)):
             cards = [infos[n] for n in piles[pile]]
             slots = [card_slot(c, faces[c.name], back, next_gpid()) for c in cards]
             face_down = pile == "draw"
-            table_decks.append(DeckPlan(f"{title}: {PILE_TITLES[pile]}", 40 + (CARD_W + 60) * i,
+            own = pile not in ast.Deck.BUILTIN_PILES
+            table_decks.append(DeckPlan(f"{title}: {pile_title(pile)}", 40 + (CARD_W + 60) * i,
                                         60 + (CARD_H + 110) * col, CARD_W, CARD_H, slots, face_down=face_down,
-                                        shuffle=face_down,
+                                        shuffle=face_down or own,
                                         reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None,
                                         deck=deck.name, pile=pile))
         for side, hand in state.hands.items():
             hands.setdefault(side, []).extend(card_slot(infos[n], faces[n], back, next_gpid())
                                               for n in hand if n in infos)
+        widest = max(widest, len(deck_piles(engine, deck.name, piles)))
         col += 1
-    width = 40 + (CARD_W + 60) * len(PILES)
+    width = 40 + (CARD_W + 60) * widest
     height = 60 + (CARD_H + 110) * col
     table_img = images.add("board card table", _table_svg(width, height, [d.name for d in table_decks], table_decks))
     maps.append(MapPlan("Cards", "Card table", table_img, width, height, launch=True, button="Cards",

@@ -1,0 +1,182 @@
+"""Generic concepts for chit-pull games, on the test-only game tests/data/games/chit_cup:
+
+- `repeat "label" while TEST { ... }`: a block of the sequence played again and again while a
+  test holds (draw a chit, play the activation, until the cup is empty);
+- `player_turn EXPR { ... }`: a block played by the side the rules name when it starts (the
+  owner of the drawn chit), not by turn order; `none` skips it;
+- decks with piles (`piles: [...]`, a card's starting `pile:`), `pile(deck, p)`,
+  `move_card(deck, card, p)` and `pick_random(list)`: a cup of chits drawn blind;
+- hex ids with a separator (`ids CC.RR`: 01.01).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from warcodex.dsl.checker import check_path
+from warcodex.dsl.formatter import format_text as format_source
+from warcodex.dsl.parser import parse_text
+from warcodex.interpreter.agents import FirstAgent, RandomAgent
+from warcodex.interpreter.dice import FixedDice
+from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.play import Game, log_text, play, start
+from warcodex.interpreter.saves import load_save, save_game
+from warcodex.interpreter.values import RuleError
+
+GAME = Path(__file__).parent / "data" / "games" / "chit_cup"
+
+
+def build(tmp_path=None, edit=None) -> Engine:
+    folder = GAME
+    if edit is not None:
+        (tmp_path / "game.wcx").write_text(edit((GAME / "game.wcx").read_text(encoding="utf-8")), encoding="utf-8")
+        (tmp_path / "map.wcmap").write_text((GAME / "map.wcmap").read_text(encoding="utf-8"), encoding="utf-8")
+        folder = tmp_path
+    game, diags = check_path(folder)
+    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
+    return Engine(game)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return build()
+
+
+def actions(log):
+    return [(e["turn"], e["side"], e["args"]["f"]) for e in log if e["k"] == "action"]
+
+
+def test_every_chit_is_drawn_once_a_turn_and_its_owner_acts(engine):
+    game = play(engine, "basic", seed=3, agents={"red": FirstAgent(), "blue": FirstAgent()})
+    acts = actions(game.log)
+    owner = {"alpha": "red", "beta": "red", "gamma": "blue", "late": "blue"}
+    for turn in (1, 2, 3):
+        done = [(side, f) for t, side, f in acts if t == turn]
+        expected = {"alpha", "beta", "gamma"} | ({"late"} if turn >= 2 else set())
+        assert sorted(f for _, f in done) == sorted(expected)  # each chit once, the late one from turn 2
+        assert all(owner[f] == side for side, f in done)  # the drawn chit's owner was the active side
+    assert game.state.over
+
+
+def test_draws_are_random_but_seeded(engine):
+    orders = {tuple(f for _, _, f in actions(play(engine, "basic", seed=s).log)[:3]) for s in range(12)}
+    assert len(orders) > 1  # the cup is drawn blind
+    a = log_text(play(engine, "basic", seed=5).log)
+    assert a == log_text(play(engine, "basic", seed=5).log)
+
+
+def test_fixed_dice_choose_the_chits(engine):
+    # pick_random draws with the dice: a roll of k picks the k-th chit of the pile, top first
+    # (the cup is [gamma, beta, alpha]: the last card declared in it is on top)
+    state = engine.new_game("basic", seed=0)
+    state.rng = FixedDice([1, 2, 1] + [1] * 20)
+    game = Game(engine, state, {"red": FirstAgent(), "blue": FirstAgent()})
+    game.run(until_turn=1)
+    assert [f for _, _, f in actions(game.log)] == ["gamma", "alpha", "beta"]
+
+
+def test_a_side_over_its_allowance_has_its_chit_set_aside(engine, tmp_path):
+    e = build(tmp_path, lambda t: t.replace("side_var allowance: int = 2", "side_var allowance: int = 1"))
+    game = play(e, "basic", seed=1, agents={"red": FirstAgent(), "blue": FirstAgent()}, until_turn=1)
+    red = [f for t, side, f in actions(game.log) if side == "red"]
+    assert len(red) == 1
+    set_aside = [c.name for c in e.entities.values() if c.kind == "card" and c.name in game.state.decks["chits"]["set_aside"]]
+    assert len(set_aside) == 1 and set_aside[0].startswith("r_")
+
+
+def test_a_save_in_the_middle_of_an_activation_resumes_exactly(engine, tmp_path):
+    full = start(engine, "basic", 7, {"red": RandomAgent(1), "blue": RandomAgent(2)}).run()
+    for n in (1, 2, 4, 5):
+        part = start(engine, "basic", 7, {"red": RandomAgent(1), "blue": RandomAgent(2)}).run(max_actions=n)
+        path = tmp_path / f"mid{n}.json"
+        save_game(engine, part, path)
+        state, agents, log = load_save(engine, path)
+        assert state.position.sides  # stopped inside a player_turn: its side is in the save
+        resumed = Game(engine, state, agents, log=log).run()
+        assert log_text(resumed.log) == log_text(full.log)
+
+
+def test_invariant_chits_conserved_holds_in_self_play(engine):
+    for seed in range(5):
+        game = play(engine, "basic", seed=seed, check_invariants=True)
+        assert game.state.over
+
+
+def test_a_player_turn_of_nobody_is_skipped(engine, tmp_path):
+    e = build(tmp_path, lambda t: t.replace("player_turn activated_side", "player_turn none"))
+    game = play(e, "basic", seed=1, agents={"red": FirstAgent(), "blue": FirstAgent()})
+    assert actions(game.log) == [] and game.state.over
+
+
+def test_a_repeat_that_never_ends_is_a_located_error(tmp_path):
+    e = build(tmp_path, lambda t: t.replace('while count(pile(chits, "cup")) > 0', "while true"))
+    with pytest.raises(RuleError) as exc:
+        play(e, "basic", seed=1, agents={"red": FirstAgent(), "blue": FirstAgent()})
+    assert "repeat" in str(exc.value) and exc.value.span is not None and exc.value.span.line > 0
+
+
+def test_player_turn_needs_a_side(tmp_path):
+    e = build(tmp_path, lambda t: t.replace("player_turn activated_side", "player_turn 3"))
+    with pytest.raises(RuleError) as exc:
+        play(e, "basic", seed=1, agents={"red": FirstAgent(), "blue": FirstAgent()})
+    assert "needs a side" in str(exc.value) and exc.value.span is not None
+
+
+def test_unknown_piles_are_located_errors(tmp_path):
+    text = (GAME / "game.wcx").read_text(encoding="utf-8").replace('move_card(chits, c, "set_aside")', 'move_card(chits, c, "set_asid")')
+    text = text.replace('pile: "later"', 'pile: "latter"')
+    (tmp_path / "game.wcx").write_text(text, encoding="utf-8")
+    (tmp_path / "map.wcmap").write_text((GAME / "map.wcmap").read_text(encoding="utf-8"), encoding="utf-8")
+    _, diags = check_path(tmp_path)
+    messages = {d.message: d for d in diags.errors}
+    assert "deck 'chits' has no pile \"set_asid\"" in messages
+    assert "did you mean 'set_aside'" in messages["deck 'chits' has no pile \"set_asid\""].hint
+    assert "deck 'chits' has no pile \"latter\"" in messages
+    assert all(d.span.line > 0 and d.span.column > 0 for d in diags.errors)
+
+
+def test_the_new_blocks_format_and_parse_back():
+    text = (GAME / "game.wcx").read_text(encoding="utf-8")
+    once = format_source(text)
+    assert "repeat \"Activation\" §3 while count(pile(chits, \"cup\")) > 0 {" in once
+    assert "player_turn activated_side \"Activated side\" §3 {" in once
+    assert 'piles: ["cup", "drawn", "set_aside", "later"] §2' in once
+    assert format_source(once) == once
+    parse_text(once)
+
+
+def test_hex_ids_with_a_separator(engine):
+    board = engine.board
+    assert board.locations[:3] == ("01.01", "01.02", "01.03")
+    assert board.grid.parse_id("02.03") == (2, 3) and board.grid.hex_id(2, 3) == "02.03"
+    with pytest.raises(ValueError):
+        board.grid.parse_id("0203")
+    assert board.distance("01.01", "03.03") == 3
+
+
+def test_a_rule_test_takes_the_actions_of_a_phase_inside_a_repeat_and_a_player_turn(tmp_path):
+    """A rule test's `phase` line finds the phase wherever the sequence holds it: inside a
+    `repeat` and a `player_turn`, inside another phase."""
+    import shutil
+
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    folder = tmp_path / "chit_cup"
+    shutil.copytree(GAME, folder)
+    (folder / "tests").mkdir()
+    (folder / "tests" / "t.wcx").write_text('''
+test act "the chit's owner works in the Act phase" §3 {
+  phase act
+  active red
+  move_card(chits, r_alpha, "drawn")
+  set chit = r_alpha
+  do work(f: "alpha")
+  expect red.done_work == ["alpha"]
+}
+''', encoding="utf-8")
+    game, diags = check_path(folder, tests=True)
+    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
+    outcome = RuleTestRunner(game).run(game.tests["act"])
+    assert outcome.status == "passed", outcome
