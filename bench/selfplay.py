@@ -135,7 +135,7 @@ def main(argv=None) -> int:
                   invariants=not args.no_invariants, results=results)
     show(console, report)
     out = args.out or default_report(args.game)
-    from warcodex.interpreter.saves import write_atomic
+    from warcodex.outputs import write_atomic
 
     write_atomic(out, json.dumps(report, indent=1, default=str))
     console.print(f"written: {out}")

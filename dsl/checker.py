@@ -22,15 +22,19 @@ literal types, unit properties); the other families check declarations as wholes
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from fractions import Fraction
 from pathlib import Path
 
-from warcodex.dsl import ast, stdlib
+from warcodex.dsl import ast, limits, stdlib
 from warcodex.dsl import diagnostics as _diagnostics_module
 from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, did_you_mean
+from warcodex import inputs
+from warcodex.dsl.diagnostics import input_diagnostic
 from warcodex.dsl.loader import load_game
+from warcodex.dsl.recursion import endless_recursion
 from warcodex.dsl.model import GameDef
 
 # Declarations that carry rules, so must say where in the rulebook they come from.
@@ -47,12 +51,13 @@ INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
 
 
 # ================================================================ public API
-def check_path(path: str | Path, overlays=(), tests: bool = False) -> tuple[GameDef | None, Diagnostics]:
+def check_path(path: str | Path, overlays=(), include_roots=(), tests: bool = False) -> tuple[GameDef | None, Diagnostics]:
     """Load a game (entry file or folder, plus overlays; with `tests`, its tests/*.wcx files) and
-    check it. Never raises for bad input."""
+    check it. Never raises for bad input. The game reads files only inside its folder, the
+    overlays' folders and `include_roots`."""
     diags = Diagnostics()
     try:
-        game = load_game(path, list(overlays), diags, tests=tests)
+        game = load_game(path, list(overlays), diags, include_roots, tests=tests)
     except DiagnosticError as exc:
         out = Diagnostics()
         out.extend(exc.diagnostics)
@@ -149,6 +154,27 @@ def _literal_text(e: ast.Expr) -> str:
     if isinstance(e, ast.ListLit):
         return "[...]"
     return "none"
+
+
+def _value_kind(e: ast.Expr | None) -> str | None:
+    """The kind of a property value for comparing an override with what it replaces: a literal's
+    type, `name` for a bare name, `flag` for a flag; None for an expression."""
+    if e is None:
+        return "flag"
+    if isinstance(e, ast.Name):
+        return "name"
+    return _literal_type(e)
+
+
+def _value_src_of(e: ast.Expr | None) -> str:
+    if e is None:
+        return "a flag"
+    return e.id if isinstance(e, ast.Name) else _literal_text(e)
+
+
+def _a(kind: str) -> str:
+    return {"int": "a whole number", "num": "a number", "str": "a string", "bool": "true or false", "odds": "odds",
+            "list": "a list", "none": "none", "name": "a name", "flag": "a flag"}[kind]
 
 
 def _fits(declared: str, literal: str) -> bool:
@@ -256,16 +282,30 @@ def _header_region(decl: ast.Decl) -> Span | None:
     return Span(h.file, h.line, h.column, d.end_line, d.end_column)
 
 
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an AST class that may hold nodes, in reverse order (read once per class:
+    pydantic's `model_fields` is slow to ask for every node)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in reversed(cls.model_fields) if f != "span")
+    return fields
+
+
 def _iter_nodes(node):
     """Every AST node under `node` (itself included), depth first."""
     stack = [node]
+    node_type = ast.Node
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.Node):
+        if isinstance(n, node_type):
             yield n
-            for field in reversed(type(n).__pydantic_fields__):
-                if field != "span":
-                    stack.append(getattr(n, field))
+            for field in _child_fields(type(n)):
+                value = getattr(n, field)
+                if value is not None and not isinstance(value, (str, int, bool)):
+                    stack.append(value)
         elif isinstance(n, (list, tuple)):
             stack.extend(reversed(n))
         elif isinstance(n, dict):
@@ -307,7 +347,8 @@ class _Checker:
         # The map comes first: place()/loc() checks need its locations.
         for family in (self.check_map, self.check_names, self.check_tables, self.check_declared_types,
                        self.check_citations, self.check_sequence, self.check_scenarios,
-                       self.check_invariants, self.check_provisional, self.check_tests):
+                       self.check_invariants, self.check_provisional, self.check_tests, self.check_values,
+                       self.check_recursion):
             try:
                 family()
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other reports
@@ -928,6 +969,141 @@ class _Checker:
             self.diags.warning("W-provisional", f"map '{self.board.name}' is provisional{note}",
                                self.map_prop.span if self.map_prop else None)
 
+    # ------------------------------------------------------------ 12: values with a meaning
+    def check_values(self) -> None:
+        """Values whose meaning the engine and the exporters know: odds and dice that can be
+        computed, unit steps and scenario turns within the bounds the exporters draw
+        (`limits.py`), turn orders of distinct sides; and overrides (an overlay's published
+        values) that keep the kind of value they replace."""
+        g = self.game
+        roots = list(g.decls) + [d for d in g.games if d not in g.decls]
+        seen: set[int] = set()  # an override's nodes are also in the declaration it merged into
+        for root in roots:
+            for node in self.nodes(root):
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if isinstance(node, ast.OddsLit) or (isinstance(node, ast.Key) and node.kind == "odds"):
+                    if node.attack < 1 or node.defense < 1:
+                        self.diags.error("E-value", f"odds {node.attack}:{node.defense} cannot be computed: both "
+                                         "sides of odds are at least 1", node.span, hint="e.g. 1:2, 3:1")
+                elif isinstance(node, ast.Roll):
+                    self._dice(node.dice, node.span)
+                elif isinstance(node, ast.Axis) and node.dice is not None:
+                    self._dice(node.dice, node.span)
+        if g.games:
+            dice = next((p for p in g.game.props if p.key == "dice"), None)
+            if dice is not None:
+                self._game_dice(dice)
+            for p in g.game.props:
+                if p.key == "turn_order":
+                    self._turn_order(p)
+        for s in g.scenarios.values():
+            for p in s.props:
+                if p.key == "turn_order":
+                    self._turn_order(p)
+            self._scenario_bounds(s)
+        for u in g.units:
+            self._unit_steps(u)
+        for decl, old, new in g.replaced:
+            self._replaced_value(decl, old, new)
+
+    def _dice(self, dice: ast.Dice, span: Span | None) -> None:
+        problem = None
+        if not 1 <= dice.sides <= limits.MAX_FACES:
+            problem = f"a die has 1 to {limits.MAX_FACES} faces"
+        elif not 1 <= dice.count <= limits.MAX_DICE:
+            problem = f"a roll has 1 to {limits.MAX_DICE} dice"
+        elif dice.keep is not None and not 1 <= dice.keep <= dice.count:
+            problem = f"a roll keeps 1 to {dice.count} of its dice"
+        if problem:
+            self.diags.error("E-value", f"cannot roll {dice.text()}: {problem}", span)
+
+    def _game_dice(self, prop: ast.Prop) -> None:
+        m = re.fullmatch(r"([0-9]*)d([0-9]+)", prop.value.id) if isinstance(prop.value, ast.Name) else None
+        if m is None:
+            self.diags.error("E-value", "`dice:` names the game's dice, like d6 or 2d6", prop.value.span if prop.value else prop.span)
+            return
+        self._dice(ast.Dice(count=int(m.group(1) or 1), sides=int(m.group(2))), prop.value.span)
+
+    def _turn_order(self, prop: ast.Prop) -> None:
+        value = prop.value
+        if value is None or (_literal_type(value) is not None and not isinstance(value, ast.ListLit)):
+            self.diags.error("E-type", "turn_order is a list of sides, like [axis, soviet]",
+                             value.span if value is not None else prop.span)
+            return
+        if not isinstance(value, ast.ListLit):
+            return  # a computed turn order is checked when the game plays
+        for item in value.items:
+            if not isinstance(item, ast.Name):
+                self.diags.error("E-type", f"turn_order lists sides; {_literal_text(item) if _literal_type(item) else 'this'} "
+                                 "is not a side", item.span)
+        if not value.items:
+            self.diags.error("E-value", "an empty turn_order: no side would ever play", value.span,
+                             hint="list the sides in the order they take their player turns")
+        names = [i.id for i in value.items if isinstance(i, ast.Name)]
+        for name in sorted({n for n in names if names.count(n) > 1}):
+            self.diags.error("E-value", f"'{name}' is listed twice in turn_order", value.span,
+                             hint="a side takes one player turn per game turn")
+
+    def _scenario_bounds(self, s: ast.Scenario) -> None:
+        props = {p.key: p.value for p in s.props}
+        first, last, turns = (props.get(k) for k in ("first_turn", "last_turn", "turns"))
+        whole = {k: v.value for k, v in (("first_turn", first), ("last_turn", last), ("turns", turns))
+                 if isinstance(v, ast.Num) and isinstance(v.value, int)}
+        for key in ("first_turn", "last_turn", "turns"):
+            if key in whole and whole[key] < 0:
+                self.diags.error("E-value", f"{key} of scenario '{s.name}' is negative", props[key].span)
+                return
+        length = whole.get("turns")
+        if "first_turn" in whole and "last_turn" in whole:
+            length = whole["last_turn"] - whole["first_turn"] + 1
+        if length is not None and length > limits.MAX_TURNS:
+            where = props["last_turn"] if "last_turn" in whole else props["turns"]
+            self.diags.error("E-value", f"scenario '{s.name}' has {length:,} turns, more than the {limits.MAX_TURNS} "
+                             "a turn track can show", where.span, hint="check the scenario's last turn")
+
+    def _unit_steps(self, u: ast.Unit) -> None:
+        prop = next((p for p in u.props if p.key == "steps"), None)
+        steps = 1
+        if prop is not None:
+            v = prop.value
+            if not (isinstance(v, ast.Num) and isinstance(v.value, int)):
+                self.diags.error("E-type", f"steps of unit '{u.name}' must be a whole number", v.span if v else prop.span)
+                return
+            if not 1 <= v.value <= limits.MAX_STEPS:
+                self.diags.error("E-value", f"unit '{u.name}' has {v.value:,} steps: a unit has 1 to {limits.MAX_STEPS}",
+                                 v.span, hint="a unit with no step left is eliminated, so it has at least 1")
+                return
+            steps = v.value
+        for sv in u.step_values:
+            if not 1 <= sv.steps <= steps:
+                self.diags.error("E-value", f"`at steps {sv.steps}` of unit '{u.name}': the unit has 1 to {steps} "
+                                 "step(s)", sv.span)
+
+    def _replaced_value(self, decl: ast.Decl, old: ast.Prop, new: ast.Prop) -> None:
+        """An override keeps the kind of each value it replaces: its type, and its sign."""
+        was, now = _value_kind(old.value), _value_kind(new.value)
+        if was is None or now is None:
+            return  # an expression: its type is the walker's business
+        what = f"{old.key} of {_kind(decl)} '{decl.name}'"
+        shown = _literal_text(new.value) if _literal_type(new.value) else new.value.id
+        if was != now and not (was == "num" and now == "int") and not (was == "int" and now == "num"):
+            self.diags.error("E-type", f"{what} is {_a(was)} ({_value_src_of(old.value)}); the override gives {_a(now)} "
+                             f"{shown}", new.value.span, hint=f"write {_a(was)}, like the value it replaces")
+        elif isinstance(old.value, ast.Num) and isinstance(new.value, ast.Num) and old.value.value >= 0 > new.value.value:
+            self.diags.error("E-value", f"{what} is never negative in the rules ({_value_src_of(old.value)}); the "
+                             f"override gives {shown}", new.value.span)
+
+    # ------------------------------------------------------------ 13: recursion that never ends
+    def check_recursion(self) -> None:
+        """Rules that reach themselves on every path can never finish (`recursion.py`); other
+        recursion is bounded at run time with a located error."""
+        for cycle in endless_recursion(self.game):
+            chain = " -> ".join(cycle.nodes)
+            self.diags.error("E-recursion", f"{cycle.nodes[0]} reaches itself on every path ({chain}): it can never "
+                             "finish", cycle.span,
+                             hint="make the call depend on a condition that eventually stops it (`if ...`)")
     # ------------------------------------------------------------ 12: rule tests (tests/*.wcx)
     def check_tests(self) -> None:
         g = self.game
@@ -1126,18 +1302,20 @@ class _Checker:
             self.diags.error("E-type", "`map:` must be the file name of the map, in quotes", prop.span,
                              hint='e.g. map: "map.wcmap"')
             return
-        path = self.game.root / prop.value.value
-        if not path.is_file():
-            self.diags.error("E-map-read", f"map file not found: {path}", prop.value.span)
+        try:
+            path = self.game.map_file()
+        except inputs.InputError as exc:
+            self.diags.items.append(input_diagnostic(exc, "E-map-read", prop.value.span))
             return
         warnings = Diagnostics()
         try:
             board = (self.map_loader or mapfile.load_map)(path, warnings)
         except DiagnosticError as exc:
-            self.diags.extend(exc.diagnostics)
+            for d in exc.diagnostics:  # a map that cannot be read is reported at `map:`
+                self.diags.items.append(d if d.span is not None else dataclasses.replace(d, span=prop.value.span))
             return
         self.diags.extend(warnings.items)
-        self.board = board
+        self.board = self.game.board = board  # the engine plays on the board checked here
         # the features the board adds by itself (edge_north...) are tags rules may test
         declared = board.declared_names()
         self.tags |= set(declared.builtin_location_features) | set(declared.builtin_edge_features)

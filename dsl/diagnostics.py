@@ -61,12 +61,30 @@ class Diagnostic:
                     if self.span.end_line == self.span.line and self.span.end_column:
                         width = max(1, self.span.end_column - self.span.column)
                     width = min(width, max(1, len(src) - self.span.column + 1))
+                    src, column, width = _window(src, self.span.column, width)
                     gutter = f"{self.span.line:>5} | "
                     out.append(gutter + src)
-                    out.append(" " * (len(gutter) - 2) + "| " + " " * (self.span.column - 1) + "^" * width)
+                    out.append(" " * (len(gutter) - 2) + "| " + " " * (column - 1) + "^" * width)
         if self.hint:
             out.append(f"  hint: {self.hint}")
         return "\n".join(out)
+
+
+SHOWN_LINE = 120  # characters of a source line shown under a diagnostic
+
+
+def _window(src: str, column: int, width: int) -> tuple[str, int, int]:
+    """A long source line cut to SHOWN_LINE characters around the column (`...` marks the cuts),
+    with the column and caret width moved to match."""
+    if len(src) <= SHOWN_LINE:
+        return src, column, width
+    start = max(0, min(column - 1 - SHOWN_LINE // 3, len(src) - SHOWN_LINE))
+    shown = src[start:start + SHOWN_LINE]
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if start + SHOWN_LINE < len(src) else ""
+    column = column - start + len(prefix)
+    width = max(1, min(width, SHOWN_LINE - (column - len(prefix)) + 1))
+    return prefix + shown + suffix, column, width
 
 
 @dataclass
@@ -105,6 +123,17 @@ class Diagnostics:
     def raise_if_errors(self) -> None:
         if self.errors:
             raise DiagnosticError(list(self.items))
+
+
+def input_diagnostic(exc, code: str, span: Span | None) -> Diagnostic:
+    """A diagnostic for a file that cannot be read (a `warcodex.inputs.InputError`): at the bad
+    byte when the problem is inside the file (invalid UTF-8), else at the statement that named
+    the file (`include`, `map:`), if any."""
+    if exc.line is not None:
+        if exc.text is not None:
+            remember_source(exc.path, exc.text)  # show the line, bad bytes replaced
+        return Diagnostic(Severity.ERROR, code, exc.message, Span(exc.path, exc.line, exc.column), exc.hint)
+    return Diagnostic(Severity.ERROR, code, exc.message, span, exc.hint)
 
 
 def did_you_mean(name: str, candidates) -> str | None:

@@ -50,15 +50,14 @@ the same text.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
+from warcodex import inputs
 from warcodex.dsl import ast
-from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span
+from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span, input_diagnostic
+from warcodex.outputs import write_atomic
 
 MAX_WIDTH = 100
 INDENT = "  "
@@ -959,10 +958,9 @@ def format_path(path: Path, check: bool = False) -> tuple[bool, str]:
     changes: list[tuple[Path, str]] = []
     for f in files:
         try:
-            with open(f, encoding="utf-8", newline="") as fh:
-                raw = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            errors.append(Diagnostic(Severity.ERROR, "E-fmt", f"cannot read {f}: {exc}", Span(str(f), 1, 1)))
+            raw = inputs.read_text(f, inputs.MAX_RULES_BYTES, "rules file")
+        except inputs.InputError as exc:
+            errors.append(input_diagnostic(exc, "E-fmt", None))
             continue
         try:
             new = format_text(raw, str(f))
@@ -975,7 +973,7 @@ def format_path(path: Path, check: bool = False) -> tuple[bool, str]:
         raise DiagnosticError(errors)
     if not check:
         for f, new in changes:
-            _write_atomic(f, new)
+            write_atomic(f.resolve(), new)  # through a symbolic link, the file it names; its mode is kept
     verb = "would reformat" if check else "reformatted"
     report = [f"{verb} {f}" for f, _ in changes]
     unchanged = len(files) - len(changes)
@@ -984,24 +982,3 @@ def format_path(path: Path, check: bool = False) -> tuple[bool, str]:
         summary = f"no .wcx files under {path}"
     report.append(summary)
     return bool(changes), "\n".join(report)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    target = path.resolve()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-        except OSError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

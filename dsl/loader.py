@@ -8,6 +8,11 @@ Layout of a game folder (`games/NAME/`):
                   `tests=True` (`warcodex test`): never part of the game a player loads, its
                   exports or its fingerprint (docs/testing-rules.md)
 
+A game reads only files inside its own folder (and the folders of the overlays the user names):
+an `include` or a `map:` that resolves elsewhere, symbolic links followed, is refused unless the
+user names that folder as an include root (`warcodex --include-root DIR ...`). Files are read
+through `warcodex.inputs` (regular files only, bounded size, UTF-8 located).
+
 Names share one namespace. Declaring a name twice is an error, unless the later declaration is
 written `override ...`: then the parts it gives replace the earlier ones (properties by key, table
 rows by key, provenance), so a user can replace a provisional CRT grid by the published one in a
@@ -19,9 +24,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from warcodex import inputs
 from warcodex.dsl import ast
 from warcodex.dsl import cache as parse_cache
-from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, remember_source
+from warcodex.dsl.diagnostics import DiagnosticError, Diagnostics, Span, input_diagnostic, remember_source
 from warcodex.dsl.model import GameDef
 from warcodex.dsl.parser import parse_text
 
@@ -62,8 +68,26 @@ def find_entry(path: Path) -> Path:
     return path / ENTRY_FILE if path.is_dir() else path
 
 
+def allowed_roots(path: str | Path, overlays=(), include_roots=()) -> tuple[Path, ...]:
+    """The folders a game may read: its own, each overlay's, and the roots the user names."""
+    root = Path(path)
+    resolved = []
+    for folder in [root if root.is_dir() else root.parent, *include_roots]:
+        try:
+            resolved.append(inputs.resolve(folder))
+        except inputs.InputError:
+            continue
+    for overlay in overlays:  # named by the user: where it really is may be read
+        try:
+            resolved.append(inputs.resolve(overlay).parent)
+        except inputs.InputError:
+            continue
+    return tuple(dict.fromkeys(resolved))
+
+
 def _read_file(file: Path) -> str:
-    return file.read_text(encoding="utf-8")
+    """A rules file from disk, through `warcodex.inputs` (regular files, bounded, UTF-8 located)."""
+    return inputs.read_text(file, inputs.MAX_RULES_BYTES, "rules file")
 
 
 def _parse_cached(text: str, path: str) -> ast.Module:
@@ -78,12 +102,13 @@ def _parse_cached(text: str, path: str) -> ast.Module:
 
 def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
                  sources: dict[str, str] | None = None, read=_read_file, parse=_parse_cached,
-                 tests: bool = False) -> list[ast.Module]:
+                 include_roots=(), tests: bool = False) -> list[ast.Module]:
     """Parse the entry file, its includes (depth first, each once), the rule-test files (with
     `tests`) and overlays, in order.
 
     `read(path) -> text` and `parse(text, path) -> Module` default to the disk and the parse cache;
-    the language server passes its own, to read unsaved editor buffers and keep parse trees."""
+    the language server passes its own, to read unsaved editor buffers and keep parse trees. Files
+    are read only inside the game's folder, the overlays' folders and `include_roots`."""
     diags = diags if diags is not None else Diagnostics()
     root = Path(path)
     entry = find_entry(root)
@@ -91,14 +116,15 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
         diags.error("E-no-game", f"no game found: {entry} does not exist",
                     hint=f"a game folder needs a {ENTRY_FILE} entry file")
         raise DiagnosticError(diags.items)
+    roots = allowed_roots(path, overlays, include_roots)
     modules: list[ast.Module] = []
     seen: set[Path] = set()
 
     def visit(file: Path, span: Span | None, stack: tuple[Path, ...]) -> None:
         try:
-            resolved = file.resolve()
-        except (OSError, ValueError) as exc:
-            diags.error("E-include", f"bad include path {str(file)!r}: {exc}", span)
+            resolved = inputs.confine(file, roots, "included file" if span is not None else "rules file")
+        except inputs.InputError as exc:
+            diags.items.append(input_diagnostic(exc, "E-include", span))
             return
         if resolved in stack:
             diags.error("E-include-cycle", f"include cycle: {' -> '.join(p.name for p in stack + (resolved,))}", span)
@@ -108,7 +134,10 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
         seen.add(resolved)
         try:
             text = read(file)
-        except FileNotFoundError:
+        except inputs.InputError as exc:
+            diags.items.append(input_diagnostic(exc, "E-include", span))
+            return
+        except FileNotFoundError:  # a reader of the language server's
             diags.error("E-include", f"included file not found: {file}", span)
             return
         except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
@@ -143,7 +172,7 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
 
 
 def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
-              tests: bool = False) -> GameDef:
+              include_roots=(), tests: bool = False) -> GameDef:
     """Load and merge a game. Syntax and merge errors raise DiagnosticError (all found at once).
     With `tests`, the game's tests/*.wcx files too (their declarations join the game, their
     `test` blocks and boards go to `game.tests` and `game.maps`); the fingerprint is the game's.
@@ -151,21 +180,22 @@ def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnost
     Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
     diags = diags if diags is not None else Diagnostics()
     sources: dict[str, str] = {}
-    modules = load_modules(path, overlays, diags, sources, tests=tests)
-    game = build_game(path, modules, sources, diags, tests=tests)
+    modules = load_modules(path, overlays, diags, sources, include_roots=include_roots, tests=tests)
+    game = build_game(path, modules, sources, diags, overlays, include_roots, tests=tests)
     diags.raise_if_errors()
     game.diagnostics = diags
     return game
 
 
 def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, str], diags: Diagnostics,
-               tests: bool = False) -> GameDef:
+               overlays=(), include_roots=(), tests: bool = False) -> GameDef:
     """Merge parsed modules into a GameDef, reporting merge errors into `diags` (never raising).
     `test` blocks and test boards are accepted only from the tests/ folder, when `tests`.
 
     `override` declarations change the declarations they override in place."""
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
+    game.roots = allowed_roots(path, overlays, include_roots)
     game.test_files = {f for f in sources if in_tests_folder(f, game.root)} if tests else set()
     game.fingerprint = fingerprint({k: v for k, v in sources.items() if k not in game.test_files}, game.root)
     for module in modules:

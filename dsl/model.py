@@ -30,6 +30,11 @@ class GameDef:
         self.test_files: set[str] = set()
         self.diagnostics = Diagnostics()
         self.fingerprint = ""  # hash of the rules files (set by the loader)
+        self.roots: tuple[Path, ...] = (root.resolve(),)  # folders the game may read (set by the loader)
+        self.board = None  # the map, once the checker has loaded it (the engine reuses it)
+        # (declaration, replaced property, its replacement) for every property an `override`
+        # changed: the checker compares the new value with the old one
+        self.replaced: list[tuple[ast.Decl, ast.Prop, ast.Prop]] = []
 
     # ------------------------------------------------------------ building
     def add(self, decl: ast.Decl, diags: Diagnostics) -> None:
@@ -39,7 +44,7 @@ class GameDef:
                             hint=f"the game is already declared as '{self.games[0].name}'")
                 return
             if decl.override and self.games:
-                _merge_props(self.games[0].props, decl.props)
+                self.replaced += [(self.games[0], o, n) for o, n in _merge_props(self.games[0].props, decl.props)]
                 return
             self.games.append(decl)
         elif isinstance(decl, ast.Sections):
@@ -89,7 +94,7 @@ class GameDef:
             diags.error("E-override", f"`override` changes the kind of '{decl.name}' "
                         f"({_kind(old)} -> {_kind(decl)})", decl.header.span)
             return
-        merge(old, decl)
+        self.replaced += [(old, o, n) for o, n in merge(old, decl)]
 
     def for_scenario(self, name: str) -> "GameDef":
         """The rules as they stand in one scenario: a copy with the scenario's `override`
@@ -115,6 +120,7 @@ class GameDef:
         derived.sections, derived.names = dict(self.sections), dict(self.names)
         derived.scenarios, derived.invariants = dict(self.scenarios), dict(self.invariants)
         derived.triggers, derived.decls = list(self.triggers), list(self.decls)
+        derived.replaced = list(self.replaced)  # the board is shared, never copied
         diags = Diagnostics()
         for decl in scenario.overrides:
             decl = copy.deepcopy(decl)
@@ -136,6 +142,18 @@ class GameDef:
             if p.key == key:
                 return p.value
         return default
+
+    def map_file(self) -> Path | None:
+        """The map file named by `map:`, inside the folders the game may read; None without a
+        `map:` in quotes. Raises `warcodex.inputs.InputError` for a path outside those folders."""
+        from warcodex import inputs
+
+        value = self.prop("map")
+        if not isinstance(value, ast.Str):
+            return None
+        path = self.root / value.value
+        inputs.confine(path, self.roots, "map file")
+        return path
 
     def of_kind(self, cls: type, kind: str | None = None) -> Iterator:
         for decl in self.names.values():
@@ -187,17 +205,22 @@ def _kind(decl: ast.Decl) -> str:
     return getattr(decl, "kind", None) or type(decl).__name__.lower()
 
 
-def _merge_props(old: list[ast.Prop], new: list[ast.Prop]) -> None:
+def _merge_props(old: list[ast.Prop], new: list[ast.Prop]) -> list[tuple[ast.Prop, ast.Prop]]:
+    """Merge `new` into `old` by key; return the (replaced, replacement) pairs."""
     index = {p.key: i for i, p in enumerate(old)}
+    replaced = []
     for p in new:
         if p.key in index:
+            replaced.append((old[index[p.key]], p))
             old[index[p.key]] = p
         else:
             old.append(p)
+    return replaced
 
 
-def merge(old: ast.Decl, new: ast.Decl) -> None:
-    """Apply an `override` declaration onto the original, in place.
+def merge(old: ast.Decl, new: ast.Decl) -> list[tuple[ast.Prop, ast.Prop]]:
+    """Apply an `override` declaration onto the original, in place; return the properties it
+    replaced, each with its replacement.
 
     Properties merge by key; table rows by row key; a quantity's modifiers by label (a modifier
     with the label of an existing one replaces it, any other is added), so an optional rule or a
@@ -212,15 +235,16 @@ def merge(old: ast.Decl, new: ast.Decl) -> None:
         h.citations = n.citations
     if n.provenance is not None:
         h.provenance = n.provenance
+    replaced = []
     if hasattr(old, "props") and getattr(new, "props", None):
-        _merge_props(old.props, new.props)
+        replaced += _merge_props(old.props, new.props)
     if isinstance(old, ast.Unit):
         if new.classes:
             old.classes = new.classes
         by_steps = {sv.steps: sv for sv in old.step_values}
         for sv in new.step_values:
             if sv.steps in by_steps:
-                _merge_props(by_steps[sv.steps].props, sv.props)
+                replaced += _merge_props(by_steps[sv.steps].props, sv.props)
             else:
                 old.step_values.append(sv)
     elif isinstance(old, ast.Table):
@@ -275,3 +299,4 @@ def merge(old: ast.Decl, new: ast.Decl) -> None:
                 old.cards[cards[c.name]] = c
             else:
                 old.cards.append(c)
+    return replaced

@@ -6,7 +6,9 @@ diagnostics that say what was expected in words, never a Lark traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import re
 from fractions import Fraction
 from importlib import resources
@@ -15,6 +17,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from warcodex.dsl import ast
+from warcodex.dsl.limits import MAX_DIGITS, MAX_NESTING
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span, remember_source
 
 
@@ -27,6 +30,43 @@ def grammar_parser() -> Lark:
                 cache=lark_cache_file("rules", text))
 
 
+_NUMBER_TOKENS = frozenset({"INT", "SIGNED_INT", "DECIMAL", "ODDS", "DICE"})
+
+
+def _check_limits(tree: Tree, path: str) -> None:
+    """Refuse, at its location, a construct nested deeper than MAX_NESTING or a number of more
+    than MAX_DIGITS digits (iteratively: the tree may be deeper than Python's recursion limit)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Token):
+            if node.type in _NUMBER_TOKENS and max(len(run) for run in re.findall(r"[0-9]+", str(node)) or [""]) > MAX_DIGITS:
+                raise DiagnosticError([Diagnostic(
+                    Severity.ERROR, "E-number", f"a number of more than {MAX_DIGITS} digits", _tok_span(path, node),
+                    "no rule needs numbers this large; check for a typo")])
+            continue
+        if depth > MAX_NESTING:
+            span = _span(path, node.meta) or Span(path, 1, 1)
+            raise DiagnosticError([Diagnostic(
+                Severity.ERROR, "E-nesting", f"the rules nest more than {MAX_NESTING} levels deep here", span,
+                "split the expression: name a part with `let`, or write a function")])
+        stack.extend((child, depth + 1) for child in node.children)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """Building a parse tree and its AST allocates millions of objects and frees none: Python's
+    cycle collector would scan the growing heap again and again (time quadratic in the file's
+    size), and would find nothing to free. Reference counting still frees as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_text(text: str, path: str = "<text>") -> ast.Module:
     """Parse one file's text. Raises DiagnosticError (with a located syntax error) on bad input."""
     return parse_with_tree(text, path)[1]
@@ -37,11 +77,17 @@ def parse_with_tree(text: str, path: str = "<text>") -> tuple[Tree, ast.Module]:
 
     The tree keeps every name token with its grammar rule, which the AST does not (the language
     server classifies names by it). Raises DiagnosticError like `parse_text`."""
+    with _no_cycle_collection():
+        return _parse(text, path)
+
+
+def _parse(text: str, path: str) -> tuple[Tree, ast.Module]:
     remember_source(path, text)
     try:
         tree = grammar_parser().parse(text)
     except UnexpectedInput as exc:
         raise DiagnosticError([_syntax_diagnostic(exc, text, path)]) from None
+    _check_limits(tree, path)
     try:
         return tree, _ToAst(path).transform(tree)
     except VisitError as exc:  # a malformed construct found while building the AST

@@ -137,10 +137,11 @@ class Board:
                 if n == loc:
                     raise ValueError(f"{loc} is adjacent to itself")
             self._neighbors[loc] = ns
-        self._adjacent: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in self._neighbors.items()}
-        for loc, ns in self._adjacent.items():
+        # membership is tested on the tuples themselves: a hex has at most six neighbours, and a
+        # frozenset per location would cost more memory than everything else a hex holds
+        for loc, ns in self._neighbors.items():
             for n in ns:
-                if loc not in self._adjacent[n]:
+                if loc not in self._neighbors[n]:
                     raise ValueError(f"adjacency is not symmetric: {loc}->{n}")
 
         # --- coordinates (hex boards): cube coordinates make distance a few subtractions
@@ -180,21 +181,22 @@ class Board:
         auto_features = auto_features or {}
         declared_features: set[str] = set()
         builtin_features: set[str] = set()
-        feats: dict[str, set[str]] = {loc: set() for loc in self.locations}
+        feats: dict[str, set[str]] = {}  # only locations that have features: most hexes have none
         for loc, fs in features.items():
             if loc not in known:
                 raise ValueError(f"features for unknown location {loc!r}")
             fs = set(fs)
-            feats[loc] |= fs
+            feats.setdefault(loc, set()).update(fs)
             declared_features |= fs
         for loc, fs in auto_features.items():
             fs = set(fs)
-            feats[loc] |= fs
+            if fs:
+                feats.setdefault(loc, set()).update(fs)
             builtin_features |= fs
-        self._features: dict[str, frozenset[str]] = {loc: frozenset(fs) for loc, fs in feats.items()}
+        self._features: dict[str, frozenset[str]] = {loc: frozenset(fs) for loc, fs in feats.items() if fs}
         by_feature: dict[str, list[str]] = {}
         for loc in self.locations:  # board order, so locations_with() is deterministic
-            for f in sorted(self._features[loc]):
+            for f in sorted(self._features.get(loc, EMPTY)):
                 by_feature.setdefault(f, []).append(loc)
         self._with_feature: dict[str, tuple[str, ...]] = {f: tuple(v) for f, v in by_feature.items()}
 
@@ -263,7 +265,7 @@ class Board:
     def _check_pair(self, a: str, b: str) -> None:
         if a not in self.index or b not in self.index:
             raise ValueError(f"edge {a}/{b}: unknown location")
-        if b not in self._adjacent[a]:
+        if b not in self._neighbors[a]:
             raise ValueError(f"edge {a}/{b}: locations are not adjacent")
 
     # ================================================================== constructors
@@ -405,16 +407,18 @@ class Board:
         return self._neighbors[loc]
 
     def is_adjacent(self, a: str, b: str) -> bool:
-        return b in self._adjacent[a]
+        return b in self._neighbors[a]
 
     def terrain(self, loc: str) -> str | None:
         return self._terrain[loc]
 
     def features(self, loc: str) -> frozenset[str]:
-        return self._features[loc]
+        if loc not in self.index:
+            raise KeyError(loc)
+        return self._features.get(loc, EMPTY)
 
     def has_feature(self, loc: str, feature: str) -> bool:
-        return feature in self._features[loc]
+        return feature in self.features(loc)
 
     def attrs(self, loc: str) -> Mapping[str, AttrValue]:
         """Read-only attribute mapping (e.g. name, vp, owner, region)."""

@@ -11,6 +11,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
+from warcodex.dsl.limits import MAX_RANGE, MAX_UNITS
 from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, Region, RuleError, UnitRef, show
 
 
@@ -240,7 +241,13 @@ def b_abs(ctx, span, x):
 
 
 def b_range(ctx, span, low, high):
-    return tuple(range(int(low), int(high) + 1))
+    if type(low) is not int or type(high) is not int:
+        raise RuleError(f"range() takes two whole numbers, not {show(low)} and {show(high)}", span)
+    n = max(0, high - low + 1)
+    if n > MAX_RANGE:
+        raise RuleError(f"range({low}, {high}) has {n:,} numbers, more than the {MAX_RANGE:,} a rule may list", span)
+    ctx.tick_many(n, span)  # building the list is work like any loop
+    return tuple(range(low, high + 1))
 
 
 # ---------------------------------------------------------------- collections
@@ -473,6 +480,8 @@ def b_place_in_box(ctx, span, type_, s, box, label=None):
         raise RuleError(f"{show(type_)} is not a unit type", span)
     side = _side(ctx, s, span)
     steps = int(type_.props.get("steps", 1))
+    if ctx.state.next_unit_id > MAX_UNITS:
+        raise RuleError(f"more than {MAX_UNITS:,} units in one game: a rule creates units without end", span)
     unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label, box=str(box))
     if ctx.tracing:
         ctx.trace_add(Derivation(f"{unit.label} ({side.name}) is put in the box {box}"))

@@ -420,7 +420,11 @@ class Generator:
         right = self.expr(e.right, scope)
         if op in ("+", "-", "*"):
             both, a, b = self._pair(left, right)
-            return f"({a} {op} {b} if {both} and type({a}) is int and type({b}) is int else ARITH({op!r}, {a}, {b}, {s}))"
+            r = self.temp("r")
+            # whole numbers the fast way while within the engine's bound (limits.MAX_MAGNITUDE);
+            # ARITH gives the located error beyond it
+            return (f"({r} if {both} and type({a}) is int and type({b}) is int and -MAXM <= ({r} := {a} {op} {b}) <= MAXM "
+                    f"else ARITH({op!r}, {a}, {b}, {s}))")
         return f"ARITH({op!r}, {left}, {right}, {s})"
 
     def _value(self, v) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from warcodex.dsl import ast
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
+from warcodex.dsl.limits import MAX_LENGTH, MAX_MAGNITUDE
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
 
@@ -66,22 +67,53 @@ def round_value(v, how: str | None):
 def _arith(op: str, a, b, span):
     try:
         if op == "+":
-            return a + b
+            return bounded(a + b, span)
         if op == "-":
-            return a - b
+            return bounded(a - b, span)
         if op == "*":
-            return a * b
+            if isinstance(a, (str, tuple)) or isinstance(b, (str, tuple)):
+                raise TypeError  # "ab" * 3: repetition is no rule arithmetic
+            return bounded(a * b, span)
         if op == "/":
             if isinstance(a, int) and isinstance(b, int):
-                return _num(Fraction(a, b))
-            return _num(Fraction(a) / Fraction(b))
+                return bounded(_num(Fraction(a, b)), span)
+            return bounded(_num(Fraction(a) / Fraction(b)), span)
         if op == "%":
-            return a % b
+            return bounded(a % b, span)
     except ZeroDivisionError:
         raise RuleError("division by zero", span) from None
-    except TypeError:
+    except (TypeError, ValueError):
         raise RuleError(f"cannot compute {_show(a)} {op} {_show(b)}", span) from None
     raise RuleError(f"unknown operator {op}", span)
+
+
+def bounded(v, span):
+    """`v` if it is within the engine's bounds (`limits.py`); a located RuleError otherwise, so a
+    rule that doubles a value in a loop stops with a message instead of exhausting memory."""
+    t = type(v)
+    if t is int:
+        if -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:
+            return v
+    elif t is Fraction:
+        if abs(v.numerator) <= MAX_MAGNITUDE and v.denominator <= MAX_MAGNITUDE:
+            return v
+    elif t is str or t is tuple:
+        if len(v) <= MAX_LENGTH:
+            return v
+        raise RuleError(f"a value of more than {MAX_LENGTH:,} elements: a rule grows it without bound", span)
+    else:
+        return v
+    raise RuleError(f"a number beyond {MAX_MAGNITUDE:.0e}: a rule grows it without bound", span)
+
+
+# What a built-in raises when the rules give it values it cannot use (a string to range(), a list
+# where a unit is expected): a located RuleError at the call, like every other rule error.
+BUILTIN_MISUSE = (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, OverflowError)
+
+
+def misuse(name: str, exc: BaseException, span) -> RuleError:
+    detail = str(exc) or type(exc).__name__
+    return RuleError(f"{name}(): these arguments cannot be used ({detail})", span)
 
 
 def _show(v) -> str:
@@ -158,6 +190,8 @@ class Compiler:
         return lambda fr: None
 
     def _e_OddsLit(self, e, scope, dyn):
+        if e.attack < 1 or e.defense < 1:
+            raise RuleError(f"odds {e.attack}:{e.defense} cannot be computed", e.span)
         v = Odds.ratio(e.attack, e.defense)
         return lambda fr: v
 
@@ -239,11 +273,32 @@ class Compiler:
                 raise RuleError(f"'{name}' changes the game and can only be used as a statement", span)
             if len(args) == 1:
                 a0 = args[0]
-                return lambda fr: impl(fr.ctx, span, a0(fr))
+
+                def builtin1(fr):
+                    v0 = a0(fr)
+                    try:
+                        return impl(fr.ctx, span, v0)
+                    except BUILTIN_MISUSE as exc:
+                        raise misuse(name, exc, span) from None
+                return builtin1
             if len(args) == 2:
                 a0, a1 = args
-                return lambda fr: impl(fr.ctx, span, a0(fr), a1(fr))
-            return lambda fr: impl(fr.ctx, span, *[a(fr) for a in args])
+
+                def builtin2(fr):
+                    v0, v1 = a0(fr), a1(fr)
+                    try:
+                        return impl(fr.ctx, span, v0, v1)
+                    except BUILTIN_MISUSE as exc:
+                        raise misuse(name, exc, span) from None
+                return builtin2
+
+            def builtin(fr):
+                values = [a(fr) for a in args]
+                try:
+                    return impl(fr.ctx, span, *values)
+                except BUILTIN_MISUSE as exc:
+                    raise misuse(name, exc, span) from None
+            return builtin
         # quantities, functions and procedures take positional arguments
         if len(args) == 1:
             a0 = args[0]
@@ -337,7 +392,9 @@ class Compiler:
             def add(fr):
                 a, b = left(fr), right(fr)
                 if type(a) is int and type(b) is int:
-                    return a + b
+                    r = a + b
+                    if -MAX_MAGNITUDE <= r <= MAX_MAGNITUDE:
+                        return r
                 return _arith("+", a, b, span)
             return add
         return lambda fr: _arith(op, left(fr), right(fr), span)
@@ -700,21 +757,25 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     def run(ctx, args, span):
         if len(args) != nparams:
             raise RuleError(f"{qname} takes {nparams} arguments, got {len(args)}", span)
-        if ctx.tracing:  # a trace needs the derivation: evaluate in full
-            return evaluate(ctx, args)
-        if cached is not None:
-            return cached(ctx, args)
-        if pure:
-            memo = ctx.memo()
-            key = (qname, args)
-            try:
-                return memo[key]
-            except KeyError:
-                value = memo[key] = fast(ctx, args)
-                return value
-            except TypeError:
-                pass
-        return fast(ctx, args)
+        ctx.enter(qname, span)  # bounded recursion (context.py); the generated code must keep it
+        try:
+            if ctx.tracing:  # a trace needs the derivation: evaluate in full
+                return evaluate(ctx, args)
+            if cached is not None:
+                return cached(ctx, args)
+            if pure:
+                memo = ctx.memo()
+                key = (qname, args)
+                try:
+                    return memo[key]
+                except KeyError:
+                    value = memo[key] = fast(ctx, args)
+                    return value
+                except TypeError:
+                    pass
+            return fast(ctx, args)
+        finally:
+            ctx.depth -= 1
 
     # the untraced path: each modifier pre-specialised into (when, group, apply(fr, value))
     fast_mods = [(when, group, _modifier_applier(op, vf, rounding, mspan))
@@ -808,7 +869,9 @@ def _modifier_applier(op: str, vf, rounding, span):
         def add(fr, value):
             amount = vf(fr)
             if type(value) is int and type(amount) is int:
-                return value + amount
+                r = value + amount
+                if -MAX_MAGNITUDE <= r <= MAX_MAGNITUDE:
+                    return r
             return _arith("+", value, amount, span)
         return add
     return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
@@ -931,22 +994,26 @@ def compile_function(compiler: Compiler, f: ast.Function):
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{fname} takes {n} arguments, got {len(args)}", span)
-        if cached is not None and not ctx.tracing:
-            # while explaining, values cached across games (static, positions) are not used: the
-            # explanation would show a body's lookups only the first time in a process, and the
-            # same game would give another log; the memo of this state version is deterministic
-            return cached(ctx, args)
-        if pure:
-            memo = ctx.memo()
-            key = (fname, args)
-            try:
-                return memo[key]
-            except KeyError:
-                value = memo[key] = body(Frame(ctx, dict(zip(names, args))))
-                return value
-            except TypeError:  # an unhashable argument
-                pass
-        return body(Frame(ctx, dict(zip(names, args))))
+        ctx.enter(fname, span)
+        try:
+            if cached is not None and not ctx.tracing:
+                # while explaining, values cached across games (static, positions) are not used: the
+                # explanation would show a body's lookups only the first time in a process, and the
+                # same game would give another log; the memo of this state version is deterministic
+                return cached(ctx, args)
+            if pure:
+                memo = ctx.memo()
+                key = (fname, args)
+                try:
+                    return memo[key]
+                except KeyError:
+                    value = memo[key] = body(Frame(ctx, dict(zip(names, args))))
+                    return value
+                except TypeError:  # an unhashable argument
+                    pass
+            return body(Frame(ctx, dict(zip(names, args))))
+        finally:
+            ctx.depth -= 1
     return run
 
 
@@ -961,7 +1028,11 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
-        ctx.traced(label, citations, body, Frame(ctx, dict(zip(names, args))))
+        ctx.enter(pname, span)
+        try:
+            ctx.traced(label, citations, body, Frame(ctx, dict(zip(names, args))))
+        finally:
+            ctx.depth -= 1
         return None
     return run
 

@@ -12,6 +12,8 @@ from typing import Any
 from warcodex.dsl import ast
 from warcodex.interpreter.values import Derivation, Entity, RuleError, UnitRef, show
 
+from warcodex.dsl.limits import MAX_CALL_DEPTH
+
 DEFAULT_STEP_LIMIT = 5_000_000
 
 
@@ -22,6 +24,8 @@ class Context:
         self.agents = agents or {}
         self.steps = 0
         self.step_limit = step_limit
+        self.depth = 0  # rules being evaluated inside one another (calls, triggers, results)
+        self.entered = None  # where the last of them was called
         self.tracing = False
         self._trace_stack: list[list[Derivation]] = []
         self.choices: list[dict] | None = None  # decisions made inside the current action
@@ -56,6 +60,27 @@ class Context:
         if self.steps > self.step_limit:
             raise RuleError(f"evaluation step limit ({self.step_limit:,}) exceeded: a rule loops or grows without bound", span,
                             hint="look for a trigger that fires itself, or a loop over a growing list")
+
+    def enter(self, what: str, span) -> None:
+        """One rule more inside another: a call of a procedure, function or quantity, a trigger
+        fired, a result applied. Every `enter` is paired with `leave` (in a `finally`); beyond
+        MAX_CALL_DEPTH the rules recurse without end, and the error points at the call."""
+        if self.depth >= MAX_CALL_DEPTH:
+            raise RuleError(f"{what}: rules call each other more than {MAX_CALL_DEPTH} levels deep", span,
+                            hint="a rule calls itself (directly or through others) with nothing to stop it")
+        self.depth += 1
+        self.entered = span
+
+    def too_deep(self) -> RuleError:
+        """The error for a RecursionError met while evaluating: calls within the depth limit whose
+        expressions nest deeply still exhaust Python's stack; located at the last rule entered."""
+        self.depth = 0
+        return RuleError(f"the rules nest too deeply to evaluate ({MAX_CALL_DEPTH} calls at most, each nesting "
+                         "expressions less)", self.entered,
+                         hint="a rule calls itself with nothing to stop it, or builds very deep expressions")
+
+    def leave(self) -> None:
+        self.depth -= 1
 
     def tick_many(self, n: int, span) -> None:
         self.steps += n

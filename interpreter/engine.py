@@ -15,6 +15,7 @@ from typing import Any
 
 from warcodex.dsl import ast
 from warcodex.dsl.checker import resolve_code
+from warcodex.dsl.limits import MAX_UNITS
 from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
@@ -283,7 +284,7 @@ class Engine:
             return self.unit_name(ctx, value)
         if isinstance(value, tuple):
             return ", ".join(self.describe(ctx, v) for v in value) or "none"
-        return show(value) if value is not None else "none"
+        return str(show(value)) if value is not None else "none"
 
     def unit_prop(self, unit, name: str):
         ent = self.entities[unit.type]
@@ -553,7 +554,11 @@ class Engine:
                 continue
             inner = Frame(ctx, dict(fr.vars))
             inner.vars.update(zip(names, code.args))
-            body(inner)
+            ctx.enter(f"result {code}", span)
+            try:
+                body(inner)
+            finally:
+                ctx.depth -= 1
 
     # ============================================================ triggers and invariants
     def _compile_triggers(self, triggers: list[ast.Trigger]) -> dict[str, list]:
@@ -572,7 +577,11 @@ class Engine:
             if when is not None and not when(fr):
                 continue
             ctx.tick(decl.span)
-            ctx.traced(decl.header.label or f"on {event}", decl.header.citations, body, fr)
+            ctx.enter(f"on {event}", decl.span)  # a trigger that fires itself stops here
+            try:
+                ctx.traced(decl.header.label or f"on {event}", decl.header.citations, body, fr)
+            finally:
+                ctx.depth -= 1
 
     def _compile_invariants(self):
         from warcodex.interpreter.invariants import compile_invariant
@@ -589,6 +598,8 @@ class Engine:
         if not (isinstance(type_, Entity) and type_.kind == "unit"):
             raise RuleError(f"{show(type_)} is not a unit type", span)
         steps = int(type_.props.get("steps", 1))
+        if ctx.state.next_unit_id > MAX_UNITS:
+            raise RuleError(f"more than {MAX_UNITS:,} units in one game: a rule creates units without end", span)
         unit = ctx.state.new_unit(type_.name, side.name, None, steps, str(label) if label else type_.label)
         ref = UnitRef(unit.id)
         if ctx.tracing:
@@ -740,11 +751,17 @@ class Engine:
             if decl.scope == "var":
                 state.vars[name] = self._var_default(ctx, name)
         order = self.scenario_prop(sc, "turn_order") or self._game_prop("turn_order") or self.side_entities
+        order = order if isinstance(order, tuple) else (order,)
+        if not all(isinstance(s, Entity) and s.kind == "side" for s in order):
+            raise RuleError(f"turn_order must list sides, not {show(order)}", sc.span)
         state.turn_order = tuple(s.name for s in order)
         state.position.turn = int(self.scenario_prop(sc, "first_turn", 1))
         if setup:
             ctx.notes = []  # the set-up's `log` lines: the game's log records them (play.Game)
-            self.compiler.block(sc.setup, set())(Frame(ctx))
+            try:
+                self.compiler.block(sc.setup, set())(Frame(ctx))
+            except RecursionError:
+                raise ctx.too_deep() from None
             state.setup_notes = tuple(ctx.notes)
         return state
 
@@ -814,30 +831,36 @@ def _same(v):
     return v
 
 
-def _map_path(game: GameDef) -> Path | None:
-    value = game.prop("map")
-    return Path(game.root) / value.value if isinstance(value, ast.Str) else None
-
-
 def _fingerprint(game: GameDef) -> str:
     """The rules' fingerprint extended with the map file's text."""
     import hashlib
 
+    from warcodex import inputs
+
     digest = hashlib.sha256(game.fingerprint.encode())
-    path = _map_path(game)
-    if path is not None and path.exists():
-        digest.update(path.read_bytes())
+    try:
+        path = game.map_file()
+        if path is not None:
+            digest.update(inputs.read_bytes(path, inputs.MAX_MAP_BYTES, "map file"))
+    except inputs.InputError:
+        pass  # no map to read: loading the board says why
     return digest.hexdigest()[:16]
 
 
 def load_board(game: GameDef):
-    """Load the map named by the game's `map:` property, relative to the game folder."""
+    """The board of the game's `map:` file (the one the checker loaded, if it did)."""
+    from warcodex import inputs
     from warcodex.interpreter.mapfile import load_map
 
+    if game.board is not None:
+        return game.board
     value = game.prop("map")
     if value is None:
         raise RuleError("the game has no `map:` property", game.game.span)
     if not isinstance(value, ast.Str):
         raise RuleError("`map:` must be a file name in quotes", value.span)
-    return load_map(_map_path(game))
-
+    try:
+        path = game.map_file()
+    except inputs.InputError as exc:
+        raise RuleError(f"{exc.path}: {exc.message}", value.span, hint=exc.hint) from None
+    return load_map(path)

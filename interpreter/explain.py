@@ -53,8 +53,8 @@ def _arg(v) -> str:
         if "unit" in v:
             return f"unit#{v['unit']}"
         if "name" in v:
-            return v["name"]
-        return str(next(iter(v.values())))
+            return str(v["name"])
+        return str(next(iter(v.values()), "?"))
     if isinstance(v, list):
         return "[" + ", ".join(_arg(x) for x in v) + "]"
     return str(v)

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException, StopTest
+from rich.text import Text
 
 from warcodex.interpreter.agents import ScriptedAgent
 from warcodex.interpreter.explain import format_entry
@@ -296,7 +297,7 @@ def declaration_lines(error: BaseException, limit: int = 12) -> list[str]:
 
 
 def print_failure(console, failure: Failure, report: FuzzReport) -> None:
-    console.print(f"[bold red]FAILED[/]: {failure.message}", highlight=False)
+    console.print(Text.assemble(("FAILED", "bold red"), f": {failure.message}"), highlight=False)
     error = failure.reproduced or failure.error
     if isinstance(error, InvariantViolation):
         console.print(f"{error.span}:", markup=False)
@@ -307,14 +308,15 @@ def print_failure(console, failure: Failure, report: FuzzReport) -> None:
     elif failure.traceback:
         console.print(failure.traceback, markup=False)
     if failure.reproduced is None or str(failure.reproduced) != str(failure.error):
-        console.print(f"[yellow]warning: re-running the decisions gave {failure.reproduced!r}, not the failure[/]")
-    console.print(f"\n[bold]shrunk counterexample[/]: {failure.actions} action(s) "
-                  f"({failure.passes} pass(es) not shown), scenario {report.scenario}, seed {report.seed}; "
-                  f"first found by example {failure.found_at}:", highlight=False)
+        console.print(f"warning: re-running the decisions gave {failure.reproduced!r}, not the failure", markup=False,
+                      style="yellow")
+    console.print(Text.assemble(("\nshrunk counterexample", "bold"), f": {failure.actions} action(s) "
+                                f"({failure.passes} pass(es) not shown), scenario {report.scenario}, seed {report.seed}; "
+                                f"first found by example {failure.found_at}:"), highlight=False)
     for line in sequence_lines(failure) or ["  (no action: the failure comes from the set-up and automatic rules)"]:
         console.print(line, markup=False)
     entry = last_step(failure)
-    console.print("\n[bold]the last step, explained[/]:")
+    console.print(Text.assemble(("\nthe last step, explained", "bold"), ":"))
     if entry is None:
         console.print("  (nothing logged before the failure: it follows the scenario's set-up)")
     else:
@@ -367,7 +369,7 @@ def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, sav
     rate = f"{report.examples} examples in {report.seconds:.1f} s ({report.examples_per_second:.3g} examples/s, " \
            f"{report.actions} actions)"
     if not report.failures:
-        out.print(f"[green]ok[/]: {rate}; every invariant held", highlight=False)
+        out.print(Text.assemble(("ok", "green"), f": {rate}; every invariant held"), highlight=False)
         return
     stopped = " (interrupted)" if report.interrupted else " (stopped by --shrink-limit)" if report.shrink_limited else ""
     out.print(f"{rate}; then shrinking: {report.shrink_calls} games in {report.shrink_seconds:.1f} s{stopped}\n",

@@ -32,9 +32,10 @@ from warcodex.dsl import ast
 from warcodex.dsl.cache import cache_dir
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.interpreter.codegen import Generator, Unit, symbol
+from warcodex.dsl.limits import MAX_MAGNITUDE
 from warcodex.interpreter.compiler import (
-    STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
-    divide_rounded, modifier_step, read_global, round_value, traced_modifier, uses_dice,
+    BUILTIN_MISUSE, STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
+    divide_rounded, misuse, modifier_step, read_global, round_value, traced_modifier, uses_dice,
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
 
@@ -91,14 +92,26 @@ def namespace(engine) -> dict:
         "DSL_LOCALS": _dsl_locals, "ARITY_ERROR": _arity_error, "SINGLE": single_value,
         "DIVIDE_ROUNDED": divide_rounded, "ROUND": round_value, "MODIFIER_STEP": modifier_step,
         "TRACED_MODIFIER": traced_modifier, "UNIT_TYPES_ARGS": _unit_types_args, "UNIT_TYPES": _unit_types,
-        "READ_GLOBAL": read_global,
+        "READ_GLOBAL": read_global, "MAXM": MAX_MAGNITUDE,
         "ENTITIES": engine.entities, "STATIC": engine.static_cache,
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
     }
     for name, impl in IMPLEMENTATIONS.items():
-        ns["B_" + name] = impl
+        ns["B_" + name] = _guarded_builtin(name, impl)
     return ns
+
+
+def _guarded_builtin(name: str, impl):
+    """A built-in as generated code calls it: given values it cannot use (a string to range()),
+    it raises a located RuleError at the call, as in the closure compiler (`compiler.misuse`)."""
+    def call(ctx, span, *args):
+        try:
+            return impl(ctx, span, *args)
+        except BUILTIN_MISUSE as exc:
+            raise misuse(name, exc, span) from None
+    call.__name__ = f"B_{name}"
+    return call
 
 
 # ==================================================================== the compiler
@@ -227,7 +240,8 @@ class GeneratedCompiler:
                 elif op == "/" and m.rounding is not None:
                     apply = [f"v = DIVIDE_ROUNDED(v, {amount}, {m.rounding!r})"]
                 elif op == "+" and m.rounding is None:
-                    apply = [f"a = {amount}", f"v = v + a if type(v) is int and type(a) is int else ARITH('+', v, a, {gen.span(m.span)})"]
+                    apply = [f"a = {amount}", f"v = v + a if type(v) is int and type(a) is int and -MAXM <= v + a <= MAXM "
+                                              f"else ARITH('+', v, a, {gen.span(m.span)})"]
                 else:
                     apply = [f"v = ROUND(ARITH({op!r}, v, {amount}, {gen.span(m.span)}), {m.rounding!r})"]
                 self._guarded(test, m, groups, apply)
@@ -264,7 +278,8 @@ class GeneratedCompiler:
         def entry():
             gen.emit(f"if ctx.tracing: return T{rule[1:]}({args})")
             self._cached_call(q, level, pure, "B" + rule[1:], args, names)
-        gen.function(unit, rule, params, (), entry, fr=False, docline=f"quantity {q.name}: cache, then B (or T when tracing)")
+        gen.function(unit, rule, params, (), self._depth_counted(q, entry), fr=False,
+                     docline=f"quantity {q.name}: cache, then B (or T when tracing)")
         fn = self._load(unit)
         return _registry_entry(fn, len(names), q.name)
 
@@ -369,7 +384,8 @@ class GeneratedCompiler:
                 with gen.indented():
                     self._cached_call(f, level, pure, "B" + rule[1:], args, names)
             self._cached_call(f, "dynamic", pure, "B" + rule[1:], args, names)
-        gen.function(unit, rule, params, (), entry, fr=False, docline=f"function {f.name}: cache, then B")
+        gen.function(unit, rule, params, (), self._depth_counted(f, entry), fr=False,
+                     docline=f"function {f.name}: cache, then B")
         fn = self._load(unit)
         return _registry_entry(fn, len(names), f.name)
 
@@ -397,11 +413,25 @@ class GeneratedCompiler:
             gen.emit("return None")
         gen._stop = "return None"
         try:
-            gen.function(unit, rule, params, (), body, fr=False, docline=f"procedure {p.name}")
+            gen.function(unit, rule, params, (), self._depth_counted(p, body), fr=False, docline=f"procedure {p.name}")
         finally:
             del gen._stop
         fn = self._load(unit)
         return _registry_entry(fn, len(names), p.name)
+
+    def _depth_counted(self, decl, emit_body):
+        """Emit `emit_body` inside the context's call accounting (`Context.enter`, MAX_CALL_DEPTH):
+        rules calling rules stop at the bound with a located error, at the rule entered."""
+        gen = self.gen
+
+        def emit():
+            gen.emit(f"ctx.enter({decl.name!r}, {gen.span(decl.header.span or decl.span)})")
+            gen.emit("try:")
+            with gen.indented():
+                emit_body()
+            gen.emit("finally:")
+            gen.emit("    ctx.depth -= 1")
+        return emit
 
     # ------------------------------------------------------------ compiling, loading, showing
     def _entry_name(self) -> str:
@@ -492,8 +522,9 @@ def _toolchain() -> bytes:
     from warcodex.dsl.cache import _toolchain_key
 
     digest = hashlib.sha256(_toolchain_key() + sys.version.encode())
-    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py"):
+    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py", "context.py"):
         digest.update(resources.files("warcodex.interpreter").joinpath(name).read_bytes())
+    digest.update(resources.files("warcodex.dsl").joinpath("limits.py").read_bytes())  # bounds written into the code
     return digest.digest()
 
 

@@ -128,13 +128,14 @@ def _parser() -> Lark:
 def load_map(path: str | Path, diagnostics: Diagnostics | None = None) -> Board:
     """Read and validate a .wcmap file. Raises DiagnosticError listing every problem found.
     Warnings (if any) are added to `diagnostics` when given."""
+    from warcodex import inputs
+    from warcodex.dsl.diagnostics import input_diagnostic
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        diags = Diagnostics()
-        diags.error("E-map-read", f"cannot read map file: {exc}", Span(str(path), 1, 1))
-        raise DiagnosticError(diags.items) from None
+        text = inputs.read_text(path, inputs.MAX_MAP_BYTES, "map file")
+    except inputs.InputError as exc:
+        raise DiagnosticError([input_diagnostic(exc, "E-map-read", None)]) from None
     return parse_map_text(text, str(path), diagnostics)
 
 

@@ -196,6 +196,8 @@ class Runner:
         ctx.steps = 0  # the step limit bounds one automatic step, not a whole game
         try:
             fn()
+        except RecursionError:
+            raise ctx.too_deep() from None
         finally:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None
@@ -355,7 +357,10 @@ class Runner:
         from warcodex.interpreter.agents import LegalActions
 
         legal = LegalActions(engine, ctx, allow.actions)
-        choice = agent.choose_action(ctx, side, legal)
+        try:
+            choice = agent.choose_action(ctx, side, legal)
+        except RecursionError:
+            raise ctx.too_deep() from None
         if choice is None:
             unmet = self.unmet_obligation(allow)
             if unmet is not None:
@@ -404,6 +409,8 @@ class Runner:
         ctx.hidden_owners = set()
         try:
             action.apply(ctx, choice)
+        except RecursionError:
+            raise ctx.too_deep() from None
         finally:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None

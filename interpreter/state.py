@@ -3,14 +3,23 @@
 Units are immutable records replaced on change, so `snapshot()` only copies dictionaries of
 references (structural sharing): cheap enough for undo and for search. Everything in the state is
 plain data and serialises to JSON (`warcodex.interpreter.saves`).
+
+Adding a piece of state (a chit cup, a pile, the activated formation) is one field of
+`GameState` marked `PLAIN`, typed with JSON types (str, int, bool, None, lists and dicts of
+them): it is then copied by `snapshot()`, written to saves, read back and shape-checked from its
+annotation, and shown by `warcodex schema`, with no other change. What the rules say about its
+values (which names it may hold) is checked by a function in `consistency.py` (the test
+`test_every_plain_state_field_is_checked` names a field that has none).
 """
 
 from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
+
+PLAIN = {"plain": True}  # field metadata: plain JSON data, saved and copied as it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +70,11 @@ class GameState:
     side_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
     loc_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
     loc_markers: dict[str, frozenset[str]] = field(default_factory=dict)
-    decks: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # deck -> draw/discard
-    hands: dict[str, list[str]] = field(default_factory=dict)
+    decks: dict[str, dict[str, list[str]]] = field(default_factory=dict, metadata=PLAIN)  # deck -> draw/discard
+    hands: dict[str, list[str]] = field(default_factory=dict, metadata=PLAIN)
     # the current player turn's card uses (interpreter/cards.py): {key: [turn, active], card, side,
     # use: event | payment | cancelled, purpose}
-    card_uses: list[dict] = field(default_factory=list)
+    card_uses: list[dict] = field(default_factory=list, metadata=PLAIN)
     options: dict[str, Any] = field(default_factory=dict)
     active: str | None = None
     phase: str | None = None
@@ -89,9 +98,7 @@ class GameState:
             scenario=self.scenario, seed=self.seed, units=dict(self.units), at=dict(self.at),
             vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
             loc_vars={k: dict(v) for k, v in self.loc_vars.items()}, loc_markers=dict(self.loc_markers),
-            decks={k: {p: list(c) for p, c in v.items()} for k, v in self.decks.items()},
-            hands={k: list(v) for k, v in self.hands.items()}, card_uses=[dict(u) for u in self.card_uses],
-            options=dict(self.options),
+            **{f.name: copy.deepcopy(getattr(self, f.name)) for f in plain_fields()}, options=dict(self.options),
             active=self.active, phase=self.phase, turn_order=self.turn_order,
             position=replace(self.position, sides=dict(self.position.sides)), next_unit_id=self.next_unit_id, winner=self.winner,
             win_reason=self.win_reason, over=self.over, ended=self.ended, version=self.version,
@@ -132,3 +139,8 @@ class GameState:
 
     def touch(self) -> None:
         self.version += 1
+
+
+def plain_fields() -> tuple:
+    """The `PLAIN` fields of GameState: plain JSON data, saved and copied as it is."""
+    return tuple(f for f in fields(GameState) if f.metadata.get("plain"))

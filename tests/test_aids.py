@@ -10,6 +10,7 @@ One PDF is rendered (Tiny Front, through the command line); the other games are 
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from fractions import Fraction
@@ -212,7 +213,9 @@ def test_pdf_pages_and_text(tiny_out):
 
 
 def test_outputs_are_written_whole_and_nothing_else(tiny_out):
-    assert sorted(p.name for p in tiny_out.iterdir()) == ["aids.html", "aids.pdf", "odds-crt.svg"]
+    # the hidden marker says the folder is a set written by Warcodex (so a later run may replace it)
+    assert sorted(p.name for p in tiny_out.iterdir()) == [".warcodex-output", "aids.html", "aids.pdf", "odds-crt.svg"]
+    assert json.loads((tiny_out / ".warcodex-output").read_text())["files"] == ["aids.html", "aids.pdf", "odds-crt.svg"]
     assert (tiny_out / "aids.pdf").read_bytes().startswith(b"%PDF")
 
 
@@ -256,7 +259,7 @@ def test_the_chart_is_in_the_page_too(tiny_out, tiny_doc):
 def test_hit_chart_and_production_for_a_dice_per_unit_game(tmp_path):
     game = checked(BATTLE)
     result = write_aids(game, tmp_path, pdf=False)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["aids.html", "hits.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".warcodex-output", "aids.html", "hits.svg"]
     found = chart_bars(tmp_path / "hits.svg")
     for key, segs in found.items():
         assert sum(segs.values()) == 1, key

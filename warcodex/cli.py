@@ -27,14 +27,20 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Text printed is mostly the user's (names, titles, paths, messages): never read as console markup
+# or emoji codes (a diagnostic at `file:100:21` must not become an emoji); styles are given as
+# `style=` or `Text` spans instead.
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
-LOG_FORMAT = "warcodex-log"
 
+def bold(title: str, rest: str = "") -> Text:
+    """A bold title followed by plain text."""
+    return Text.assemble((title, "bold"), rest)
 
 class UserError(Exception):
     """Bad input that is not located in a rules file (a missing log, a corrupt save...)."""
@@ -69,11 +75,18 @@ def print_diagnostics(diags: list[Diagnostic]) -> None:
         err.print(d.render(), markup=False, style="red" if d.severity is Severity.ERROR else "yellow")
 
 
+def include_roots() -> tuple[str, ...]:
+    """The folders named with `warcodex --include-root DIR` (none outside a command line)."""
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    return tuple(root.params.get("include_roots") or ()) if root is not None else ()
+
+
 def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
     """Load and check a game; print errors and raise SystemExit(1) if there are any."""
     from warcodex.dsl.checker import check_path
 
-    game, diags = check_path(resolve_game(game_arg), overlays)
+    game, diags = check_path(resolve_game(game_arg), overlays, include_roots())
     if diags.errors or game is None:
         print_diagnostics(diags.errors + (diags.warnings if show_warnings else []))
         err.print(f"{len(diags.errors)} error(s)", style="bold red")
@@ -124,7 +137,9 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="warcodex")
-def cli() -> None:
+@click.option("--include-root", "include_roots", multiple=True, type=click.Path(file_okay=False),
+              help="A folder outside the game's own that its includes and map may read (repeatable).")
+def cli(include_roots) -> None:
     """Warcodex: wargame rules as data. Check, play, explain and export games."""
 
 
@@ -138,7 +153,7 @@ def check(game: str, overlays, quiet: bool) -> None:
     """Parse and check the rules of GAME; list provisional data as warnings."""
     from warcodex.dsl.checker import check_path
 
-    gamedef, diags = check_path(resolve_game(game), overlays)
+    gamedef, diags = check_path(resolve_game(game), overlays, include_roots())
     print_diagnostics(diags.errors)
     warnings = diags.warnings
     if not quiet:
@@ -156,7 +171,7 @@ def check(game: str, overlays, quiet: bool) -> None:
         from warcodex.dsl.loader import test_files
 
         if test_files(gamedef.root):  # the rule tests check against the game, without joining it
-            with_tests, test_diags = check_path(resolve_game(game), overlays, tests=True)
+            with_tests, test_diags = check_path(resolve_game(game), overlays, include_roots(), tests=True)
             seen = set(diags.items)
             new_errors = [d for d in test_diags.errors if d not in seen]
             print_diagnostics(new_errors)
@@ -198,14 +213,14 @@ def coverage_cmd(game: str, html_path: str | None, as_json: bool) -> None:
                 shown = "; ".join(c.cited_by[:4]) + (f"; +{len(c.cited_by) - 4} more" if len(c.cited_by) > 4 else "")
                 detail = f"{shown}" + (f" ({c.note})" if c.note else "")
             tested = f"{len(c.tested_by)} test(s)" if c.tested_by else ""
-            table.add_row("§" + c.number, "  " * c.depth + c.title, f"[{style[c.status]}]{c.status.replace('_', ' ')}[/]",
+            table.add_row("§" + c.number, "  " * c.depth + c.title, Text(c.status.replace('_', ' '), style=style[c.status]),
                           tested, detail)
         out.print(table)
         out.print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
                   + f"; {tested_count(report)} tested by a rule test")
     if html_path:
         from warcodex.dsl.coverage_html import render_html
-        from warcodex.interpreter.saves import write_atomic
+        from warcodex.outputs import write_atomic
 
         write_atomic(Path(html_path), render_html(gamedef, report))
         err.print(f"wrote {html_path}")
@@ -229,7 +244,7 @@ def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bo
     from warcodex.interpreter.rule_tests import RuleTestRunner
 
     root = resolve_game(game)
-    gamedef, diags = check_path(root, tests=True)
+    gamedef, diags = check_path(root, include_roots=include_roots(), tests=True)
     if diags.errors or gamedef is None:
         print_diagnostics(diags.errors)
         err.print(f"{len(diags.errors)} error(s): the rules or their tests do not check", style="bold red")
@@ -240,8 +255,8 @@ def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bo
     except PatternError as exc:
         raise click.BadParameter(str(exc), param_hint="-k") from None
     files = sorted({t.header.span.file for t in selected if t.header.span})
-    out.print(f"[bold]{gamedef.game.header.title()}[/]: {len(selected)} test(s) in {len(files)} file(s)"
-              + (f", {len(tests) - len(selected)} deselected by -k" if pattern else ""))
+    out.print(bold(gamedef.game.header.title(), f": {len(selected)} test(s) in {len(files)} file(s)"
+                   + (f", {len(tests) - len(selected)} deselected by -k" if pattern else "")))
     if not selected:
         err.print("no test selected" if tests else f"no tests: write them in {root / 'tests'}/*.wcx (docs/testing-rules.md)")
         raise SystemExit(5)
@@ -271,10 +286,10 @@ def test_cmd(game: str, pattern: str | None, junit_path: str | None, verbose: bo
         if verbose:
             word = outcome.status.upper()
             line = f"{Path(file).name}::{test.name} "
-            out.print(line + f"[{colour[outcome.status]}]{word}[/]".ljust(0)
-                      + " " * max(1, width - len(line) - len(word) - len(percent)) + percent)
+            out.print(Text.assemble(line, (word, colour[outcome.status]),
+                                    " " * max(1, width - len(line) - len(word) - len(percent)) + percent))
         else:
-            out.print(f"[{colour[outcome.status]}]{mark[outcome.status]}[/]", end="")
+            out.print(Text(mark[outcome.status], style=colour[outcome.status]), end="")
             column += 1
             if done_in_file[file] == by_file.get(file):
                 out.print(" " * max(1, width - column - len(percent)) + percent, end="")
@@ -356,7 +371,7 @@ def info(game: str) -> None:
     """Metadata, sides, scenarios, sections and provisional items of GAME."""
     gamedef, diags = load_checked(game)
     g = gamedef.game
-    out.print(f"[bold]{g.header.title()}[/] ({g.name})  " + " ".join(f"§{c}" for c in g.header.citations))
+    out.print(bold(g.header.title(), f" ({g.name})  " + " ".join(f"§{c}" for c in g.header.citations)))
     edition = gamedef.prop("edition")
     if edition is not None:
         out.print(f"edition: {getattr(edition, 'value', edition)}")
@@ -418,52 +433,34 @@ def read_dice(text: str | None, file: str | None) -> list[int] | None:
 
 
 def write_log(path: Path, engine, game, options: dict) -> None:
-    from warcodex.interpreter.play import log_text
-    from warcodex.interpreter.saves import write_atomic
+    from warcodex.interpreter.saves import write_log as write
 
-    header = {"format": LOG_FORMAT, "version": 1, "game": engine.game.game.name, "game_dir": str(engine.game.root),
-              "rules": engine.fingerprint, "scenario": game.state.scenario, "seed": game.state.seed, "options": options}
-    rolls = getattr(game.state.rng, "rolls", None)
-    if rolls:  # the fixed dice the game was played with: a replay rolls them again
-        header["dice"] = list(rolls)
-    write_atomic(path, json.dumps(header, sort_keys=True) + "\n" + log_text(game.log))
+    write(path, engine, game, options)
 
 
 def read_log(path: Path) -> tuple[dict, list[dict]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        header = json.loads(lines[0]) if lines else {}
-        entries = [json.loads(line) for line in lines[1:] if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not a Warcodex log: {exc.msg} at line {exc.lineno}") from None
-    if header.get("format") != LOG_FORMAT:
-        raise UserError(f"{path} is not a Warcodex log (no '{LOG_FORMAT}' header line)")
-    return header, entries
+    """A log's header and entries, checked for shape (`saves.read_log`)."""
+    from warcodex.interpreter.saves import read_log as read
+
+    return read(path)
 
 
 def is_log(path: Path) -> bool:
-    """A Warcodex log starts with a header line whose `format` is warcodex-log."""
+    """A Warcodex log starts with a header line whose `format` is warcodex-log (the file is read
+    as every record is: regular files only, bounded)."""
+    from warcodex.interpreter.saves import SaveError, is_log_text, read_record_text
+
     try:
-        with open(path, encoding="utf-8") as f:
-            first = f.readline()
-        header = json.loads(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return is_log_text(read_record_text(path))
+    except SaveError:
         return False
-    return isinstance(header, dict) and header.get("format") == LOG_FORMAT
 
 
 def read_record(path: Path) -> list[dict]:
-    """The log entries of a log or of a save."""
-    if is_log(path):
-        return read_log(path)[1]
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8")).get("log", [])
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        raise UserError(f"{path} is neither a Warcodex log nor a save") from None
-    return entries
+    """The log entries of a log or of a save, checked for shape (`saves.read_entries`)."""
+    from warcodex.interpreter.saves import read_entries
+
+    return read_entries(path)
 
 
 def print_report(engine, game) -> None:
@@ -481,13 +478,14 @@ def print_report(engine, game) -> None:
     if game.stopped_early:
         pos = game.state.position
         where = f"after turn {pos.turn - 1}" if pos.op == 0 else f"during turn {pos.turn}"
-        out.print(f"[bold]stopped early[/] {where}: no result yet; turns played: {played}; actions: {s['actions']}")
+        out.print(Text.assemble(("stopped early", "bold"), f" {where}: no result yet; turns played: {played}; "
+                                f"actions: {s['actions']}"))
     elif s["winner"]:
-        out.print(f"winner: [bold]{s['winner']}[/] ({s['reason'] or 'no reason given'}); turns played: {played}; "
-                  f"actions: {s['actions']}")
+        out.print(Text.assemble("winner: ", (s["winner"], "bold"), f" ({s['reason'] or 'no reason given'}); turns played: "
+                                f"{played}; actions: {s['actions']}"))
     else:
-        out.print(f"result: [bold]a draw[/] ({s['reason'] or 'the last turn ended with no winner'}); "
-                  f"turns played: {played}; actions: {s['actions']}")
+        out.print(Text.assemble("result: ", ("a draw", "bold"), f" ({s['reason'] or 'the last turn ended with no winner'}); "
+                                f"turns played: {played}; actions: {s['actions']}"))
 
 
 def first_combat(log: list[dict]) -> dict | None:
@@ -516,13 +514,14 @@ def parse_options(pairs) -> dict:
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Write the game log (JSON lines) here.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), help="Save the final state here.")
 @click.option("--load", "load_path", type=click.Path(dir_okay=False, exists=True), help="Continue a saved game.")
+@click.option("--force", is_flag=True, help="Continue a save made with other rules files (it is still checked against these).")
 @click.option("--max-actions", type=int, help="Stop after this many actions (then --save to continue later).")
 @click.option("--explain-combat", is_flag=True, help="Print the explanation of the first combat.")
 @click.option("--check-invariants", is_flag=True, help="Check the game's invariants after every action.")
 @click.option("--dice", "dice_text", help="The first die rolls, e.g. 3,5,1 (then the seed's dice).")
 @click.option("--dice-file", type=click.Path(dir_okay=False, exists=True),
               help="A file of the first die rolls: numbers separated by commas, blanks or lines; # comments.")
-def play(game, scenario, seed, agents, until_turn, options, log_path, save_path, load_path, max_actions, explain_combat,
+def play(game, scenario, seed, agents, until_turn, options, log_path, save_path, load_path, force, max_actions, explain_combat,
          check_invariants, dice_text, dice_file):
     """Play GAME with agents (self-play by default) and print the final report."""
     from warcodex.interpreter.play import Game, agents_for, start
@@ -534,7 +533,7 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
     if load_path:
         if dice:
             raise click.UsageError("--dice and --dice-file start a game: a loaded game keeps the dice it was saved with")
-        state, agent_objs, log = load_save(engine, load_path)
+        state, agent_objs, log = load_save(engine, load_path, force=force)
         g = Game(engine.for_scenario(state.scenario), state, agent_objs, log=log, check_invariants=check_invariants)
     else:
         g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
@@ -557,7 +556,7 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
 
         entry = first_combat(g.log)
         if entry:
-            out.print("\n[bold]An explained combat[/]")
+            out.print(bold("\nAn explained combat"))
             out.print(format_entry(entry), markup=False)
     if dice:
         left = g.state.rng.remaining if hasattr(g.state.rng, "remaining") else []
@@ -575,14 +574,18 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
 @cli.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "game_arg", help="Game folder (default: the one recorded in the log).")
-def replay(log: str, game_arg: str | None) -> None:
+@click.option("--force", is_flag=True, help="Replay a log made with other rules files (to see where they differ).")
+def replay(log: str, game_arg: str | None, force: bool) -> None:
     """Re-execute LOG from its decisions and verify it reproduces the same game."""
+    from warcodex.interpreter.consistency import check_log
     from warcodex.interpreter.play import log_text, replay as run_replay
 
     header, entries = read_log(Path(log))
     engine = build_engine(game_arg or header.get("game_dir") or header["game"])
-    if header.get("rules") != engine.fingerprint:
-        err.print(f"warning: the log was made with rules {header.get('rules')}, these are {engine.fingerprint}", style="yellow")
+    check_log(engine, header, entries, log, force=force)
+    if header["rules"] != engine.fingerprint:
+        err.print(f"warning: the log was made with rules {header['rules']}, these are {engine.fingerprint} (--force)",
+                  style="yellow")
     g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
                    dice=header.get("dice"))
     if log_text(g.log) == log_text(entries):
@@ -605,8 +608,9 @@ def replay(log: str, game_arg: str | None) -> None:
 def explain(record: str, entry_no: int | None, combat: bool, show_all: bool) -> None:
     """Show how each action of a log or save was resolved, with the rules that applied."""
     from warcodex.interpreter.explain import format_entry
+    from warcodex.interpreter.saves import read_entries
 
-    entries = read_record(Path(record))
+    entries = read_entries(Path(record))
     if combat:
         e = first_combat(entries)
         entries = [e] if e else []
@@ -617,7 +621,7 @@ def explain(record: str, entry_no: int | None, combat: bool, show_all: bool) -> 
     if not entries:
         raise UserError("no matching entry")
     for e in entries:
-        out.print(format_entry(e), markup=False)
+        out.print(format_entry(e))
 
 
 def open_position(record: str, at: int | None, game_arg: str | None):
@@ -625,18 +629,18 @@ def open_position(record: str, at: int | None, game_arg: str | None):
     from warcodex.interpreter.positions import Position, logged_position
     from warcodex.interpreter.saves import load_save
 
+    from warcodex.interpreter.consistency import check_log
+    from warcodex.interpreter.saves import is_log_text, read_record_text, read_save_file
+
     path = Path(record)
-    if is_log(path):
+    text = read_record_text(path)
+    if is_log_text(text):
         header, entries = read_log(path)
         engine = build_engine(game_arg or header.get("game_dir") or header["game"])
+        check_log(engine, header, entries, record)
         return logged_position(engine, header, entries, at)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise UserError(f"{path} is neither a Warcodex log nor a save") from None
-    if not isinstance(raw, dict) or raw.get("format") != "warcodex-save":
-        raise UserError(f"{path} is neither a Warcodex log nor a save")
-    engine = build_engine(game_arg or raw.get("game"))
+    data, _ = read_save_file(path, text)
+    engine = build_engine(game_arg or data.game)
     state, _, log = load_save(engine, path)
     if at is not None:  # a save holds its log: replay it to that entry
         from warcodex.interpreter.positions import logged_position
@@ -692,7 +696,7 @@ def moves(record: str, unit: str | None, at: int | None, limit: int, game_arg: s
     for name, found in by_action.items():
         if not totals[name]:
             continue
-        out.print(f"\n[bold]{name}[/]: {totals[name]}")
+        out.print(bold(f"\n{name}", f": {totals[name]}"))
         for m in found:
             out.print(f"  {m.text}", markup=False)
             for d in m.explanation:
@@ -763,16 +767,20 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
     from warcodex.interpreter.explain import format_entry
     from warcodex.interpreter.play import agents_for, start
     from warcodex.interpreter.saves import save_game
+    from warcodex.dsl.coverage_html import render_html
+    from warcodex.exporters.aids import write_aids
+    from warcodex.exporters.vassal.module import ExportOptions, build_module
+    from warcodex.outputs import output_folder, write_atomic
 
     target = Path(out_dir)
     gamedef, diags = load_checked(game)
-    out.print(f"[bold]1. check[/]: {gamedef.game.header.title()} ok, {len(diags.warnings)} warning(s) "
-              f"({sum(1 for w in diags.warnings if w.code == 'W-provisional')} provisional item(s))")
+    out.print(bold("1. check", f": {gamedef.game.header.title()} ok, {len(diags.warnings)} warning(s) "
+                   f"({sum(1 for w in diags.warnings if w.code == 'W-provisional')} provisional item(s))"))
     tests = rule_tests(gamedef)
     report = coverage(gamedef, tests)
     counts = summary(report)
-    out.print(f"[bold]2. coverage[/]: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
-              + f"; {tested_count(report)} section(s) tested by a rule test")
+    out.print(bold("2. coverage", ": " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+                   + f"; {tested_count(report)} section(s) tested by a rule test"))
     if tests:  # the rulebook's worked examples, written in the rules language (tests/*.wcx)
         from warcodex.dsl.checker import check_path
         from warcodex.interpreter.rule_test_report import summary_line
@@ -780,51 +788,57 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 
         import time
 
-        with_tests, _ = check_path(gamedef.root, tests=True)
+        with_tests, _ = check_path(gamedef.root, include_roots=include_roots(), tests=True)
         started = time.perf_counter()
         outcomes = RuleTestRunner(with_tests).run_all(list(with_tests.tests.values()))
         seconds = time.perf_counter() - started
-        out.print(f"[bold]2b. rule tests[/] (`warcodex test`): {summary_line(outcomes, seconds)}")
+        out.print(bold("2b. rule tests", f" (`warcodex test`): {summary_line(outcomes, seconds)}"))
     engine = Engine(gamedef)
     g = start(engine, scenario, seed, agents_for(engine, ["random"], seed), check_invariants=True)
     with _progress(g.runner, g.state, engine):
         g.run()
-    out.print("[bold]3. self-play[/] (random agents, invariants checked after every action)")
+    out.print(bold("3. self-play", " (random agents, invariants checked after every action)"))
     print_report(engine, g)
     entry = first_combat(g.log)
     if entry:
-        out.print("[bold]4. an explained combat[/]")
-        out.print(format_entry(entry), markup=False)
-    write_log(target / "game.log.jsonl", engine, g, {})
-    save_game(engine, g, target / "final.save.json")
-    from warcodex.dsl.coverage_html import render_html
-    from warcodex.interpreter.saves import write_atomic
-
-    write_atomic(target / "coverage.html", render_html(gamedef, coverage(gamedef, rule_tests(gamedef), engine.board)))
-    made = ["game.log.jsonl (replay with `warcodex replay`)", "final.save.json", "coverage.html"]
-    # the exporters: player aids (HTML, PDF, odds charts) and a VASSAL module of the scenario
-    from warcodex.exporters.aids import write_aids
-    from warcodex.exporters.vassal.module import ExportOptions, build_module
-
-    result = write_aids(gamedef, target / "aids", scenario=g.state.scenario)
-    out.print(f"[bold]5. player aids[/]: {result['pages']} page(s), {len(result['aid'].tables)} table(s), "
-              f"{len(result['aid'].charts)} odds chart(s) in {target / 'aids'}/")
-    module = build_module(gamedef, g.state.scenario, ExportOptions())
-    vmod = target / f"{module.data.name}-{module.data.scenario}.vmod"
-    module.write(vmod)
-    out.print(f"[bold]6. VASSAL module[/]: {vmod} ({len(module.data.board)} locations, "
-              f"{sum(len(u) for u in module.data.at_start.values())} units at start)")
-    made += ["aids/ (aids.html, aids.pdf, SVG odds charts)", vmod.name]
-    out.print(f"[bold]7. outputs[/] in {target}/: " + ", ".join(made))
+        out.print(bold("4. an explained combat"))
+        out.print(format_entry(entry))
+    # every output is written into a fresh folder that then replaces the target as a whole
+    with output_folder(target, "warcodex demo") as folder:
+        write_log(folder / "game.log.jsonl", engine, g, {})
+        save_game(engine, g, folder / "final.save.json")
+        write_atomic(folder / "coverage.html", render_html(gamedef, coverage(gamedef, rule_tests(gamedef), engine.board)))
+        made = ["game.log.jsonl (replay with `warcodex replay`)", "final.save.json", "coverage.html"]
+        # the exporters: player aids (HTML, PDF, odds charts) and a VASSAL module of the scenario
+        result = write_aids(gamedef, folder / "aids", scenario=g.state.scenario)
+        out.print(bold("5. player aids", f": {result['pages']} page(s), {len(result['aid'].tables)} table(s), "
+                                         f"{len(result['aid'].charts)} odds chart(s) in {target / 'aids'}/"))
+        module = build_module(gamedef, g.state.scenario, ExportOptions())
+        vmod = f"{module.data.name}-{module.data.scenario}.vmod"
+        module.write(folder / vmod)
+        out.print(bold("6. VASSAL module", f": {target / vmod} ({len(module.data.board)} locations, "
+                                           f"{sum(len(u) for u in module.data.at_start.values())} units at start)"))
+        made += ["aids/ (aids.html, aids.pdf, SVG odds charts)", vmod]
+    out.print(bold("7. outputs", f" in {target}/: " + ", ".join(made)))
 
 
-def main() -> None:
-    """Entry point: bad input ends with a located message and exit status 1, never a traceback."""
+INTERNAL_ERROR = 70  # exit status of a failure that is a bug in Warcodex, not bad input (EX_SOFTWARE)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: bad input ends with a message (located when it comes from a file) and exit
+    status 1, a usage error with status 2, never a traceback. A failure that is not bad input is
+    a bug: it is reported as an internal error (status 70), located at the rule that was running
+    when generated code raised it, with the traceback only when WARCODEX_DEBUG=1."""
+    import os
+
+    from warcodex.inputs import InputError
     from warcodex.interpreter.saves import SaveError
     from warcodex.interpreter.values import RuleError
+    from warcodex.outputs import OutputError
 
     try:
-        cli.main(standalone_mode=False)
+        cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Abort:
         err.print("aborted")
         sys.exit(130)
@@ -837,25 +851,31 @@ def main() -> None:
     except RuleError as exc:
         print_diagnostics([exc.diagnostic()])
         sys.exit(1)
-    except (SaveError, UserError) as exc:
-        err.print(f"error: {exc}", markup=False, style="red")
+    except (SaveError, UserError, InputError, OutputError) as exc:
+        err.print(f"error: {exc}", style="red")
+        sys.exit(1)
+    except OSError as exc:  # a file operation no writer or reader above turned into a message
+        where = f"{exc.filename}: " if exc.filename else ""
+        err.print(f"error: {where}{exc.strerror or exc}", style="red")
         sys.exit(1)
     except SystemExit:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # an engine bug: say which rule was running, if generated code was
-        import os
-
+    except Exception as exc:  # noqa: BLE001 - a bug must still end with a message, not a traceback
         from warcodex.interpreter.generated import span_of_traceback
 
-        span = span_of_traceback(exc.__traceback__)
-        if span is None or os.environ.get("WARCODEX_DEBUG"):
+        if os.environ.get("WARCODEX_DEBUG"):
             raise
-        print_diagnostics([Diagnostic(Severity.ERROR, "E-internal", f"internal error while running this rule: "
-                                      f"{type(exc).__name__}: {exc}", span,
-                                      "set WARCODEX_DEBUG=1 for the Python traceback")])
-        sys.exit(1)
+        span = span_of_traceback(exc.__traceback__)  # the rule that was running, in generated code
+        if span is not None:
+            print_diagnostics([Diagnostic(Severity.ERROR, "E-internal", f"internal error while running this rule: "
+                                          f"{type(exc).__name__}: {exc}", span,
+                                          "this is a bug in Warcodex; WARCODEX_DEBUG=1 shows the Python traceback")])
+        else:
+            err.print(f"internal error: {type(exc).__name__}: {exc}", style="red")
+            err.print("this is a bug in Warcodex, not in your input; WARCODEX_DEBUG=1 shows where it happened")
+        sys.exit(INTERNAL_ERROR)
 
 
 if __name__ == "__main__":

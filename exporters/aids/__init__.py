@@ -21,23 +21,27 @@ __all__ = ["Aid", "build_aid", "render_html", "chart_files", "write_aids"]
 
 def write_aids(game, out_dir: str | Path, scenario: str | None = None, lang: str = "en", paper: str = "a4",
                pdf: bool = True, engine=None) -> dict:
-    """Build the aid of a checked game and write DIR/aids.html, DIR/aids.pdf and the charts'
-    SVG files, each atomically. Returns {"files": [...], "pages": N or None, "aid": Aid}."""
-    from warcodex.interpreter.saves import write_atomic
+    """Build the aid of a checked game and write DIR/aids.html, DIR/aids.pdf and the charts' SVG
+    files as one set: DIR is replaced as a whole when every file is written, so an interrupted run
+    never leaves new files beside old ones (`warcodex.outputs.output_folder`).
+    Returns {"files": [...], "pages": N or None, "aid": Aid}."""
+    from warcodex.outputs import output_folder, write_atomic
 
     target = Path(out_dir)
     aid = build_aid(game, scenario=scenario, lang=lang, paper=paper, engine=engine)
     html = render_html(aid)
-    files = []
-    for name, svg in chart_files(aid).items():
-        write_atomic(target / name, svg + "\n")
-        files.append(target / name)
-    write_atomic(target / "aids.html", html)
-    files.append(target / "aids.html")
+    names = []
     pages = None
-    if pdf:
-        from warcodex.exporters.aids.pdf import write_pdf
+    with output_folder(target, "warcodex aids") as folder:
+        for name, svg in chart_files(aid).items():
+            write_atomic(folder / name, svg + "\n")
+            names.append(name)
+        write_atomic(folder / "aids.html", html)
+        names.append("aids.html")
+        if pdf:
+            from warcodex.exporters.aids.pdf import write_pdf
 
-        pages = write_pdf(html, target / "aids.pdf", base_url=str(target.resolve()))
-        files.append(target / "aids.pdf")
-    return {"files": files, "pages": pages, "aid": aid}
+            # relative links of the HTML resolve in the folder being written
+            pages = write_pdf(html, folder / "aids.pdf", base_url=str(folder.resolve()))
+            names.append("aids.pdf")
+    return {"files": [target / n for n in names], "pages": pages, "aid": aid}

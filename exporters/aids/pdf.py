@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warcodex.interpreter.saves import write_atomic
+from warcodex.outputs import write_atomic
 
 
 def render_pdf(html: str, base_url: str | None = None):

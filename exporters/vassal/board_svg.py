@@ -84,25 +84,56 @@ class BoardImage:
     svg: bytes
     width: int
     height: int
+    offset: tuple[int, int] = (0, 0)  # where the image starts in the grid's pixel frame
 
 
 # ============================================================================ hex boards
-def hex_board_svg(board, engine, size: float, title: str = "") -> BoardImage:
-    grid = board.grid
-    gw, gh = grid.pixel_size(size)
-    width, height = math.ceil(gw), math.ceil(gh)
-    svg = Svg(width, height)
-    background = svg.el(None, "rect", x=0, y=0, width=width, height=height, fill="#ffffff")
-    layer_hex = svg.group()
-    layer_motif = svg.group(opacity=0.55)
-    layer_edges = svg.group()
-    layer_lines = svg.group()
-    layer_top = svg.group()
+# What a VASSAL board image may be: Java and Cairo draw images of at most 32,767 pixels a side,
+# and an SVG of hundreds of thousands of hexes is beyond what VASSAL loads in reasonable memory.
+MAX_BOARD_HEXES = 50_000
+MAX_BOARD_PIXELS = 20_000
 
+
+class BoardTooLarge(ValueError):
+    """A board the exporter cannot draw; the message says why and what to change."""
+
+
+def check_drawable(board, size: float) -> None:
+    """Refuse, before drawing anything, a hex board with more hexes than a module can hold."""
+    n = len(hex_locations(board))
+    if n > MAX_BOARD_HEXES:
+        raise BoardTooLarge(f"the map has {n:,} hexes; a VASSAL board holds at most {MAX_BOARD_HEXES:,} "
+                            "(split it into sheets, or declare only the sheets in play)")
+
+
+def hex_board_svg(board, engine, size: float, title: str = "") -> BoardImage:
+    """The board image: the hexes of the board (a grid whose sheets hold only part of it is cut
+    to the hexes present: `offset` is where the image starts in the grid's pixel frame)."""
+    grid = board.grid
     hexes = hex_locations(board)
     on_map = set(hexes)
     centers = {loc: grid.pixel_center(*board.coords(loc), size) for loc in hexes}
     corners = {loc: grid.hex_corners(*board.coords(loc), size) for loc in hexes}
+    gw, gh = grid.pixel_size(size)
+    ox = oy = 0
+    width, height = math.ceil(gw), math.ceil(gh)
+    if hexes and len(hexes) < (grid.cols or 0) * (grid.rows or 0):  # sheets bound the board: cut to them
+        xs = [x for pts in corners.values() for x, _ in pts]
+        ys = [y for pts in corners.values() for _, y in pts]
+        ox, oy = max(0, math.floor(min(xs))), max(0, math.floor(min(ys)))
+        width, height = math.ceil(max(xs)) - ox, math.ceil(max(ys)) - oy
+    if max(width, height) > MAX_BOARD_PIXELS:
+        raise BoardTooLarge(f"the board image would be {width:,} x {height:,} pixels; a VASSAL board is at most "
+                            f"{MAX_BOARD_PIXELS:,} pixels a side (give a smaller --hex-size)")
+    svg = Svg(width, height)
+    background = svg.el(None, "rect", x=0, y=0, width=width, height=height, fill="#ffffff")
+    frame = svg.group(transform=f"translate({-ox},{-oy})") if (ox or oy) else None
+    layer_hex = svg.group(frame)
+    layer_motif = svg.group(frame, opacity=0.55)
+    layer_edges = svg.group(frame)
+    layer_lines = svg.group(frame)
+    layer_top = svg.group(frame)
+
     terrains_used: dict[str, str] = {}
     for loc in hexes:
         t = board.terrain(loc)
@@ -205,7 +236,7 @@ def hex_board_svg(board, engine, size: float, title: str = "") -> BoardImage:
     height += legend_h  # the legend goes below the grid: the grid's pixel frame is unchanged
     svg.resize(width, height)
     background.set("height", str(height))
-    return BoardImage(svg.tostring(), width, height)
+    return BoardImage(svg.tostring(), width, height, (ox, oy))
 
 
 def is_box(board, loc: str) -> bool:

@@ -35,6 +35,7 @@ from warcodex.exporters.vassal.encoder import (
     CTRL, CTRL_SHIFT, Trait, basic_piece, clean_text, key_list, keystroke, piece_definition, string_array, trait)
 from warcodex.exporters.vassal.svg import to_png
 from warcodex.interpreter.hexgrid import vassal_grid_spec
+from warcodex.outputs import OutputError
 
 HOLDING_MAP = "Holding boxes"
 ELIMINATED = "Eliminated"
@@ -82,7 +83,7 @@ class Module:
 
     def write(self, path: str | Path) -> Path:
         """Write the .vmod atomically (a temp file in the same folder, then os.replace)."""
-        from warcodex.interpreter.saves import write_atomic
+        from warcodex.outputs import write_atomic
 
         path = Path(path)
         write_atomic(path, self.zip_bytes())
@@ -250,6 +251,11 @@ def _layer(name: str, images: list[str], level_names: list[str], *, level: int, 
 
 
 # ============================================================================ the module
+class ExportRefused(OutputError):
+    """A game the VASSAL exporter cannot draw (a board too large for a module); the message says
+    why and what to change."""
+
+
 def build_module(game, scenario: str | None = None, options: ExportOptions | None = None) -> Module:
     options = options or ExportOptions()
     data = gamedata.load(game, scenario)
@@ -263,11 +269,19 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     location_names: dict[str, str] = {}  # our location id -> VASSAL location (hex id, Region name)
     on_holding: set[str] = set()  # our locations that are Regions of the holding-boxes map
     if board.kind == "hex":
-        img = board_svg.hex_board_svg(board, data.engine, options.hex_size, data.title)
+        try:
+            board_svg.check_drawable(board, options.hex_size)
+            img = board_svg.hex_board_svg(board, data.engine, options.hex_size, data.title)
+        except board_svg.BoardTooLarge as exc:
+            raise ExportRefused(f"cannot export {data.title} to VASSAL: {exc}") from None
         spec = vassal_grid_spec(board.grid, options.hex_size)
+        grid_attrs = dict(spec.grid)
+        ox, oy = img.offset  # an image cut to the sheets in play: the grid's origin moves with it
+        grid_attrs["x0"] = str(int(grid_attrs["x0"]) - ox)
+        grid_attrs["y0"] = str(int(grid_attrs["y0"]) - oy)
         board_image = images.add(f"board {board.name}", img.svg)
         main = MapPlan(board.name, board.name, board_image, img.width, img.height,
-                       hex_grid=(spec.grid, spec.numbering))
+                       hex_grid=(grid_attrs, spec.numbering))
         location_names = {loc: loc for loc in board_svg.hex_locations(board)}
     else:
         layout = board_svg.area_layout(board)
