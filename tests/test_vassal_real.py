@@ -26,6 +26,7 @@ from warcodex.dsl import ast
 from warcodex.dsl.checker import check_path
 from warcodex.exporters.vassal import board_svg
 from warcodex.exporters.vassal.module import HOLDING_MAP, ExportOptions, Module, build_module
+from warcodex.interpreter.hexgrid import vassal_grid_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = sorted(p for p in (ROOT / "games").iterdir() if (p / "game.wcx").is_file())
@@ -58,10 +59,16 @@ def need_vassal():
 
 
 def hex_centres(module: Module, hex_size: float = 44.0) -> list[tuple[str, float, float]]:
+    """Each hex's centre on the module's board image: the grid's centre, less where the image starts
+    (a board cut to its sheets in play moves the grid's origin written in buildFile.xml)."""
     board = module.data.board
     if board.kind != "hex":
         return []
-    return [(loc, *board.pixel_center(loc, hex_size)) for loc in board.locations if not board.is_box(loc)]
+    spec = vassal_grid_spec(board.grid, hex_size)
+    written = module.plan.maps[0].hex_grid[0]
+    dx, dy = int(spec.grid["x0"]) - int(written["x0"]), int(spec.grid["y0"]) - int(written["y0"])
+    return [(loc, x - dx, y - dy) for loc in board.locations if not board.is_box(loc)
+            for x, y in [board.pixel_center(loc, hex_size)]]
 
 
 def vassal_name(label: str, steps: int, max_steps: int, factors: str) -> str:
