@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -743,6 +744,16 @@ def test_cli_from_a_save_or_a_log(tmp_path):
     bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.log"), "-s", "nope"])
     assert bad.exit_code == 2 and "scenario 'meeting'" in bad.output
     assert "Traceback" not in bad.output
+    # a log is read and checked as `warcodex replay` reads it: a cut log, a log of another game
+    lines = (tmp_path / "g.log").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "cut.log").write_text("".join(lines[:-1]), encoding="utf-8")
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "cut.log"), "-o", str(tmp_path / "c.vlog")])
+    assert bad.exit_code != 0 and "incomplete" in str(bad.exception) and not (tmp_path / "c.vlog").exists()
+    other = json.loads(lines[0]) | {"game": "stalingrad42"}
+    (tmp_path / "other.log").write_text(json.dumps(other) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "other.log"), "-o", str(tmp_path / "o.vlog")])
+    assert bad.exit_code != 0 and "is a log of 'stalingrad42'" in str(bad.exception)
+    assert not (tmp_path / "o.vlog").exists() and not (tmp_path / "o.vmod").exists()
 
 
 def test_prototype_names_are_unique_even_when_two_types_share_a_label(tmp_path):

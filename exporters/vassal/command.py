@@ -3,7 +3,6 @@ warcodex.cli)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -57,21 +56,24 @@ def _from_record(gamedef, record: Path, scenario: str | None, out_path: Path | N
     with the module it opens in written beside it."""
     from dataclasses import replace
 
-    from warcodex.cli import UserError, err, out, read_log
+    from warcodex.cli import UserError, err, is_log as is_log_file, out, read_log
     from warcodex.exporters.vassal import savegame
     from warcodex.exporters.vassal.module import build_module
     from warcodex.interpreter.engine import Engine
-    from warcodex.interpreter.saves import write_atomic
+    from warcodex.outputs import write_atomic
 
     engine = Engine(gamedef)
-    is_log = _is_log(record)
+    is_log = is_log_file(record)
     states: list[tuple[dict | None, object]] = []  # (log entry, the state it left), in order
     if is_log:
         from warcodex.interpreter.play import replay
 
+        from warcodex.interpreter.consistency import check_log
+
         header, entries = read_log(record)
-        if header.get("game") != gamedef.game.name:
-            raise UserError(f"{record} is a log of '{header.get('game')}', not of '{gamedef.game.name}'")
+        # the game, scenario, options and entries checked as `warcodex replay` checks them; other
+        # rules files are allowed with a warning (the replay then says where it stops matching)
+        check_log(engine, header, entries, str(record), force=True)
         if header.get("rules") != engine.fingerprint:
             err.print(f"warning: the log was made with rules {header.get('rules')}, these are {engine.fingerprint}",
                       style="yellow", markup=False)
@@ -122,17 +124,6 @@ def _from_record(gamedef, record: Path, scenario: str | None, out_path: Path | N
     out.print(f"wrote {path} and the module it opens in, {vmod} (open the module in VASSAL, then "
               f"{'File > Open Game and the Step button' if path.suffix == '.vlog' else 'File > Open Game'})",
               markup=False)
-
-
-def _is_log(path: Path) -> bool:
-    from warcodex.cli import LOG_FORMAT
-
-    try:
-        with path.open(encoding="utf-8") as f:
-            head = json.loads(f.readline() or "{}")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(head, dict) and head.get("format") == LOG_FORMAT
 
 
 def _entry_text(module, entry: dict) -> str:
