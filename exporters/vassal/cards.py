@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from warcodex.dsl import ast
 from warcodex.exporters.vassal.buildfile import DeckPlan, MapPlan, Slot
+from warcodex.exporters.vassal.gamedata import player_text
 from warcodex.exporters.vassal.encoder import basic_piece, clean_text, keystroke, piece_definition, trait
 from warcodex.exporters.vassal.svg import Svg, text_width
 
@@ -48,7 +49,7 @@ def card_infos(deck: ast.Deck, engine) -> list[CardInfo]:
             if p.value is None:
                 flags.append(p.key.replace("_", " "))
             else:
-                fields.append((p.key.replace("_", " "), str(ent.props.get(p.key))))
+                fields.append((p.key.replace("_", " "), player_text(ent.props.get(p.key))))
         prov = (c.header.provenance is not None and c.header.provenance.kind == "provisional") or any(
             p.provenance is not None and p.provenance.kind == "provisional" for p in c.props)
         out.append(CardInfo(c.name, c.header.title(), fields, flags, prov))

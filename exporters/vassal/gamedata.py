@@ -137,6 +137,16 @@ def _num(v: Any) -> str:
     return str(show(v))
 
 
+def player_text(v: Any) -> str:
+    """A runtime value as a player reads it on a card or counter: a list as "a, b", an entity by
+    its label, a fraction as 1/2 (not Python's rendering of the value)."""
+    if isinstance(v, (tuple, list)):
+        return ", ".join(player_text(x) for x in v)
+    if isinstance(v, (set, frozenset)):
+        return ", ".join(sorted(player_text(x) for x in v))
+    return "" if v is None else _num(v)
+
+
 def value_text(v: Any) -> str:
     """A runtime value as the text of a VASSAL property."""
     if v is None:
