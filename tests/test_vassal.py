@@ -357,8 +357,24 @@ def test_palette_is_a_window_of_counter_grids(tiny, monkeypatch):
     monkeypatch.setattr(palette, "GROUP_ABOVE", 1)
     grouped = _tree(build_module(TINY))
     axis = next(t for t in grouped.iter(WIDGET + "TabWidget") if t.get("entryName") == "Axis")
-    assert [p.get("entryName") for p in axis] == ["Armor & mechanized", "Infantry", "Other types"]
+    # the other side's types come last, named by whose they are (not taken for the "Other" arms)
+    assert [p.get("entryName") for p in axis] == ["Armor & mechanized", "Infantry", "Soviet types"]
     assert [s.get("entryName") for s in axis[0]] == ["Panzer division"]
+
+
+def test_counter_sheet_leaves_out_other_sides_types_in_a_sides_colours(tiny):
+    """The counter sheet shows each side's own counters: a Soviet rifle division drawn in Axis
+    colours (the Axis tab's "Soviet types", for captures) is not a counter of the game."""
+    from warcodex.exporters.vassal.module import _slot_images, counter_sheet_items
+
+    plan = tiny.plan
+    sheet = {svg for svg, _ in counter_sheet_items(plan.maps, plan.palette, tiny.svgs)}
+    images = {own: {img for tab in plan.palette for p in tab.panels if p.own == own for s in p.slots
+                    for img, _ in _slot_images(s)} for own in (True, False)}
+    assert images[False] and images[True]
+    assert all(tiny.svgs[img] in sheet for img in images[True])
+    others = images[False] - images[True]
+    assert others and not any(tiny.svgs[img] in sheet for img in others)
 
 
 # =============================================================================== grid and set-up

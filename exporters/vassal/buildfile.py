@@ -81,6 +81,7 @@ class PanelPlan:
     name: str
     slots: list[Slot]
     columns: int = 6
+    own: bool = True  # False: other sides' types in this side's colours (not on the counter sheet)
 
 
 @dataclass

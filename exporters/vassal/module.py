@@ -364,8 +364,9 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
                             columns=palette.COLUMNS) for title, types in groups]
         others = [u.name for u in data.unit_types if u.name not in own]
         if others:  # bought or captured units, other sides' types: available, but out of the way
-            panels.append(PanelPlan("Other types", [pieces.unit_slot(t, side.name) for t in others],
-                                    columns=palette.COLUMNS))
+            panels.append(PanelPlan(_others_title(data, side.name, others), [pieces.unit_slot(t, side.name)
+                                                                           for t in others],
+                                    columns=palette.COLUMNS, own=False))
         if panels:
             tabs.append(TabPlan(side.label, panels))
     marker_slots = [pieces.turn_marker_slot()]
@@ -448,11 +449,21 @@ def _slot_images(slot: Slot) -> list[tuple[str, str]]:
     return []
 
 
+def _others_title(data: gamedata.GameData, side: str, others: list[str]) -> str:
+    """The tab of the types a side does not own, named by whose they are ("Soviet types"), so that
+    it is not taken for the "Other" group of arms."""
+    owners = [s.label for s in data.sides if s.name != side and any(t in data.palette.get(s.name, []) for t in others)]
+    unowned = [t for t in others if not any(t in data.palette.get(s.name, []) for s in data.sides)]
+    if len(owners) == 1 and not unowned:
+        return f"{owners[0]} types"
+    return "Other sides' types" if owners else "Unassigned types"
+
+
 def counter_sheet_items(maps: list[MapPlan], tabs: list[TabPlan], svgs: dict[str, bytes]) -> list[tuple[bytes, str]]:
     """The counter sheet: every unit of the set-up and the holding boxes (each step), the palette's
     own unit types, then the markers (each face); each image once."""
     slots = [s for m in maps for st in m.stacks for s in st.slots]
-    slots += [s for tab in tabs for p in tab.panels if p.name != "Other types" for s in p.slots]
+    slots += [s for tab in tabs for p in tab.panels if p.own for s in p.slots]
     seen: set[str] = set()
     units, markers = [], []
     for slot in slots:
