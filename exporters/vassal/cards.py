@@ -198,6 +198,8 @@ def _table_svg(width: int, height: int, names: list[str], decks) -> bytes:
     for d in decks:
         svg.el(None, "rect", x=d.x - 4, y=d.y - 4, width=d.width + 8, height=d.height + 8, rx=14, fill="none",
                stroke="#d9d2bc", stroke_width=2, stroke_dasharray="6,4")
-        for i, line in enumerate(_wrap(d.name, 12, d.width + 40)[:2]):
-            svg.text(None, d.x + d.width / 2, d.y - 30 + i * 14, line, 12, weight="bold", fill="#f3efe2")
+        lines = _wrap(d.name, 12, d.width + 40)[:2]
+        for i, line in enumerate(lines):  # a title of two lines starts higher: VASSAL draws a pile's top card raised
+            svg.text(None, d.x + d.width / 2, d.y - 30 - 14 * (len(lines) - 1) + i * 14, line, 12, weight="bold",
+                     fill="#f3efe2")
     return svg.tostring()

@@ -2,11 +2,12 @@
 
     .venv/bin/python tests/vassal_real/screenshots.py [OUT_DIR]      (default: docs/images)
 
-Exports Stalingrad '42 (Fall Blau) and Tiny Front, loads each in VASSAL under Xvfb (harness.py)
+Exports Stalingrad '42 (Fall Blau), Tiny Front and No Retreat!, loads each in VASSAL under Xvfb (harness.py)
 with the dice rolled and the Counters palette and the turn tracker open, and writes:
   vassal-main.png       the main window: chat, toolbar, map with the set-up, palette, tracker
   vassal-palette.png    the Counters palette at full size
   vassal-tiny-main.png  Tiny Front's main window (its whole map fits)
+  vassal-cards.png      No Retreat!'s card table (the decks' piles as VASSAL decks)
 Look at them before committing: they are what a player sees.
 """
 
@@ -49,7 +50,9 @@ def main() -> None:
         main_png.crop((x, y, x + w, y + h)).save(out / "vassal-palette.png", optimize=True)
         shoot("tiny", "meeting", "tiny", work)
         Image.open(work / "tiny-main.png").convert("RGB").save(out / "vassal-tiny-main.png", optimize=True)
-    print(f"wrote {out}/vassal-main.png, vassal-palette.png, vassal-tiny-main.png")
+        shoot("no-retreat", "campaign", "nr", work)
+        Image.open(work / "nr-map-Cards.png").convert("RGB").save(out / "vassal-cards.png", optimize=True)
+    print(f"wrote {out}/vassal-main.png, vassal-palette.png, vassal-tiny-main.png, vassal-cards.png")
 
 
 if __name__ == "__main__":
