@@ -12,6 +12,13 @@ alike. Both play this checkout's game files: the same rules, only the engines di
 (as `bench/selfplay.py`), and the report gives each side's median seconds per game and their
 ratio; both logs are hashed and must be byte-identical (same seed, same log). `--traced-seeds N`
 also compares the first N games played with explanations (the logs then hold every derivation).
+
+Random agents draw lazily since #14 (docs/engine.md, "Actions and agents"): against an older
+checkout, the same seed is then another game. By default each side plays its own agents' games:
+the ratio is then between median seconds per game (and per action) of two samples of games, and
+the logs are not compared. `--same-games` has this side draw as older engines did
+(`RandomAgent(eager_domains=True)`): the same games, identical logs required, the engines' own
+speed compared seed by seed (the agents' laziness left out).
 """
 
 from __future__ import annotations
@@ -46,9 +53,10 @@ class Worker:
         ready = json.loads(self.proc.stdout.readline())
         self.build_s = ready["build_s"]
         self.version = ready["version"]
+        self.lazy = ready.get("lazy", False)  # its random agents draw lazily (other games)
 
-    def play(self, scenario: str, seed: int, trace: bool) -> dict:
-        self.proc.stdin.write(json.dumps({"scenario": scenario, "seed": seed, "trace": trace}) + "\n")
+    def play(self, scenario: str, seed: int, trace: bool, eager: bool = False) -> dict:
+        self.proc.stdin.write(json.dumps({"scenario": scenario, "seed": seed, "trace": trace, "eager": eager}) + "\n")
         line = self.proc.stdout.readline()
         if not line:
             raise SystemExit(f"the {self.label} worker stopped")
@@ -67,6 +75,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--traced-seeds", type=int, default=0, help="also compare N games played with explanations")
+    ap.add_argument("--same-games", action="store_true",
+                    help="this side draws as older engines did: the same games, identical logs required")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     console = Console(width=150)
@@ -76,23 +86,27 @@ def main(argv=None) -> int:
     base = Worker("base", args.base.resolve(), game_dir)
     new = Worker("this", ROOT, game_dir)
     rows, mismatches = [], []
+    # the same games when both sides draw alike (or this side draws as the older one does)
+    same_games = args.same_games or base.lazy == new.lazy
     try:
         seeds = range(args.first_seed, args.first_seed + args.seeds)
         for i, seed in enumerate(seeds):
             for trace in ((False, True) if i < args.traced_seeds else (False,)):
                 # alternate which side goes first, so neither always plays on a warmer machine
                 order = (base, new) if (i % 2 == 0) else (new, base)
-                results = {w.label: w.play(args.scenario, seed, trace) for w in order}
+                results = {w.label: w.play(args.scenario, seed, trace, eager=args.same_games) for w in order}
                 b, n = results["base"], results["this"]
                 same = b["log_sha256"] == n["log_sha256"]
-                if not same:
+                if same_games and not same:
                     mismatches.append({"seed": seed, "trace": trace})
                 rows.append({"seed": seed, "trace": trace, "base_s": b["seconds"], "this_s": n["seconds"],
-                             "ratio": b["seconds"] / n["seconds"], "actions": n["actions"], "same_log": same,
+                             "base_cpu_s": b["cpu_s"], "this_cpu_s": n["cpu_s"],
+                             "ratio": b["seconds"] / n["seconds"], "actions": n["actions"],
+                             "base_actions": b["actions"], "same_log": same,
                              "base_error": b.get("error"), "this_error": n.get("error")})
-                console.print(f"  seed {seed}{' traced' if trace else ''}: base {b['seconds']:.2f} s, this "
-                              f"{n['seconds']:.2f} s ({b['seconds'] / n['seconds']:.1f}x), {n['actions']} actions, "
-                              f"{'same log' if same else '[red]DIFFERENT LOG[/]'}")
+                verdict = ("same log" if same else "[red]DIFFERENT LOG[/]") if same_games else "other games (lazy draws)"
+                console.print(f"  seed {seed}{' traced' if trace else ''}: base {b['seconds']:.2f} s "
+                              f"({b['actions']} actions), this {n['seconds']:.2f} s ({n['actions']} actions), {verdict}")
     finally:
         base.close()
         new.close()
@@ -103,16 +117,32 @@ def main(argv=None) -> int:
         "base_build_s": base.build_s, "this_build_s": new.build_s,
         "median_base_s": statistics.median(r["base_s"] for r in untraced),
         "median_this_s": statistics.median(r["this_s"] for r in untraced),
-        "median_ratio": statistics.median(r["ratio"] for r in untraced),
-        "all_logs_identical": not mismatches, "mismatches": mismatches, "games": rows,
+        # CPU seconds of the playing process: what a quiet machine would take, about (other
+        # processes sharing the cores stretch the wall-clock times, not these)
+        "median_base_cpu_s": statistics.median(r["base_cpu_s"] for r in untraced),
+        "median_this_cpu_s": statistics.median(r["this_cpu_s"] for r in untraced),
+        "same_games": same_games,
+        "all_logs_identical": (not mismatches) if same_games else None, "mismatches": mismatches, "games": rows,
+        "base_ms_per_action": 1000 * sum(r["base_s"] for r in untraced) / max(1, sum(r["base_actions"] for r in untraced)),
+        "this_ms_per_action": 1000 * sum(r["this_s"] for r in untraced) / max(1, sum(r["actions"] for r in untraced)),
     }
+    # the same games: the median of the seed-by-seed ratios; other games: the ratio of the medians
+    report["median_ratio"] = (statistics.median(r["ratio"] for r in untraced) if same_games
+                              else report["median_base_s"] / report["median_this_s"])
     t = Table(title=f"{args.game} {args.scenario}: random self-play with invariants, {args.seeds} seeds, same run")
-    for col in ("", "median s/game", "engine build s"):
+    for col in ("", "median s/game", "median CPU s/game", "ms/action", "engine build s"):
         t.add_column(col)
-    t.add_row(f"base ({base.version})", f"{report['median_base_s']:.2f}", f"{base.build_s:.2f}")
-    t.add_row(f"this ({new.version})", f"{report['median_this_s']:.2f}", f"{new.build_s:.2f}")
+    t.add_row(f"base ({base.version})", f"{report['median_base_s']:.2f}", f"{report['median_base_cpu_s']:.2f}",
+              f"{report['base_ms_per_action']:.2f}", f"{base.build_s:.2f}")
+    t.add_row(f"this ({new.version})", f"{report['median_this_s']:.2f}", f"{report['median_this_cpu_s']:.2f}",
+              f"{report['this_ms_per_action']:.2f}", f"{new.build_s:.2f}")
     console.print(t)
-    console.print(f"median ratio base/this: {report['median_ratio']:.1f}x; logs identical: {report['all_logs_identical']}")
+    if same_games:
+        console.print(f"median ratio base/this (seed by seed): {report['median_ratio']:.1f}x; logs identical: "
+                      f"{report['all_logs_identical']}")
+    else:
+        console.print(f"ratio of the medians base/this: {report['median_ratio']:.1f}x (other games: this side's "
+                      f"agents draw lazily; --same-games compares the same games)")
     out = args.out or HERE / f"compare-{args.game}-{args.scenario}.json"
     from warcodex.interpreter.saves import write_atomic
 

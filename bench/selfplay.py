@@ -48,7 +48,10 @@ def _engine(game: str):
         gamedef, diags = check_path(folder)
         if gamedef is None or diags.errors:
             raise SystemExit("\n".join(d.render() for d in diags.errors))
+        from warcodex.interpreter.engine import settle_for_play
+
         _engines[game] = Engine(gamedef)
+        settle_for_play(_engines[game])  # the rules live as long as the worker
     return _engines[game]
 
 

@@ -330,6 +330,13 @@ class VarDecl(Decl):
     # hidden information: the value is known only to its owner (the unit's side for a unit_var,
     # the side for a side_var); its enemies may not observe it
     hidden: bool = False
+    # `per PROCEDURE`: one value for each call of that procedure (a battle's own state, read by the
+    # triggers and functions the call runs): its initial value when the call starts, the value it
+    # had before when the call ends
+    per: str | None = None
+    per_span: Span | None = Field(default=None, repr=False, exclude=True)
+    # `bookkeeping`: the rules' own records; explanations do not show its assignments
+    bookkeeping: bool = False
 
 
 # tables

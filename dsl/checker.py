@@ -178,8 +178,10 @@ def _a(kind: str) -> str:
 
 
 def _fits(declared: str, literal: str) -> bool:
-    """Can a literal of type `literal` be stored in a variable declared `declared`?"""
-    return declared == "any" or literal == "none" or literal == declared or (declared == "num" and literal == "int")
+    """Can a literal of type `literal` be stored in a variable declared `declared`? A location is
+    written as its printed id, a string (`set start = "0606"`)."""
+    return (declared == "any" or literal == "none" or literal == declared or (declared == "num" and literal == "int")
+            or (declared == "location" and literal == "str"))
 
 
 def _key_src(key: ast.Key) -> str:
@@ -465,6 +467,19 @@ class _Checker:
     DECK_PROPS = {"reshuffle_at": "the number of cards left in the draw pile at which the discards are shuffled back in",
                   "piles": "the deck's own piles, as a list of names in quotes: [\"cup\", \"drawn\"]"}
 
+    def _check_var_per(self, decl: ast.VarDecl) -> None:
+        """`var NAME: TYPE = V per PROCEDURE`: a global variable of each call of a procedure."""
+        span = decl.per_span or decl.span
+        if decl.scope != "var":
+            self.diags.error("E-per", f"{decl.scope} '{decl.name}' cannot be per {decl.per}: only a global `var` can "
+                             "belong to each call of a procedure", span,
+                             hint="a unit's or side's value per battle is a `var` holding a list or the unit")
+        target = self.game.names.get(decl.per)
+        if not isinstance(target, ast.Procedure):
+            self.diags.error("E-per", f"'{decl.per}' is not a procedure: `per` names the procedure whose every call "
+                             f"has its own '{decl.name}'", span,
+                             hint=did_you_mean(decl.per, [d.name for d in self.game.decls if isinstance(d, ast.Procedure)]))
+
     def _check_deck_prop(self, deck: ast.Deck, p: ast.Prop) -> None:
         """A deck's own rules: known keys, `reshuffle_at` a whole number, `piles` a list of names
         (interpreter/cards.py)."""
@@ -511,6 +526,8 @@ class _Checker:
                 self.diags.error("E-hidden", f"{decl.scope} '{decl.name}' cannot be hidden: only a unit_var (known to the "
                                  "unit's side) or a side_var (known to that side) has an owner", decl.span,
                                  hint="declare it as a unit_var or side_var of the side that knows it")
+            if decl.per is not None:
+                self._check_var_per(decl)
         elif isinstance(decl, ast.Table):
             for p in decl.props:
                 if p.value is not None:

@@ -70,7 +70,7 @@ KEYWORDS = frozenset("""
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns player_turn repeat while phase
-    allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden
+    allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden per bookkeeping
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
     test example map turn active dice answer expect legal marked count because without box offered asked same
@@ -394,7 +394,10 @@ class _Layout:
         default = f" = {format_expr(d.default)}" if d.default is not None else ""
         h = d.header
         hidden = " hidden" if d.hidden else ""
-        return [f"{ind}{d.scope} {d.name}: {d.type}{default}{hidden}{_meta(None, h.translations, h.citations, h.provenance)}"]
+        per = f" per {d.per}" if d.per else ""
+        bookkeeping = " bookkeeping" if d.bookkeeping else ""
+        return [f"{ind}{d.scope} {d.name}: {d.type}{default}{hidden}{per}{bookkeeping}"
+                f"{_meta(None, h.translations, h.citations, h.provenance)}"]
 
     def _table(self, d: ast.Table, ind: str) -> list[str]:
         i2 = ind + INDENT

@@ -78,6 +78,7 @@ _KEYWORDS = (
     "clamp", "beyond", "above", "below", "from", "upto", "use", "result", "illegal",
     # actions, procedures, statements
     "param", "subset", "where", "require", "do", "let", "set", "if", "then", "else", "for", "choose", "reroll", "hidden",
+    "per", "bookkeeping",
     "by", "otherwise", "optional", "apply", "step", "stop", "log", "min", "max", "roll", "keep", "highest", "lowest",
     # units, sequence, scenarios
     "at", "steps", "allow", "limit", "until", "when", "while", "setup", "on",

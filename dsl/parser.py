@@ -287,6 +287,13 @@ class _Params(list):
     """Marks a parameter list among a rule's children."""
 
 
+class _VarPer:
+    """`per PROCEDURE` of a variable declaration, while parsing."""
+
+    def __init__(self, name: str, span) -> None:
+        self.name, self.span = name, span
+
+
 class _TypeRef(str):
     """Marks a type annotation among a rule's children (labels are plain str)."""
 
@@ -437,17 +444,26 @@ class _ToAst(Transformer):
 
     def var_decl(self, meta, scope, name, type_ref, *rest):
         default = None
-        hidden = False
+        hidden = bookkeeping = False
+        per = None
         m = _Meta()
         for r in rest:
             if isinstance(r, _Meta):
                 m = r
             elif isinstance(r, Token) and r.type == "HIDDEN":
                 hidden = True
+            elif isinstance(r, Token) and r.type == "BOOKKEEPING":
+                bookkeeping = True
+            elif isinstance(r, _VarPer):
+                per = r
             else:
                 default = r
         return ast.VarDecl(scope=str(scope), type=str(type_ref), default=default, hidden=hidden,
-                           header=self.header(meta, name, None, m), span=self.sp(meta))
+                           per=per.name if per else None, per_span=per.span if per else None,
+                           bookkeeping=bookkeeping, header=self.header(meta, name, None, m), span=self.sp(meta))
+
+    def var_per(self, meta, _per, name):
+        return _VarPer(str(name), self.sp(meta))
 
     # -- tables
     def key_int(self, meta, tok):

@@ -46,7 +46,7 @@ _SPEC = [
     Builtin("units_at", ("h: location",), "list", "The units in a location."),
     Builtin("unit_by_id", ("id: int",), "unit", "The unit with this id, as logs and explanations number it (`#7` is `unit_by_id(7)`); none if there is none."),
     Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map."),
-    Builtin("occupied", (), "list", "The locations that hold at least one unit."),
+    Builtin("occupied", (), "list", "The locations that hold at least one unit, in board order."),
     Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side)."),
     Builtin("units_in_box", ("box: str",), "list", "Units held off-map in a named box (reinforcement pools, eliminated box...)."),
     # ---- sides

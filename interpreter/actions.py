@@ -5,6 +5,11 @@ The engine enumerates legal instances from the declaration itself: parameters ar
 it mentions are bound, so whole branches are pruned early. Enumeration is lazy (a generator);
 random agents walk it in a shuffled order. Applying an action re-validates it independently of
 the enumerator: an illegal action is refused with the rule that forbids it.
+
+A domain written as a filter, `list(x for x in S where C)` (in the action, or as the body of a
+function it calls, or several joined with `+`), is enumerated lazily too: its candidates are the
+values of S, and C is tested only on the candidates looked at (a random agent looks at one or
+two); validating a value tests it alone: it is in S and passes C.
 """
 
 from __future__ import annotations
@@ -40,6 +45,52 @@ def free_names(node) -> set[str]:
 
 
 @dataclass
+class Part:
+    """One piece of a parameter's domain: the values of `source` that pass `test` (None: all of
+    them). `binds`: how its frame is made from the action's, one step per function whose body it
+    comes from ((parameter names, compiled arguments), ...); none: the action's own locals."""
+
+    source: object
+    var: str | None
+    test: object
+    binds: tuple = ()
+
+    def frame(self, fr: Frame) -> Frame:
+        vars = dict(fr.vars)
+        for names, args in self.binds:
+            vars = {n: a(Frame(fr.ctx, vars)) for n, a in zip(names, args)}
+        return Frame(fr.ctx, vars)
+
+    def passes(self, pfr: Frame, value) -> bool:
+        if self.test is None:
+            return True
+        pfr.vars[self.var] = value
+        return bool(self.test(pfr))
+
+
+def domain_parts(compiler, game, e, scope: frozenset, depth: int = 0) -> list[Part]:
+    """The domain expression `e` as filtered parts (see the module's docstring); an expression
+    that is no filter is one part, all of its values."""
+    if isinstance(e, ast.Comprehension) and e.func == "list" and isinstance(e.element, ast.Name) and e.element.id == e.var:
+        test = compiler.expr(e.where, scope | {e.var}) if e.where is not None else None
+        return [Part(compiler.expr(e.source, scope), e.var, test)]
+    if isinstance(e, ast.BinOp) and e.op == "+":
+        left = domain_parts(compiler, game, e.left, scope, depth)
+        right = domain_parts(compiler, game, e.right, scope, depth)
+        if any(p.test is not None for p in left + right):
+            return left + right
+    if isinstance(e, ast.Call) and depth < 8:
+        decl = game.names.get(e.func)
+        if isinstance(decl, ast.Function) and len(e.args) == len(decl.params) and not e.kwargs:
+            names = tuple(p.name for p in decl.params)
+            inner = domain_parts(compiler, game, decl.body, frozenset(names), depth + 1)
+            if any(p.test is not None for p in inner):
+                args = tuple(compiler.expr(a, scope) for a in e.args)
+                return [Part(p.source, p.var, p.test, ((names, args),) + p.binds) for p in inner]
+    return [Part(compiler.expr(e, scope), None, None)]
+
+
+@dataclass
 class Param:
     name: str
     subset: bool
@@ -48,6 +99,7 @@ class Param:
     min: int
     max: int | None
     citations: tuple
+    parts: list = None  # the domain as filtered parts (Part)
 
 
 @dataclass
@@ -82,12 +134,16 @@ class CompiledAction:
         self.params: list[Param] = []
         scope: set[str] = set()
         names = [p.name for p in decl.params]
+        game = compiler.engine.game
         for p in decl.params:
             source = compiler.expr(p.source, frozenset(scope))
+            parts = domain_parts(compiler, game, p.source, frozenset(scope))
+            if len(parts) == 1 and parts[0].test is None:
+                parts = [Part(source, None, None)]  # the whole source, compiled once
             where = compiler.expr(p.where, frozenset(scope | {p.name})) if p.where is not None else None
             scope.add(p.name)
             self.params.append(Param(p.name, p.subset, source, where, p.min if p.min is not None else (1 if p.subset else 0),
-                                     p.max, tuple(p.citations)))
+                                     p.max, tuple(p.citations), parts))
         self.requires: list[Requirement] = []
         for r in decl.requires:
             needs = frozenset(free_names(r.test) & set(names))
@@ -98,26 +154,62 @@ class CompiledAction:
         self.ready = [max((names.index(n) + 1 for n in r.needs), default=0) for r in self.requires]
 
     # ------------------------------------------------------------ enumeration
-    def _domain(self, fr: Frame, p: Param, rng=None):
-        seq = p.source(fr)
-        items = list(seq) if seq is not None else []
+    def _candidates(self, fr: Frame, p: Param) -> list:
+        """(part, its frame, value) for every candidate value of parameter p, in domain order,
+        before any test."""
+        out = []
+        for part in p.parts:
+            pfr = part.frame(fr)
+            seq = part.source(pfr)
+            if seq is not None:
+                out.extend((part, pfr, x) for x in seq)
+        return out
+
+    def _passes(self, fr: Frame, p: Param, part: Part, pfr: Frame, value) -> bool:
+        if not part.passes(pfr, value):
+            return False
         if p.where is not None and not p.subset:
-            kept = []
-            for x in items:
-                fr.vars[p.name] = x
-                if p.where(fr):
-                    kept.append(x)
-            items = kept
+            fr.vars[p.name] = value
+            return bool(p.where(fr))
+        return True
+
+    def _values(self, fr: Frame, p: Param, rng=None, eager: bool = False):
+        """The domain of parameter p (shuffled with rng), each value tested when it is reached.
+        With `eager`, every candidate is tested first and the values that pass are shuffled: the
+        random draws of the engine before lazy domains (the same games, for comparisons)."""
+        candidates = self._candidates(fr, p)
+        if eager and rng is not None:
+            values = [value for part, pfr, value in candidates if self._passes(fr, p, part, pfr, value)]
+            rng.shuffle(values)
+            yield from values
+            return
+        if rng is not None:
+            rng.shuffle(candidates)
+        for part, pfr, value in candidates:
+            if self._passes(fr, p, part, pfr, value):
+                yield value
+
+    def _domain(self, fr: Frame, p: Param, rng=None, eager: bool = False):
+        if not p.subset:
+            return self._values(fr, p, rng, eager)
+        items = list(self._values(fr, p))
         if rng is not None:
             rng.shuffle(items)
-        if not p.subset:
-            return items
         hi = len(items) if p.max is None else min(p.max, len(items))
         lo = p.min
         if rng is None:
             # largest groups first: a deterministic agent commits everything it can
             return (tuple(c) for k in range(hi, lo - 1, -1) for c in itertools.combinations(items, k))
         return _random_subsets(items, lo, hi, rng)
+
+    def _member(self, fr: Frame, p: Param, value) -> bool:
+        """Is `value` in the domain of p (before p's own `where`)? Tested on the value alone."""
+        for part in p.parts:
+            pfr = part.frame(fr)
+            seq = part.source(pfr)
+            if seq is not None and value in seq and part.passes(pfr, value):
+                return True
+        return False
 
     def _checks_pass(self, fr: Frame, bound: int) -> bool:
         for req, ready in zip(self.requires, self.ready):
@@ -129,27 +221,28 @@ class CompiledAction:
                     return False
         return True
 
-    def instances(self, ctx, rng=None):
-        """Generate legal instances (as ActionChoice), lazily; shuffled when rng is given."""
+    def instances(self, ctx, rng=None, eager: bool = False):
+        """Generate legal instances (as ActionChoice), lazily; shuffled when rng is given (with
+        `eager`, in the order of the engine before lazy domains: see `_values`)."""
         fr = Frame(ctx)
         was = ctx.tracing
         ctx.tracing = False
         try:
             if not self._checks_pass(fr, 0):
                 return
-            yield from self._walk(fr, 0, rng)
+            yield from self._walk(fr, 0, rng, eager)
         finally:
             ctx.tracing = was
 
-    def _walk(self, fr: Frame, i: int, rng):
+    def _walk(self, fr: Frame, i: int, rng, eager: bool = False):
         if i == len(self.params):
             yield ActionChoice(self.name, tuple((p.name, fr.vars[p.name]) for p in self.params))
             return
         p = self.params[i]
-        for value in self._domain(fr, p, rng):
+        for value in self._domain(fr, p, rng, eager):
             fr.vars[p.name] = value
             if self._checks_pass(fr, i + 1):
-                yield from self._walk(fr, i + 1, rng)
+                yield from self._walk(fr, i + 1, rng, eager)
             for later in self.params[i + 1:]:
                 fr.vars.pop(later.name, None)
 
@@ -165,15 +258,14 @@ class CompiledAction:
                 if p.name not in args:
                     raise RuleError(f"{self.name}: missing argument '{p.name}'", self.decl.span)
                 value = args[p.name]
-                domain = p.source(fr)
-                domain = tuple(domain) if domain is not None else ()
                 cite = "".join(f" §{c}" for c in p.citations)
                 if p.subset:
-                    if not isinstance(value, tuple) or any(v not in domain for v in value) or len(set(value)) != len(value):
+                    if (not isinstance(value, tuple) or len(set(value)) != len(value)
+                            or not all(self._member(fr, p, v) for v in value)):
                         raise RuleError(f"{self.name}: {p.name} must be chosen among the eligible ones{cite}", self.decl.span)
                     if len(value) < p.min or (p.max is not None and len(value) > p.max):
                         raise RuleError(f"{self.name}: choose {p.min}..{p.max or 'any'} {p.name}{cite}", self.decl.span)
-                elif value not in domain:
+                elif not self._member(fr, p, value):
                     raise RuleError(f"{self.name}: {value} is not an eligible {p.name}{cite}", self.decl.span)
                 fr.vars[p.name] = value
                 if p.where is not None and not p.subset and not p.where(fr):

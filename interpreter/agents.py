@@ -1,7 +1,8 @@
 """Agents decide for a side: which legal action to take (or pass), and `choose` sub-decisions.
 
 - RandomAgent: a uniformly random action kind, then a random legal instance (lazy, shuffled
-  enumeration), passing with a small probability; random choices.
+  enumeration: only the candidates looked at are tested), passing with a small probability;
+  random choices.
 - FirstAgent: always the first legal instance in the engine's deterministic order.
 - ScriptedAgent: replays the decisions recorded in a log, checking each is still legal.
 - HumanAgent: a terminal prompt listing legal actions; `?N` explains an action before taking it.
@@ -14,7 +15,7 @@ import random
 from typing import Iterator, Protocol
 
 from warcodex.interpreter.actions import ActionChoice
-from warcodex.interpreter.values import RuleError
+from warcodex.interpreter.values import RuleError, show
 
 
 class LegalActions:
@@ -43,11 +44,14 @@ class LegalActions:
     def first(self) -> ActionChoice | None:
         return next(iter(self), None)
 
-    def sample(self, rng: random.Random) -> ActionChoice | None:
+    def sample(self, rng: random.Random, eager: bool = False) -> ActionChoice | None:
+        """A random legal action: a random kind among those with a legal instance, then each
+        parameter uniformly among the values that lead to a legal instance (see docs/engine.md,
+        "Actions and agents"). `eager`: the draws of the engine before lazy domains."""
         names = list(self.names)
         rng.shuffle(names)
         for name in names:
-            found = next(self.engine.actions[name].instances(self.ctx, rng), None)
+            found = next(self.engine.actions[name].instances(self.ctx, rng, eager), None)
             if found is not None:
                 return found
         return None
@@ -71,14 +75,19 @@ class Agent(Protocol):
 
 
 class RandomAgent(Agent):
-    def __init__(self, seed: int = 0, pass_probability: float = 0.05) -> None:
+    """`eager_domains=True` draws as the engine did before lazy domains (every candidate of a
+    parameter tested, then the values shuffled): slower, but the same games as older versions
+    for the same seed (bench/compare.py --same-games)."""
+
+    def __init__(self, seed: int = 0, pass_probability: float = 0.05, eager_domains: bool = False) -> None:
         self.rng = random.Random(seed)
         self.pass_probability = pass_probability
+        self.eager_domains = eager_domains
 
     def choose_action(self, ctx, side, legal):
         if legal.may_pass and self.rng.random() < self.pass_probability:
             return None
-        return legal.sample(self.rng)
+        return legal.sample(self.rng, self.eager_domains)
 
     def choose(self, ctx, who, what, options, optional):
         if optional and self.rng.random() < 0.25:
@@ -155,6 +164,19 @@ class ScriptedAgent(Agent):
         # arguments in parameter order (the log stores them with sorted keys)
         args = tuple((p.name, self.engine.from_json(recorded[p.name])) for p in action.params)
         return ActionChoice(entry["action"], args)
+
+    def joint_players(self, sides: list, what: str) -> list:
+        """The sides that proposed in the recorded joint choice of `what` coming next (one agent
+        plays every side in a replay, but the game replayed may have had one agent a side): the
+        next recorded choices of `what` by distinct sides among `sides`, in order."""
+        by_name = {show(s): s for s in sides}
+        found = []
+        for kind, entry in self.queue[self.position:]:
+            name = entry.get("by")
+            if kind != "choice" or entry.get("choice") != what or name not in by_name or by_name[name] in found:
+                break
+            found.append(by_name[name])
+        return found
 
     def choose(self, ctx, who, what, options, optional):
         entry = self._next("choice")

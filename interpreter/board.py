@@ -406,6 +406,38 @@ class Board:
         """Adjacent locations: hex direction order (see hexgrid), or declaration order for areas."""
         return self._neighbors[loc]
 
+    def balls(self, radius: int) -> dict:
+        """{location: ball(location, radius)}, filled as asked (the memos' invalidation looks up
+        many balls of the same radius)."""
+        by_radius = self.__dict__.setdefault("_balls_by_radius", {})
+        found = by_radius.get(radius)
+        if found is None:
+            found = by_radius[radius] = _Balls(self, radius)
+        return found
+
+    def ball(self, loc: str, radius: int) -> tuple[str, ...]:
+        """The locations within `radius` steps of adjacency of `loc` (itself included), the ones
+        a rule reading `units_at` of neighbours of neighbours... can see (memo.py)."""
+        balls = self.__dict__.setdefault("_balls", {})
+        found = balls.get((loc, radius))
+        if found is None:
+            if loc not in self._neighbors:
+                found = ()
+            else:
+                seen = {loc: None}  # a dict: insertion order, nearest first
+                frontier = [loc]
+                for _ in range(radius):
+                    outer = []
+                    for h in frontier:
+                        for n in self._neighbors[h]:
+                            if n not in seen:
+                                seen[n] = None
+                                outer.append(n)
+                    frontier = outer
+                found = tuple(seen)
+            balls[(loc, radius)] = found
+        return found
+
     def is_adjacent(self, a: str, b: str) -> bool:
         return b in self._neighbors[a]
 
@@ -673,3 +705,16 @@ def generate_hex_board(
         provenance=Provenance("provisional", "randomly generated for benchmarks"),
         terrain=terrain, features=features, attrs=attrs, edges=edges,
     )
+
+
+class _Balls(dict):
+    """Board.balls: the balls of one radius, each found when first asked."""
+
+    def __init__(self, board: Board, radius: int) -> None:
+        super().__init__()
+        self.board = board
+        self.radius = radius
+
+    def __missing__(self, loc):
+        found = self[loc] = self.board.ball(loc, self.radius)
+        return found

@@ -8,7 +8,6 @@ locations are their printed ids (str).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from fractions import Fraction
 
 from warcodex.dsl.limits import MAX_RANGE, MAX_UNITS
@@ -88,11 +87,25 @@ def b_side_of_location(ctx, span, h):
 
 
 # ---------------------------------------------------------------- units
-def b_all_units(ctx, span):
-    return tuple(UnitRef(u.id) for u in ctx.state.on_map())
-
-
 _REFS = UnitRef._interned
+
+
+def _on_map(ctx, key, side=None) -> tuple:
+    """The units on the map (of one side), in the state's order: found once per positions
+    version (a unit that moves, enters or leaves the map bumps it), kept in the context."""
+    state = ctx.state
+    found = ctx.cache.get(key)
+    if found is not None and found[0] == state.positions_version:
+        return found[1]
+    refs = _REFS  # every unit's reference, once made, is interned
+    value = tuple([refs.get(u.id) or UnitRef(u.id) for u in state.units.values()
+                   if u.loc is not None and (side is None or u.side == side)])
+    ctx.cache[key] = (state.positions_version, value)
+    return value
+
+
+def b_all_units(ctx, span):
+    return _on_map(ctx, "all_units")
 
 
 def b_units_at(ctx, span, h):
@@ -107,11 +120,20 @@ def b_units_at(ctx, span, h):
 
 def b_units_of(ctx, span, s):
     name = _side(ctx, s, span).name
-    return tuple(UnitRef(u.id) for u in ctx.state.on_map() if u.side == name)
+    return _on_map(ctx, ("units_of", name), name)
 
 
 def b_occupied(ctx, span):
-    return tuple(ctx.state.at)
+    """The occupied locations in board order: the order of the state's own index depends on the
+    moves that made it (a game loaded from a save has another), and an action's candidates must
+    not (the same game replays, or resumes from a save, to the same log)."""
+    state = ctx.state
+    found = ctx.cache.get("occupied")
+    if found is not None and found[0] == state.positions_version:
+        return found[1]
+    value = tuple(sorted(state.at, key=ctx.engine.board.index.__getitem__))
+    ctx.cache["occupied"] = (state.positions_version, value)
+    return value
 
 
 def b_eliminated_units(ctx, span, s=None):
@@ -346,17 +368,17 @@ def b_reduce(ctx, span, u, steps):
     if left <= 0:
         ctx.engine.eliminate(ctx, u, span)
     else:
-        ctx.state.put(replace(unit, steps=left))
+        ctx.state.put(unit.but(steps=left))
 
 
 def b_restore(ctx, span, u, steps):
     unit = _unit(ctx, u, span)
-    ctx.state.put(replace(unit, steps=min(unit.max_steps, unit.steps + int(steps))))
+    ctx.state.put(unit.but(steps=min(unit.max_steps, unit.steps + int(steps))))
 
 
 def b_to_box(ctx, span, u, box):
     unit = _unit(ctx, u, span)
-    ctx.state.put(replace(unit, loc=None, box=str(box)))
+    ctx.state.put(unit.but(loc=None, box=str(box)))
 
 
 def b_mark(ctx, span, x, marker):
@@ -469,7 +491,7 @@ def b_set_turn_order(ctx, span, sides):
     if ctx.tracing:
         ctx.trace_add(Derivation("player-turn order from the next turn: " + ", ".join(order)))
     ctx.state.turn_order = order
-    ctx.state.touch()
+    ctx.state.changed(("turn_order",))
 
 
 def b_place_in_box(ctx, span, type_, s, box, label=None):

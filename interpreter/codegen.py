@@ -617,16 +617,23 @@ class Generator:
         sp = self.span(s.span)
         cites = self.const(tuple(s.citations))
         self.tick(s.span)
-        options, seq, who = self.temp("options"), self.temp("seq"), self.temp("who")
-        self.emit(f"{seq} = {source}")
-        if where is None:
-            self.emit(f"{options} = tuple({seq}) if {seq} is not None else ()")
-        else:
-            self.emit(f"{options} = []")
-            self.emit(f"for {x} in ({seq} if {seq} is not None else ()):")
-            with self.indented():
-                self.emit(f"if {where}: {options}.append({x})")
-            self.emit(f"{options} = tuple({options})")
+        options, seq, who, quiet = self.temp("options"), self.temp("seq"), self.temp("who"), self.temp("quiet")
+        # the explanation shows the decision, not each option's derivation (compiler._s_Choose)
+        self.emit(f"{quiet} = ctx.tracing")
+        self.emit(f"if {quiet}: ctx.quiet_open()")
+        self.emit("try:")
+        with self.indented():
+            self.emit(f"{seq} = {source}")
+            if where is None:
+                self.emit(f"{options} = tuple({seq}) if {seq} is not None else ()")
+            else:
+                self.emit(f"{options} = []")
+                self.emit(f"for {x} in ({seq} if {seq} is not None else ()):")
+                with self.indented():
+                    self.emit(f"if {where}: {options}.append({x})")
+                self.emit(f"{options} = tuple({options})")
+        self.emit("finally:")
+        self.emit(f"    if {quiet}: ctx.quiet_close()")
         self.emit(f"{who} = {by}")
         lo = s.min or 0
         self.emit(f"if isinstance({who}, (tuple, list)):")
@@ -650,7 +657,16 @@ class Generator:
         label = s.label or f"re-roll {s.var}"
         self._mark_read(s.var)
         self.tick(s.span)
-        cond = f"({when}) and " if when is not None else ""
+        cond = ""
+        if when is not None:  # whether a re-roll is offered is not explained (compiler._s_Reroll)
+            offered, quiet = self.temp("offered"), self.temp("quiet")
+            self.emit(f"{quiet} = ctx.tracing")
+            self.emit(f"if {quiet}: ctx.quiet_open()")
+            self.emit("try:")
+            self.emit(f"    {offered} = ({when})")
+            self.emit("finally:")
+            self.emit(f"    if {quiet}: ctx.quiet_close()")
+            cond = f"{offered} and "
         seen = self.temp("seen")
         # the local must hold the roll (as in the closure compiler, a missing one reads none)
         self.emit(f"{seen} = {x} if {x!r} in locals() else None")

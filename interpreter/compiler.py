@@ -610,13 +610,20 @@ class Compiler:
             ctx = fr.ctx
             ctx.tick(span)
             options = []
-            seq = source(fr)
-            for x in (seq if seq is not None else ()):
-                if where is not None:
-                    fr.vars[var] = x
-                    if not where(fr):
-                        continue
-                options.append(x)
+            quiet = ctx.tracing
+            if quiet:
+                ctx.quiet_open()  # the explanation shows the decision, not each option's derivation
+            try:
+                seq = source(fr)
+                for x in (seq if seq is not None else ()):
+                    if where is not None:
+                        fr.vars[var] = x
+                        if not where(fr):
+                            continue
+                    options.append(x)
+            finally:
+                if quiet:
+                    ctx.quiet_close()
             who = by(fr)
             if isinstance(who, (tuple, list)):
                 value = ctx.decide_joint(tuple(who), otherwise(fr) if otherwise is not None else None, var,
@@ -644,8 +651,17 @@ class Compiler:
         def reroll(fr):
             ctx = fr.ctx
             ctx.tick(span)
-            if when is not None and not when(fr):
-                return None
+            if when is not None:
+                quiet = ctx.tracing
+                if quiet:
+                    ctx.quiet_open()  # whether a re-roll is offered: a question, not a rule happening
+                try:
+                    offered = when(fr)
+                finally:
+                    if quiet:
+                        ctx.quiet_close()
+                if not offered:
+                    return None
             seen = fr.vars.get(var)
             who = by(fr)
             if not ctx.decide_reroll(who, var, seen, label, citations, span):
@@ -751,7 +767,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
     nparams = len(names)
-    pure = not uses_dice(q) and not compiler.engine.deps.reads_hidden(q)
+    pure = not compiler.engine.deps.rolls_dice(q) and not compiler.engine.deps.reads_hidden(q)
     level, key = cache_plan(compiler, q)
 
     def run(ctx, args, span):
@@ -877,19 +893,6 @@ def _modifier_applier(op: str, vf, rounding, span):
     return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
 
 
-def uses_dice(node) -> bool:
-    """True if an AST subtree rolls dice (such a value must not be memoized)."""
-    if isinstance(node, ast.Roll) or (isinstance(node, ast.Call) and node.func in RANDOM_BUILTINS):
-        return True
-    if isinstance(node, ast.Node):
-        return any(uses_dice(getattr(node, f)) for f in type(node).model_fields)
-    if isinstance(node, (list, tuple)):
-        return any(uses_dice(x) for x in node)
-    if isinstance(node, dict):
-        return any(uses_dice(x) for x in node.values())
-    return False
-
-
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -987,7 +990,7 @@ def compile_function(compiler: Compiler, f: ast.Function):
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
     n = len(names)
-    pure = not uses_dice(f.body) and not compiler.engine.deps.reads_hidden(f)
+    pure = not compiler.engine.deps.rolls_dice(f) and not compiler.engine.deps.reads_hidden(f)
     level, key = cache_plan(compiler, f)
     cached = cached_call(level, key, lambda ctx, args: body(Frame(ctx, dict(zip(names, args)))), compiler.engine.static_cache)
 
@@ -1030,11 +1033,22 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
         ctx.enter(pname, span)
         try:
-            ctx.traced(label, citations, body, Frame(ctx, dict(zip(names, args))))
+            ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
         finally:
             ctx.depth -= 1
         return None
-    return run
+
+    if pname not in compiler.engine.procedure_vars:
+        return run
+    engine = compiler.engine
+
+    def run_scoped(ctx, args, span):  # the procedure has `per` variables of its own
+        saved = engine.enter_procedure(ctx, pname)
+        try:
+            return run(ctx, args, span)
+        finally:
+            engine.leave_procedure(ctx, pname, saved)
+    return run_scoped
 
 
 __all__ = ["Compiler", "Frame", "STOP", "compile_quantity", "compile_function", "compile_procedure",

@@ -37,6 +37,14 @@ class Context:
         self._memo_version = -1
         self._positions_memo: dict = {}
         self._positions_version = -1
+        # the values of rules that survive the changes they do not read (memo.py): one dict a
+        # rule, `memo_values[i]`, valid while `memo_version` is the state's version
+        self.memo_values: list[dict] | None = None
+        self.memo_index: list[tuple] | None = None
+        self.memo_version = -1
+        self._memos = None
+        self._memo_state = None
+        self._journal_seen = 0
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""
@@ -53,6 +61,34 @@ class Context:
             self._memo = {}
             self._memo_version = version
         return self._memo
+
+    def sync_memos(self) -> list[dict]:
+        """Bring the rules' memos up to the state's version: drop what the journal's events may
+        have changed since (everything, if the state changed without saying what)."""
+        state = self.state
+        memos = self._memos
+        if memos is None:
+            memos = self._memos = self.engine.new_memos()
+            self.memo_values, self.memo_index = memos.values, memos.index
+        journal, start = state.journal, state.journal_start
+        end = start + len(journal)
+        seen = self._journal_seen
+        recheck = set()
+        if self._memo_state is not state or seen < start or state.version - self.memo_version != end - seen:
+            memos.clear()
+            recheck = None  # every derived global, evaluated afresh
+        else:
+            invalidate, changed = memos.invalidate, memos.changed_derived
+            for event in journal[seen - start:]:
+                invalidate(event, state)
+                if memos.watch and event[0]:
+                    recheck |= changed(event[0])
+        self._journal_seen = end
+        self.memo_version = state.version
+        self._memo_state = state
+        if recheck is None or recheck:
+            memos.recheck(self, recheck)
+        return self.memo_values
 
     # ------------------------------------------------------------ bounded evaluation
     def tick(self, span) -> None:
@@ -111,6 +147,16 @@ class Context:
         self.trace_add(d)
         self._trace_stack.append(d.steps)
 
+    def quiet_open(self) -> None:
+        """What is evaluated until `quiet_close` is left out of the explanation: the candidates of
+        a `choose` (the explanation shows the decision, not every option's derivation)."""
+        if self.tracing:
+            self._trace_stack.append([])
+
+    def quiet_close(self) -> None:
+        if self.tracing:
+            self._trace_stack.pop()
+
     def collect(self, fn):
         """Run `fn()` with tracing on, into a trace of its own: (its value, its derivations),
         whatever the tracing around it (a move's explanation evaluates each cost term so)."""
@@ -127,6 +173,26 @@ class Context:
     def trace_close(self) -> None:
         if len(self._trace_stack) > 1:
             self._trace_stack.pop()
+
+    def trace_close_procedure(self) -> None:
+        """Close a procedure's node; a call that recorded nothing (no effect, choice, roll or
+        line) is folded away: "Overstacking" with no overstacked hex says nothing to a player.
+        A `step` keeps its heading: it is the rulebook's procedure, done or not."""
+        if len(self._trace_stack) > 1:
+            steps = self._trace_stack.pop()
+            parent = self._trace_stack[-1]
+            if not steps and parent and parent[-1].steps is steps:
+                parent.pop()
+
+    def traced_procedure(self, label: str, citations, body, fr):
+        """`traced` for a procedure call: folded away when it recorded nothing."""
+        if not self.tracing:
+            return body(fr)
+        self.trace_open(label, citations)
+        try:
+            return body(fr)
+        finally:
+            self.trace_close_procedure()
 
     def traced(self, label: str, citations, body, fr):
         """Run `body(fr)`; when tracing, inside its own derivation node (a step, a procedure...)."""
@@ -252,6 +318,10 @@ class Context:
             if not any(agent is a for a in seen_agents):
                 seen_agents.append(agent)
                 players.append(w)
+        if len(seen_agents) == 1 and hasattr(seen_agents[0], "joint_players"):
+            # a replay: one agent plays every side, but the game it replays may have asked
+            # several players; it says which from its log
+            players = seen_agents[0].joint_players(sides, what) or players
 
         def ask(who):
             if subset:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
-from warcodex.dsl.stdlib import BUILTINS
+from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 
 # built-ins whose result depends only on the board and their arguments
 POSITION_READERS = frozenset({"units_at", "units_of", "occupied", "all_units", "side_of_location"})
@@ -65,6 +65,8 @@ class DependencyAnalysis:
         self.per_step = {p.key for d in names.values() if isinstance(d, ast.Unit) for sv in d.step_values for p in sv.props}
         self.hidden_vars = {n for n, d in names.items() if isinstance(d, ast.VarDecl) and d.hidden}
         self._hidden: dict[str, bool] = {}
+        self._dice: dict[str, bool] = {}
+        self._calls: dict[str, list] = {}
 
     def reads_hidden(self, decl) -> bool:
         """True if a function or quantity reads a hidden variable, directly or through the rules it
@@ -72,24 +74,46 @@ class DependencyAnalysis:
         that read hidden information)."""
         if not self.hidden_vars:
             return False
-        name = decl.name
-        if name not in self._hidden:
-            self._hidden[name] = False  # recursion: settled by the other reads
-            self._hidden[name] = self._has_hidden(decl)
-        return self._hidden[name]
+        return self._reaches(decl, self._hidden, lambda node: isinstance(node, ast.Attr) and node.name in self.hidden_vars)
 
-    def _has_hidden(self, node) -> bool:
-        if isinstance(node, ast.Attr) and node.name in self.hidden_vars:
-            return True
-        if isinstance(node, ast.Call):
-            target = self.game.names.get(node.func)
-            if isinstance(target, (ast.Quantity, ast.Function)) and self.reads_hidden(target):
-                return True
-        if isinstance(node, ast.Node):
-            return any(self._has_hidden(getattr(node, f)) for f in type(node).model_fields if f != "span")
-        if isinstance(node, (list, tuple)):
-            return any(self._has_hidden(x) for x in node)
-        return False
+    def rolls_dice(self, decl) -> bool:
+        """True if a function or quantity rolls dice (or draws at random: `pick_random`), directly or
+        through the rules it calls: its
+        value must not be memoized (two calls are two rolls, even through a rule that only calls
+        the one that rolls)."""
+        return self._reaches(decl, self._dice, lambda node: isinstance(node, ast.Roll) or (
+            isinstance(node, ast.Call) and node.func in RANDOM_BUILTINS))
+
+    def _reaches(self, decl, cache: dict[str, bool], direct) -> bool:
+        """True if `direct` holds of a node of `decl` or of a rule it calls, however indirectly.
+        Exact with recursion: the rules reachable through calls are gathered first, then each is
+        looked at alone (a cycle settled by provisional answers could cache a wrong one)."""
+        name = decl.name
+        if name not in cache:
+            seen, todo = {name: decl}, [decl]
+            while todo:
+                for callee in self._callees(todo.pop()):
+                    if callee.name not in seen:
+                        seen[callee.name] = callee
+                        todo.append(callee)
+            cache[name] = any(_contains(d, direct) for d in seen.values())
+        return cache[name]
+
+    def _callees(self, decl) -> list:
+        """The functions and quantities a rule calls directly."""
+        if decl.name not in self._calls:
+            found = []
+
+            def is_rule_call(node):
+                if isinstance(node, ast.Call):
+                    target = self.game.names.get(node.func)
+                    if isinstance(target, (ast.Quantity, ast.Function)):
+                        found.append(target)
+                return False
+
+            _contains(decl, is_rule_call)
+            self._calls[decl.name] = found
+        return self._calls[decl.name]
 
     def of(self, decl) -> Deps:
         name = decl.name
@@ -171,3 +195,16 @@ class DependencyAnalysis:
         elif isinstance(node, dict):
             for x in node.values():
                 self._walk(x, local, deps)
+
+
+def _contains(node, test) -> bool:
+    """True if `test` holds of `node` or of a node inside it (the calls it makes not followed)."""
+    if test(node):
+        return True
+    if isinstance(node, ast.Node):
+        return any(_contains(getattr(node, f), test) for f in type(node).model_fields if f != "span")
+    if isinstance(node, (list, tuple)):
+        return any(_contains(x, test) for x in node)
+    if isinstance(node, dict):
+        return any(_contains(x, test) for x in node.values())
+    return False

@@ -8,7 +8,6 @@ particular game: everything game-specific comes from the rules files.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,9 @@ from warcodex.dsl.model import GameDef
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
-from warcodex.interpreter.compiler import Compiler, Frame
+from warcodex.interpreter.compiler import Compiler, Frame, read_global
 from warcodex.interpreter.dependencies import DependencyAnalysis
+from warcodex.interpreter.reads import EVERYTHING, ReadAnalysis
 from warcodex.interpreter.movement import MovementMode
 from warcodex.interpreter.state import GameState
 from warcodex.interpreter.tables import CompiledTable
@@ -59,6 +59,7 @@ class Engine:
         self.game = game
         self.board = board if board is not None else load_board(game)
         self.fingerprint = _fingerprint(game)
+        self._locations_with: dict[str, tuple[str, ...]] = {}
         # the closure compiler evaluates constant data (properties, table cells) once, and is the
         # reference the generated code is tested against; `compiler` compiles the rules
         self.reference = Compiler(self)
@@ -67,6 +68,13 @@ class Engine:
         self._build_entities()
         # hidden information: unit_vars and side_vars only their owner may observe
         self.hidden_vars = frozenset(n for n, d in self.vars.items() if d.hidden)
+        # `per PROCEDURE`: the variables each call of a procedure has for itself; `bookkeeping`:
+        # variables whose assignments explanations do not show (docs/language.md section 7)
+        self.procedure_vars: dict[str, tuple[str, ...]] = {}
+        for n, d in self.vars.items():
+            if d.per is not None:
+                self.procedure_vars[d.per] = self.procedure_vars.get(d.per, ()) + (n,)
+        self.bookkeeping_vars = frozenset(n for n, d in self.vars.items() if d.bookkeeping)
         self.side_entities = tuple(self.entities[s.name] for s in game.sides)
         self._alliance_of = self._alliances()
         self._enemies: dict = {}
@@ -74,6 +82,13 @@ class Engine:
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
+        # rules the engine makes of the game's own (an invariant's element: invariants.py), by name
+        from warcodex.interpreter.invariants import element_rule
+
+        self.synthetic_rules = {r.name: r for r in map(element_rule, game.invariants.values()) if r is not None}
+        # what each rule reads, and where, and the plans of the memos built from it (memo.py)
+        self.reads = ReadAnalysis(game)
+        self.memo_plans: list = []
         self.static_cache: dict = {}  # values that depend only on the board, unit types and globals
         # what other layers compute once from these compiled rules (the facts model), kept as long
         # as the engine and dropped with it; the engine never reads it
@@ -100,7 +115,6 @@ class Engine:
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
-        self._locations_with: dict[str, tuple[str, ...]] = {}
         from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
 
@@ -248,6 +262,32 @@ class Engine:
                 out |= {e.name for e in self.enemies_of(self.entities[o])}
         return sorted(out)
 
+    def global_value(self, ctx, kind: str):
+        """The current value of a global kind of state (reads.py): a variable or option, the turn,
+        phase, active side or scenario, or a derived global's value (`fn:winter`)."""
+        if kind.startswith("fn:"):
+            name = kind[3:]
+            registry = self.functions if name in self.functions else self.quantities
+            return registry[name](ctx, (), None)
+        return read_global(ctx.state, kind[4:] if kind.startswith("var:") else kind)
+
+    def new_memos(self):
+        """The memos of one game's rules (memo.py), on the engine's layout (made once): the
+        plans of the generated code, and the derived globals they read with the way to evaluate
+        them."""
+        from warcodex.interpreter.memo import Layout, Memos
+
+        layout = self.__dict__.get("_memo_layout")
+        if layout is None or layout.plans is not self.memo_plans or len(layout.plans) != layout.size:
+            derived = {}
+            if hasattr(self.compiler, "plain"):
+                for name, kinds in self.reads.derived.items():
+                    decl = self.game.names[name]
+                    if not self.deps.reads_hidden(decl) and EVERYTHING not in kinds:
+                        derived[name] = (kinds, self.compiler.plain(name))
+            layout = self._memo_layout = Layout(self.memo_plans, self.board, derived)
+        return Memos(layout)
+
     def var_decl(self, name: str) -> ast.VarDecl | None:
         return self.vars.get(name)
 
@@ -284,6 +324,8 @@ class Engine:
             return self.unit_name(ctx, value)
         if isinstance(value, tuple):
             return ", ".join(self.describe(ctx, v) for v in value) or "none"
+        if type(value) is Entity and value.kind == "card":
+            return value.label or value.name  # "05 Experienced commanders / Cavalry raid", not "c05"
         return str(show(value)) if value is not None else "none"
 
     def unit_prop(self, unit, name: str):
@@ -423,20 +465,41 @@ class Engine:
             if decl is None or decl.scope != "location_var":
                 raise RuleError(f"cannot set '{name}' of a location: declare it with `location_var {name}: TYPE`", span)
             state.loc_vars.setdefault(obj, {})[name] = self.coercer(decl.type)(value)
-            state.touch()
+            state.changed(("lvar:" + name,), (obj,))
         elif isinstance(obj, Entity) and obj.kind == "side":
             if decl is None or decl.scope != "side_var":
                 raise RuleError(f"cannot set '{name}' of a side: declare it with `side_var {name}: TYPE`", span)
             state.side_vars.setdefault(obj.name, {})[name] = self.coercer(decl.type)(value)
-            state.touch()
+            state.changed(("svar:" + name,))
         else:
             raise RuleError(f"cannot set '{name}' of {show(obj)}", span)
 
     def set_var(self, ctx, name: str, value) -> None:
         ctx.state.vars[name] = value
-        ctx.state.touch()
-        if ctx.tracing:
+        ctx.state.changed(("var:" + name,))
+        if ctx.tracing and name not in self.bookkeeping_vars:
             ctx.trace_add(Derivation(f"{name} = {show(value)}", value))
+
+    def enter_procedure(self, ctx, name: str) -> tuple:
+        """A call of procedure `name` starts: its `per` variables take their initial values (not
+        an explanation line: no rule sets them); returns what they held, for `leave_procedure`."""
+        names = self.procedure_vars[name]
+        values = ctx.state.vars
+        saved = tuple(values.get(n, _MISSING) for n in names)
+        for n in names:
+            values[n] = self._var_default(ctx, n)
+        ctx.state.changed(tuple("var:" + n for n in names))  # memos that read them, only
+        return saved
+
+    def leave_procedure(self, ctx, name: str, saved: tuple) -> None:
+        """The call ends (or fails): its `per` variables get back the values of the caller's call."""
+        values = ctx.state.vars
+        for n, v in zip(self.procedure_vars[name], saved):
+            if v is _MISSING:
+                values.pop(n, None)
+            else:
+                values[n] = v
+        ctx.state.changed(tuple("var:" + n for n in self.procedure_vars[name]))
 
     def has_tag(self, ctx, obj, tag: str) -> bool:
         if type(obj) is Entity:
@@ -474,6 +537,10 @@ class Engine:
         if found is not None:
             return found
         general, entities = self.has_tag, self.entities
+        # a location has the tag if its terrain or a feature is the tag (the board never
+        # changes: the set is found once) or a marker put on it is
+        board_has = frozenset(self.locations_with(tag))
+        on_board = self.board.index
 
         def test(ctx, obj):
             if type(obj) is UnitRef:
@@ -489,6 +556,13 @@ class Engine:
                 return tag == unit.side
             if type(obj) is frozenset:  # hexside features
                 return tag in obj
+            if type(obj) is str and obj in on_board:  # a location
+                if obj in board_has:
+                    return True
+                markers = ctx.state.loc_markers.get(obj)
+                return markers is not None and tag in markers
+            if type(obj) is Entity:
+                return tag in obj.tags
             return general(ctx, obj, tag)
         testers[tag] = test
         return test
@@ -604,7 +678,7 @@ class Engine:
         ref = UnitRef(unit.id)
         if ctx.tracing:
             ctx.trace_add(Derivation(f"place {unit.label} ({side.name}) at {loc}"))
-        ctx.state.put(replace(ctx.state.units[unit.id], loc=loc, box=None))
+        ctx.state.put(ctx.state.units[unit.id].but(loc=loc, box=None))
         self.fire(ctx, "placed", (ref, loc))  # not `enter`: setting up is not entering a hex
         return ref
 
@@ -616,7 +690,7 @@ class Engine:
         if trace:
             if ctx.tracing:
                 ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} moves {unit.loc or 'onto the map'} -> {loc}"))
-        state.put(replace(unit, loc=loc, box=None))
+        state.put(unit.but(loc=loc, box=None))
         self.fire(ctx, "enter", (u, loc))
 
     def eliminate(self, ctx, u: UnitRef, span) -> None:
@@ -628,7 +702,7 @@ class Engine:
             return  # already eliminated, or not in play
         if ctx.tracing:
             ctx.trace_add(Derivation(f"{self.unit_name(ctx, u)} is eliminated"))
-        state.put(replace(unit, loc=None, box="eliminated", steps=0))
+        state.put(unit.but(loc=None, box="eliminated", steps=0))
         self.fire(ctx, "eliminated", (u,))
 
     def set_marker(self, ctx, x, marker, on: bool, span) -> None:
@@ -638,13 +712,13 @@ class Engine:
             unit = state.units[x.id]
             markers = unit.markers | {name} if on else unit.markers - {name}
             if markers != unit.markers:
-                state.put(replace(unit, markers=frozenset(markers)))
+                state.put(unit.but(markers=frozenset(markers)))
                 if ctx.tracing:
                     ctx.trace_add(Derivation(f"{self.unit_name(ctx, x)} {'is marked' if on else 'loses marker'} {name}"))
         elif isinstance(x, str):
             current = state.loc_markers.get(x, frozenset())
             state.loc_markers[x] = current | {name} if on else current - {name}
-            state.touch()
+            state.changed(("marker:" + name,), (x,))
         else:
             raise RuleError(f"cannot mark {show(x)}", span)
 
@@ -789,7 +863,9 @@ class Engine:
         if not sc.overrides or self.rules_scenario == sc.name:
             return self
         if sc.name not in self._derived:
-            self._derived[sc.name] = Engine(self.base_game, self.board, sc.name, self.evaluator)
+            derived = self._derived[sc.name] = Engine(self.base_game, self.board, sc.name, self.evaluator)
+            if getattr(self, "settled", False):
+                settle_for_play(derived)
         return self._derived[sc.name]
 
     def evaluate(self, expr: ast.Expr, state, names: dict | None = None):
@@ -807,6 +883,20 @@ class Engine:
         """Lazily generate the legal instances of the allowed actions (shuffled with rng)."""
         for name in names:
             yield from self.actions[name].instances(ctx, rng)
+
+
+def settle_for_play(engine=None) -> None:
+    """For a process that builds its engine and then plays (a command, a benchmark worker): the
+    compiled rules (syntax trees, generated code, tables) live as long as the process, so the
+    cyclic garbage collector is told not to scan them again at each full collection (a tenth of a
+    Stalingrad game's time); the engines a settled `engine` derives for scenarios are settled
+    too. Not for a process that builds many engines and drops them (tests)."""
+    import gc
+
+    if engine is not None:
+        engine.settled = True
+    gc.collect()
+    gc.freeze()
 
 
 _MISSING = object()

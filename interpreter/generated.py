@@ -33,9 +33,11 @@ from warcodex.dsl.cache import cache_dir
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.interpreter.codegen import Generator, Unit, symbol
 from warcodex.dsl.limits import MAX_MAGNITUDE
+from warcodex.interpreter.memo import plan_of
+from warcodex.interpreter.reads import is_global_kind
 from warcodex.interpreter.compiler import (
     BUILTIN_MISUSE, STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
-    divide_rounded, misuse, modifier_step, read_global, round_value, traced_modifier, uses_dice,
+    divide_rounded, misuse, modifier_step, read_global, round_value, traced_modifier,
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
 
@@ -96,6 +98,7 @@ def namespace(engine) -> dict:
         "ENTITIES": engine.entities, "STATIC": engine.static_cache,
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
+        "ENTER_PROCEDURE": engine.enter_procedure, "LEAVE_PROCEDURE": engine.leave_procedure,
     }
     for name, impl in IMPLEMENTATIONS.items():
         ns["B_" + name] = _guarded_builtin(name, impl)
@@ -130,12 +133,15 @@ class GeneratedCompiler:
         self._cached = _read_cache(self._cache_file, engine)
         self.from_cache = self._cached is not None
         self._written = False
+        self._plan_ids: dict[str, int] = {}  # rule name -> its memo's number (memo.py)
         if self._cached is not None:
             gen = self.gen
             (gen.constants, gen.spans, gen.symbols, gen._temp, self._entries, gen.readers,
-             gen.testers) = self._cached["state"]
+             gen.testers, plans) = self._cached["state"]
             gen._const_index = {}  # a cached build does not generate: no new constants to share
             gen._span_index = {}
+            for name in plans:  # the memo numbers the cached code uses
+                self._memo_plan(engine.game.names.get(name) or engine.synthetic_rules[name])
         self._file = f"<warcodex {engine.game.game.name if engine.game.games else 'rules'} {id(self):x}>"
         self._bound = [0, 0]  # constants and spans already in the namespace
         self._codes: list = []
@@ -272,7 +278,7 @@ class GeneratedCompiler:
 
         gen.function(unit, "B" + rule[1:], params, (), plain, fr=False, docline=f"quantity {q.name}, untraced")
         gen.function(unit, "T" + rule[1:], params, (), traced, fr=False, docline=f"quantity {q.name}, traced for explain")
-        pure = not uses_dice(q) and not engine.deps.reads_hidden(q)
+        pure = not engine.deps.rolls_dice(q) and not engine.deps.reads_hidden(q)
         level, _ = cache_plan(engine.compiler, q)
 
         def entry():
@@ -305,7 +311,9 @@ class GeneratedCompiler:
                 gen.emit(line, m.span)
 
     def _cached_call(self, decl, level: str, pure: bool, body: str, args: str, names: list) -> None:
-        """The caching of compiler.cached_call and the memo of the closures' `run`, inlined."""
+        """The caching of compiler.cached_call and the memo of the closures' `run`, inlined; the
+        per-state memo replaced by one that survives the changes the rule does not read
+        (memo.py), except while tracing (`traced`: the per-version memo, as before)."""
         gen, engine = self.gen, self.engine
         key_args = "(" + "".join(gen.local(n) + ", " for n in names) + ")"
         deps = engine.deps.of(decl)
@@ -313,12 +321,26 @@ class GeneratedCompiler:
         read_code = "(" + "".join(f"READ_GLOBAL(state, {n!r}), " for n in reads) + ")"
         name = repr(decl.name)
         if level == "static":
-            # compiler._unit_types_args, argument by argument: a unit stands for its type and side
+            # compiler._unit_types_args, argument by argument: a unit stands for its type and side,
+            # or for the facts of its type the rule reads (reads.py: `move_cost` reads whether
+            # the unit is mechanized); the globals it reads, derived globals by their value
             types = {p.name: p.type for p in decl.params}
+            found = engine.reads.of(decl)
+            by_facts = not found.near and not found.units and all(is_global_kind(k) for k in found.everywhere)
+            facts = dict(found.facts) if by_facts else {}
+            if by_facts:
+                kinds = sorted(found.everywhere) + (["var:scenario"] if "scenario" in deps.reads else [])
+                read_code = "(" + "".join(self._global_code(k) + ", " for k in kinds) + ")"
+                reads = tuple(kinds)
             parts = []
-            for n in names:
+            for i, n in enumerate(names):
                 x = gen.local(n)
-                if types.get(n) == "unit":
+                if types.get(n) == "unit" and by_facts and facts.get(i, ()) is not None:
+                    u = gen.temp("u")
+                    values = "".join(self._fact_code(f, x, u) + ", " for f in sorted(facts.get(i, ())))
+                    parts.append(f"(({values}) if type({x}) is UnitRef and ({u} := state.units.get({x}.id)) is not None "
+                                 f"else UNIT_TYPES(state, {x}))")
+                elif types.get(n) == "unit":
                     u = gen.temp("u")
                     parts.append(f"(('unit', {u}.type, {u}.side) if type({x}) is UnitRef and "
                                  f"({u} := state.units.get({x}.id)) is not None else UNIT_TYPES(state, {x}))")
@@ -327,12 +349,9 @@ class GeneratedCompiler:
             typed = "(" + "".join(part + ", " for part in parts) + ")"
             key = f"({name}, {typed}" + (f", {read_code})" if reads else ")")
             self._memo_lines("STATIC", key, body, args, state=True)
-        elif level == "positions":
-            key = f"({name}, {key_args}" + (f", {read_code})" if reads else ")")
-            gen.emit("memo = ctx._positions_memo if ctx._positions_version == ctx.state.positions_version "
-                     "else ctx.positions_memo()")
-            self._memo_lines("memo", key, body, args, state=bool(reads))
-        elif pure:
+        elif level == "traced":
+            # while tracing: the per-version memo (a value computed at an earlier version is
+            # evaluated again, so the trace shows what it did)
             gen.emit("memo = ctx._memo if ctx._memo_version == ctx.state.version else ctx.memo()")
             gen.emit(f"k = ({name}, {key_args})")
             gen.emit("try:")
@@ -343,8 +362,81 @@ class GeneratedCompiler:
             gen.emit("except TypeError:  # an unhashable argument")
             gen.emit("    pass")
             gen.emit(f"return {body}({args})")
+        elif pure:
+            # level "positions" (never traced here) or "dynamic" (also while tracing: a value
+            # is then used only if computed at this version, as the per-version memo did)
+            i, plan = self._memo_plan(decl)
+            if level == "dynamic" and isinstance(decl, ast.Function):
+                hit = ["if not ctx.tracing or e[1] == ctx.state.version:", "    return e[0]"]
+            else:
+                hit = ["return e[0]"]
+            plain = f"return {body}({args})"
+            gen.emit(f"memo = ctx.memo_values[{i}] if ctx.memo_version == ctx.state.version else ctx.sync_memos()[{i}]")
+            # the shape of the rule's memo (memo.Plan.shape): by one argument, by one anchor and
+            # then the others, or by the arguments' tuple (indexed by the anchors if several)
+            if plan.shape == "nested":
+                slot = gen.local(names[plan.slots[0]])
+                rest = [gen.local(n) for j, n in enumerate(names) if j != plan.slots[0]]
+                inner_key = rest[0] if len(rest) == 1 else "(" + "".join(r + ", " for r in rest) + ")"
+                gen.emit("try:")
+                gen.emit(f"    inner = memo[{slot}]")
+                gen.emit("except KeyError:")
+                gen.emit(f"    inner = memo[{slot}] = {{}}")
+                gen.emit("except TypeError:  # an unhashable argument")
+                gen.emit(f"    {plain}")
+                key, store = inner_key, "inner"
+            else:
+                key = gen.local(names[0]) if plan.shape == "single" else key_args
+                store = "memo"
+            gen.emit("try:")
+            gen.emit(f"    e = {store}[{key}]")
+            gen.emit("except KeyError:")
+            gen.emit("    pass")
+            gen.emit("except TypeError:  # an unhashable argument")
+            gen.emit(f"    {plain}")
+            gen.emit("else:")
+            for line in hit:
+                gen.emit("    " + line)
+            gen.emit(f"v = {store}[{key}] = ({body}({args}), ctx.memo_version)")
+            if plan.shape == "indexed":  # indexed by the anchors and unit parameters, for invalidation
+                gen.emit(f"ix = ctx.memo_index[{i}]")
+                for j, p in enumerate(plan.slots):
+                    a = gen.local(names[p])
+                    gen.emit(f"x = ix[{j}].get({a})")
+                    gen.emit(f"if x is None: ix[{j}][{a}] = [{key}]")
+                    gen.emit(f"else: x.append({key})")
+            gen.emit("return v[0]")
         else:
             gen.emit(f"return {body}({args})")
+
+    def _global_code(self, kind: str) -> str:
+        """The current value of a global kind of state, in a cache key (reads.py)."""
+        if kind.startswith("fn:"):  # a derived global: its value
+            return f"{self.gen.rule(kind[3:])}(ctx)"
+        name = kind[4:] if kind.startswith("var:") else kind
+        return f"READ_GLOBAL(state, {name!r})"
+
+    def _fact_code(self, fact: str, x: str, u: str) -> str:
+        """The value of a fact of unit `x`'s type (record `u`), in a cache key."""
+        if fact in ("side", "type"):
+            return f"{u}.{fact}"
+        kind, name = fact.split(":", 1)
+        if kind == "tag":
+            tester = symbol("IS_", name, self.gen.symbols)
+            self.gen.testers[tester] = name
+            return f"{tester}(ctx, {x})"
+        reader = symbol("A_", name, self.gen.symbols)
+        self.gen.readers[reader] = name
+        return f"{reader}(ctx, {x}, None)"
+
+    def _memo_plan(self, decl):
+        """The number and plan of a rule's surviving memo (memo.py), made once per rule."""
+        engine = self.engine
+        found = self._plan_ids.get(decl.name)
+        if found is None:
+            found = self._plan_ids[decl.name] = len(engine.memo_plans)
+            engine.memo_plans.append(plan_of(decl, engine.reads.of(decl)))
+        return found, engine.memo_plans[found]
 
     def _memo_lines(self, memo: str, key: str, body: str, args: str, state: bool) -> None:
         gen = self.gen
@@ -374,7 +466,7 @@ class GeneratedCompiler:
         gen._span = f.body.span
         gen.function(unit, "B" + rule[1:], params, (), lambda: gen.returns(f.body, scope), fr=False,
                      docline=f"function {f.name}")
-        pure = not uses_dice(f.body) and not engine.deps.reads_hidden(f)
+        pure = not engine.deps.rolls_dice(f) and not engine.deps.reads_hidden(f)
         level, _ = cache_plan(engine.compiler, f)
 
         def entry():
@@ -383,7 +475,12 @@ class GeneratedCompiler:
                 gen.emit("if not ctx.tracing:")
                 with gen.indented():
                     self._cached_call(f, level, pure, "B" + rule[1:], args, names)
-            self._cached_call(f, "dynamic", pure, "B" + rule[1:], args, names)
+                if pure:
+                    self._cached_call(f, "traced", pure, "B" + rule[1:], args, names)
+                else:
+                    gen.emit(f"return B{rule[1:]}({args})")
+            else:
+                self._cached_call(f, "dynamic", pure, "B" + rule[1:], args, names)
         gen.function(unit, rule, params, (), self._depth_counted(f, entry), fr=False,
                      docline=f"function {f.name}: cache, then B")
         fn = self._load(unit)
@@ -402,14 +499,20 @@ class GeneratedCompiler:
         label = p.header.label or p.name
         cites = gen.const(tuple(p.header.citations))
 
+        scoped = p.name in self.engine.procedure_vars  # its `per` variables: see Engine.enter_procedure
+
         def body():
+            if scoped:
+                gen.emit(f"saved = ENTER_PROCEDURE(ctx, {p.name!r})")
             gen.emit("traced = ctx.tracing")
             gen.emit(f"if traced: ctx.trace_open({label!r}, {cites})")
             gen.emit("try:")
             with gen.indented():
                 gen.block(p.body, set(names))
             gen.emit("finally:")
-            gen.emit("    if traced: ctx.trace_close()")
+            gen.emit("    if traced: ctx.trace_close_procedure()")
+            if scoped:
+                gen.emit(f"    LEAVE_PROCEDURE(ctx, {p.name!r}, saved)")
             gen.emit("return None")
         gen._stop = "return None"
         try:
@@ -488,7 +591,7 @@ class GeneratedCompiler:
                  for req, u, code in zip(self._requests, self.units, self._codes)]
         data = {"units": units,
                 "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries,
-                          gen.readers, gen.testers)}
+                          gen.readers, gen.testers, [p.name for p in self.engine.memo_plans])}
         _write_cache(self._cache_file, data)
 
     def _bind_constants(self) -> None:
@@ -508,6 +611,15 @@ class GeneratedCompiler:
     def source(self) -> str:
         return "".join(u.source for u in self.units)
 
+    def plain(self, name: str):
+        """The plain evaluation `B_name(ctx, *args)` of a function or quantity."""
+        return self.ns["B" + self.gen.rule(name)[1:]]
+
+    def bodies(self) -> dict:
+        """{rule name: its plain evaluation `B_name(ctx, *args)`} of the rules with a surviving
+        memo (memo.Memos.audit re-evaluates their remembered values with these)."""
+        return {p.name: self.ns["B" + self.gen.rule(p.name)[1:]] for p in self.engine.memo_plans}
+
     def show(self, name: str) -> str:
         """The generated code of a declaration (every unit it owns), or '' if none."""
         return "".join(u.source for u in self.units if u.owner == name)
@@ -522,7 +634,8 @@ def _toolchain() -> bytes:
     from warcodex.dsl.cache import _toolchain_key
 
     digest = hashlib.sha256(_toolchain_key() + sys.version.encode())
-    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py", "context.py"):
+    for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py", "reads.py",
+                 "memo.py", "context.py"):
         digest.update(resources.files("warcodex.interpreter").joinpath(name).read_bytes())
     digest.update(resources.files("warcodex.dsl").joinpath("limits.py").read_bytes())  # bounds written into the code
     return digest.digest()
@@ -546,11 +659,11 @@ def _read_cache(path, engine) -> dict | None:
     try:
         with open(path, "rb") as f:
             data = pickle.load(f)
-        constants, spans, symbols, temp, entries, readers, testers = data["state"]
+        constants, spans, symbols, temp, entries, readers, testers, plans = data["state"]
         thawed = []
         for kind, value in constants:
             thawed.append(engine.entities[value] if kind == "entity" else value)
-        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers)
+        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers, plans)
         return data
     except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
         return None

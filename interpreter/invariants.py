@@ -4,6 +4,11 @@
       check: always                 # or: after(move), phase_end(combat)
       holds: all(count(units_at(h)) <= 2 for h in occupied())
     }
+
+An invariant that holds for each unit or location of a list (`all(E for u in all_units())`, the
+usual form) is checked one element at a time: `E` (with its `where`) becomes a rule of the element
+(`element_rule`), memoized like a function (memo.py), so a check after an action evaluates it again
+only for the units and places the action changed, and finds the others remembered.
 """
 
 from __future__ import annotations
@@ -40,6 +45,50 @@ class CompiledInvariant:
         return self.check == event and (self.target is None or self.target == name)
 
 
+# sources whose elements are units, or locations: the element rule's parameter type
+_UNIT_SOURCES = frozenset({"all_units", "units_of", "units_at", "eliminated_units", "units_in_box"})
+_LOCATION_SOURCES = frozenset({"occupied", "locations", "locations_with", "adjacent"})
+
+
+def element_rule(inv: ast.Invariant) -> ast.Function | None:
+    """`all(E for x in S where W)` over units or locations: the rule `(not W) or E` of one x
+    (named after the invariant, it is no name of the game's); None for another form."""
+    holds = next((p.value for p in inv.props if p.key == "holds"), None)
+    if not (isinstance(holds, ast.Comprehension) and holds.func == "all" and isinstance(holds.source, ast.Call)):
+        return None
+    source = holds.source.func
+    kind = "unit" if source in _UNIT_SOURCES else "location" if source in _LOCATION_SOURCES else None
+    if kind is None:
+        return None
+    body = holds.element
+    if holds.where is not None:
+        body = ast.Or(left=ast.Not(operand=holds.where, span=holds.where.span), right=body, span=holds.span)
+    return ast.Function(header=ast.Header(name=f"invariant {inv.name}: one {holds.var}", span=inv.span),
+                        params=[ast.Param(name=holds.var, type=kind, span=holds.span)], type="bool", body=body,
+                        span=holds.span)
+
+
+def _element_check(engine, inv: ast.Invariant, rule: ast.Function):
+    """`holds` of an invariant checked element by element through its element rule."""
+    holds = next(p.value for p in inv.props if p.key == "holds")
+    source = engine.compiler.expr(holds.source, frozenset())
+    element = engine.compiler.function(rule)
+    element = getattr(element, "generated", None) or (lambda ctx, x, _run=element: _run(ctx, (x,), span))
+    span = holds.span
+
+    def check(fr):
+        seq = source(fr)
+        if not seq:
+            return True
+        ctx = fr.ctx
+        ctx.tick_many(len(seq), span)  # as the aggregate counts its steps
+        for x in seq:
+            if not element(ctx, x):
+                return False
+        return True
+    return check
+
+
 def compile_invariant(engine, inv: ast.Invariant) -> CompiledInvariant:
     check, target, holds = "always", None, None
     for p in inv.props:
@@ -52,7 +101,8 @@ def compile_invariant(engine, inv: ast.Invariant) -> CompiledInvariant:
             else:
                 raise RuleError("`check:` is `always`, `after(ACTION)` or `phase_end(PHASE)`", p.span)
         elif p.key == "holds":
-            holds = engine.compiler.expr(p.value, frozenset())
+            rule = engine.synthetic_rules.get(f"invariant {inv.name}: one {getattr(p.value, 'var', '')}")
+            holds = _element_check(engine, inv, rule) if rule is not None else engine.compiler.expr(p.value, frozenset())
     if holds is None:
         raise RuleError(f"invariant '{inv.name}' needs `holds: CONDITION`", inv.span)
     return CompiledInvariant(inv.name, inv.header.label or inv.name, tuple(inv.header.citations), check, target, holds, inv)

@@ -20,11 +20,12 @@ from fractions import Fraction
 
 from warcodex.dsl import ast
 from warcodex.interpreter.actions import free_names
-from warcodex.interpreter.compiler import Compiler, read_global
+from warcodex.interpreter.compiler import Compiler, _arith
 from warcodex.interpreter.values import Entity, Region, RuleError, UnitRef
 
 BINDINGS = frozenset({"u", "s", "origin", "from", "to"})
 PARAMS = ("u", "s", "origin", "from", "to")  # the order of the compiled properties' arguments
+_PARAM_TYPES = ("unit", "side", "location", "location", "location")
 _UNKNOWN = object()
 _BLOCKED = (True, False)
 
@@ -51,13 +52,7 @@ class MovementMode:
         static_prohibited, static_prohibited_at = [], []  # per edge and per location, board-static
         self.cost_reads: tuple | None = None
         self.location_reads: tuple = ()
-        self.cost_extra = None  # the terms of a split cost evaluated at each step (see below)
-        self.cost_span = None
-        # the game-long tables are kept per unit type only when their expressions name the unit
-        # (`u`): a terrain cost that reads only the board is one table per side, not one per type
-        self.edge_by_type = False
-        self.location_by_type = False
-        extra = None
+        self.cost_key = self.location_key = (None, ())
         analysis = compiler.engine.deps
         # a backward trace (`trace_back`) does not know where a path starts: refused if read
         self.reads_origin = any(prop.value is not None and "origin" in free_names(prop.value) for prop in decl.props)
@@ -73,13 +68,6 @@ class MovementMode:
                 cost_deps = analysis.expression(prop.value, BINDINGS)
                 self.cost_terms = _cost_terms(compiler, prop.value)
                 self.cost_citations = tuple(prop.citations)
-                if cost_deps.level != "static":
-                    # `A + B`: board-static terms (the terrain) game-long, the others at each step
-                    split = _split_sum(analysis, prop.value)
-                    if split is not None:
-                        cost, extra = split
-                        cost_deps = analysis.expression(cost, BINDINGS)
-                        self.cost_span = prop.value.span
             elif prop.key == "prohibited":
                 deps = analysis.expression(prop.value, BINDINGS) if prop.value is not None else None
                 static = deps is not None and deps.level == "static"
@@ -87,12 +75,10 @@ class MovementMode:
                     (static_prohibited_at if static else prohibited_at).append(prop.value)
                     if static:
                         location_static_reads |= deps.reads
-                        self.location_by_type |= "u" in free_names(prop.value)
                 else:
                     (static_prohibited if static else prohibited).append(prop.value)
                     if static:
                         edge_static_reads |= deps.reads
-                        self.edge_by_type |= "u" in free_names(prop.value)
             elif prop.key == "stop":
                 (stops_at if per_location else stops).append(prop.value)
             elif prop.key == "always_one_hex":
@@ -101,8 +87,17 @@ class MovementMode:
                 raise RuleError(f"unknown movement property '{prop.key}' (allowance, cost, prohibited, stop, always_one_hex)", prop.span)
         if allowance is None:
             raise RuleError(f"movement '{self.name}' needs an `allowance:`", decl.span)
-        if cost is not None:
-            self.edge_by_type |= "u" in free_names(cost)
+        # a cost that is a sum of board-static terms and others (`move_cost(u, from, to) +
+        # exit_cost(u, from, origin)`): the static terms go in the edge table, the others are
+        # added at each step (exact arithmetic: the order of the terms does not change the sum)
+        rest = None
+        if cost_deps is not None and cost_deps.level != "static":
+            terms = _addends(cost)
+            static = [t for t in terms if analysis.expression(t, BINDINGS).level == "static"]
+            if static and len(static) < len(terms):
+                rest = _sum([t for t in terms if not any(t is x for x in static)])
+                cost = _sum(static)
+                cost_deps = analysis.expression(cost, BINDINGS)
         if cost_deps is not None and cost_deps.level != "static":
             # no edge table: the board-static prohibitions are judged with the others (a cost that
             # reads where units are changes with every move, so it is never kept either)
@@ -110,11 +105,14 @@ class MovementMode:
             static_prohibited = []
         else:
             self.cost_reads = tuple(sorted(edge_static_reads | (cost_deps.reads if cost_deps is not None else set())))
+            self.cost_key = _table_key(compiler.engine, [cost] + static_prohibited, self.cost_reads)
         self.location_reads = tuple(sorted(location_static_reads))
+        self.location_key = _table_key(compiler.engine, static_prohibited_at, self.location_reads)
         params = PARAMS
         self.allowance = compiler.value(allowance, params)
         self.cost = compiler.value(cost, params) if cost is not None else None
-        self.cost_extra = compiler.value(extra, params) if extra is not None else None
+        self.cost_extra = compiler.value(rest, params) if rest is not None else None
+        self.cost_span = rest.span if rest is not None else None
 
         def group(exprs):
             return compiler.predicate(exprs, params) if exprs else None
@@ -122,25 +120,37 @@ class MovementMode:
         self.prohibited_at, self.stops_at = group(prohibited_at), group(stops_at)
         self.static_prohibited, self.static_prohibited_at = group(static_prohibited), group(static_prohibited_at)
 
-    def _game_table(self, ctx, kind: str, reads: tuple, unit: UnitRef | None, side, by_type: bool) -> dict | None:
+    def _game_table(self, ctx, kind: str, key, unit: UnitRef | None, side) -> dict | None:
+        """The game-long table of `kind` for this unit (its side, and the facts of its type the
+        static properties read, or its type) under the current values of the globals they read
+        (`key`: see `_table_key`)."""
         state = ctx.state
-        u = state.units.get(unit.id) if unit is not None and by_type else None
-        values = tuple(read_global(state, n) for n in reads)
-        key = (kind, self.name, (u.type, u.side) if u is not None else side.name, values)
+        u = state.units.get(unit.id) if unit is not None else None
+        facts, kinds = key
+        if u is None or facts == ():  # a trace, or rules that read nothing of the unit: per side
+            who = side.name if u is None else u.side
+        elif facts is None:
+            who = (u.type, u.side)
+        else:
+            test, read = ctx.engine.tag_tester, ctx.engine.attribute_reader
+            who = (u.side,) + tuple(u.side if f == "side" else u.type if f == "type"
+                                    else test(f[4:])(ctx, unit) if f.startswith("tag:") else read(f[5:])(ctx, unit, None)
+                                    for f in facts)
+        values = tuple(ctx.engine.global_value(ctx, k) for k in kinds)
         try:
-            return ctx.engine.static_cache.setdefault(key, {})
+            return ctx.engine.static_cache.setdefault((kind, self.name, who, values), {})
         except TypeError:  # an unhashable variable value
             return None
 
     def _cost_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if self.cost_reads is None:
             return None
-        return self._game_table(ctx, "edge-costs", self.cost_reads, unit, side, self.edge_by_type)
+        return self._game_table(ctx, "edge-costs", self.cost_key, unit, side)
 
     def _location_table(self, ctx, unit: UnitRef | None, side) -> dict | None:
         if not self.static_prohibited_at:
             return None
-        return self._game_table(ctx, "blocked-locations", self.location_reads, unit, side, self.location_by_type)
+        return self._game_table(ctx, "blocked-locations", self.location_key, unit, side)
 
     def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
@@ -158,14 +168,43 @@ class MovementMode:
             blocked = self._location_table(ctx, unit, side)
             at_location: dict[str, tuple[bool, bool]] = {}
             neighbors = board.neighbors
-            at, step_cost = self._at, self._step
+            at, table_step, tick, one_hex = self._at, self._table_step, ctx.tick_many, self.always_one_hex
+            rest, span = self.cost_extra, self.cost_span
+            pop, push = heapq.heappop, heapq.heappush
+            table = costs if costs is not None else {}  # no game-long table: one for this search
             while heap:
-                spent, _, loc = heapq.heappop(heap)
+                spent, _, loc = pop(heap)
                 entry = best[loc]
                 if spent > entry[0] or (entry[2] and loc != start):
                     continue
-                for nxt in neighbors(loc):
-                    ctx.tick(None)
+                around = neighbors(loc)
+                tick(len(around), None)  # one step an edge
+                for nxt in around:
+                    # the cheap tests first: the cost (a table), the allowance, an improvement;
+                    # the conditions (pure) only for a step that would be taken
+                    step = table.get((loc, nxt), _UNKNOWN)
+                    try:
+                        if step is _UNKNOWN:
+                            step = table_step(ctx, unit, side, start, table, loc, nxt)
+                        if step is None:
+                            continue
+                        if rest is not None:  # the cost's terms that are not in the table
+                            more = rest(ctx, unit, side, start, loc, nxt)
+                            step = step + more if type(step) is int and type(more) is int else _arith("+", step, more, span)
+                    except RuleError:
+                        if self._forbids(ctx, unit, side, start, loc, nxt, blocked):
+                            continue
+                        raise
+                    total = spent + step
+                    beyond = total > allowance
+                    if beyond:
+                        # "always one hex": from the start, with the full allowance unspent
+                        if not (one_hex and loc == start and nxt not in best):
+                            continue
+                        total = allowance
+                    old = best.get(nxt)
+                    if old is not None and total >= old[0]:
+                        continue
                     here = at_location.get(nxt)
                     if here is None:
                         here = at_location[nxt] = at(ctx, unit, side, start, loc, nxt, blocked)
@@ -173,26 +212,12 @@ class MovementMode:
                         continue
                     if prohibited is not None and prohibited(ctx, unit, side, start, loc, nxt):
                         continue
-                    step = step_cost(ctx, unit, side, start, costs, loc, nxt)
-                    if step is None:
-                        continue
-                    total = spent + step
-                    if total > allowance:
-                        # "always one hex": from the start, with the full allowance unspent
-                        if self.always_one_hex and loc == start and nxt not in best:
-                            total = allowance
-                            must_stop = True
-                        else:
-                            continue
-                    else:
-                        must_stop = here[1] or (stops is not None and stops(ctx, unit, side, start, loc, nxt))
-                    old = best.get(nxt)
-                    if old is None or total < old[0]:
-                        best[nxt] = (total, loc, must_stop)
-                        if goals is not None and nxt in goals:
-                            return best
-                        heapq.heappush(heap, (total, counter, nxt))
-                        counter += 1
+                    must_stop = beyond or here[1] or (stops is not None and stops(ctx, unit, side, start, loc, nxt))
+                    best[nxt] = (total, loc, must_stop)
+                    if goals is not None and nxt in goals:
+                        return best
+                    push(heap, (total, counter, nxt))
+                    counter += 1
             return best
         finally:
             ctx.tracing = was_tracing
@@ -270,15 +295,27 @@ class MovementMode:
             at_location: dict[str, tuple[bool, bool]] = {}
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
-            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
+            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
+            pop, push, tick = heapq.heappop, heapq.heappush, ctx.tick_many
             while heap:
-                spent, _, loc = heapq.heappop(heap)
+                spent, _, loc = pop(heap)
                 entry = best[loc]
                 if spent > entry[0] or (entry[2] and entry[1] != loc):
                     continue
                 origin = entry[1]
-                for nxt in neighbors(loc):
-                    ctx.tick(span)
+                around = neighbors(loc)
+                tick(len(around), span)  # one step an edge
+                for nxt in around:
+                    # the cheap tests first (as in `search`); the pure conditions last
+                    step = step_cost(ctx, None, side, origin, costs, loc, nxt, blocked)
+                    if step is None:
+                        continue
+                    total = spent + step
+                    if allowance is not None and total > allowance:
+                        continue
+                    old = best.get(nxt)
+                    if old is not None and total >= old[0]:
+                        continue
                     here = at_location.get(nxt)
                     if here is None:
                         here = at_location[nxt] = at(ctx, None, side, origin, loc, nxt, blocked)
@@ -286,18 +323,10 @@ class MovementMode:
                         continue
                     if prohibited is not None and prohibited(ctx, None, side, origin, loc, nxt):
                         continue
-                    step = step_cost(ctx, None, side, origin, costs, loc, nxt)
-                    if step is None:
-                        continue
-                    total = spent + step
-                    if allowance is not None and total > allowance:
-                        continue
                     must_stop = here[1] or (stops is not None and stops(ctx, None, side, origin, loc, nxt))
-                    old = best.get(nxt)
-                    if old is None or total < old[0]:
-                        best[nxt] = (total, origin, must_stop)
-                        heapq.heappush(heap, (total, counter, nxt))
-                        counter += 1
+                    best[nxt] = (total, origin, must_stop)
+                    push(heap, (total, counter, nxt))
+                    counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
         finally:
@@ -322,7 +351,7 @@ class MovementMode:
             at_location: dict[str, tuple[bool, bool]] = {}
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
-            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._step
+            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
             while heap:
                 spent, _, loc = heapq.heappop(heap)
                 if spent > best[loc]:
@@ -333,23 +362,26 @@ class MovementMode:
                     here = at_location[loc] = at(ctx, None, side, None, None, loc, blocked)
                 if here[0] or (here[1] and loc not in goals):
                     continue  # cannot be entered, or entered only to stop short of a target
-                for prev in neighbors(loc):  # on a hex or area map, adjacency is symmetric
-                    ctx.tick(span)
-                    if prohibited is not None and prohibited(ctx, None, side, None, prev, loc):
-                        continue
-                    if loc not in goals and stops is not None and stops(ctx, None, side, None, prev, loc):
-                        continue
-                    step = step_cost(ctx, None, side, None, costs, prev, loc)
+                around = neighbors(loc)  # on a hex or area map, adjacency is symmetric
+                ctx.tick_many(len(around), span)  # one step an edge
+                for prev in around:
+                    # the cheap tests first (as in `search`); the pure conditions last
+                    step = step_cost(ctx, None, side, None, costs, prev, loc, blocked)
                     if step is None:
                         continue
                     total = spent + step
                     if allowance is not None and total > allowance:
                         continue
                     old = best.get(prev)
-                    if old is None or total < old:
-                        best[prev] = total
-                        heapq.heappush(heap, (total, counter, prev))
-                        counter += 1
+                    if old is not None and total >= old:
+                        continue
+                    if prohibited is not None and prohibited(ctx, None, side, None, prev, loc):
+                        continue
+                    if loc not in goals and stops is not None and stops(ctx, None, side, None, prev, loc):
+                        continue
+                    best[prev] = total
+                    heapq.heappush(heap, (total, counter, prev))
+                    counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
         finally:
@@ -374,22 +406,46 @@ class MovementMode:
 
     def _step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
         """The cost of the step a -> b, None when a board-static prohibition forbids it; from the
-        game-long edge table when there is one, plus the per-step terms of a split cost."""
-        step = _UNKNOWN if costs is None else costs.get((a, b), _UNKNOWN)
-        if step is _UNKNOWN:
-            static = self.static_prohibited
-            if static is not None and static(ctx, u, s, origin, a, b):
-                step = None
-            else:
-                step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
-            if costs is not None:
-                costs[(a, b)] = step
-        if self.cost_extra is None or step is None:
-            return step
-        extra = self.cost_extra(ctx, u, s, origin, a, b)
-        if extra is None:
-            raise RuleError(f"movement '{self.name}': cannot compute {step} + none", self.cost_span)
-        return step + extra
+        game-long edge table when there is one. (The search loops inline the table's hit.)"""
+        if costs is not None:
+            step = costs.get((a, b), _UNKNOWN)
+            if step is _UNKNOWN:
+                step = self._table_step(ctx, u, s, origin, costs, a, b)
+        else:
+            step = self._table_step(ctx, u, s, origin, None, a, b)
+        if self.cost_extra is not None and step is not None:  # the cost's terms that are not in the table
+            rest = self.cost_extra(ctx, u, s, origin, a, b)
+            step = step + rest if type(step) is int and type(rest) is int else _arith("+", step, rest, self.cost_span)
+        return step
+
+    def _guarded_step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str, blocked):
+        """`_step` in a search that tests the cost before the conditions: a cost that cannot be
+        computed (a table's `-` plus a modifier...) on a step the conditions forbid is no error."""
+        try:
+            return self._step(ctx, u, s, origin, costs, a, b)
+        except RuleError:
+            if self._forbids(ctx, u, s, origin, a, b, blocked):
+                return None
+            raise
+
+    def _forbids(self, ctx, u, s, origin, a: str, b: str, blocked) -> bool:
+        """True if the step a -> b is prohibited (at `b`, or on the edge). Searches test a step's
+        cost first and its conditions only for a step they would take (the conditions are pure,
+        so the same paths are found); a cost that fails is judged here, so that a forbidden
+        step's cost is never an error, as when the conditions came first."""
+        return self._at(ctx, u, s, origin, a, b, blocked)[0] or (
+            self.prohibited is not None and bool(self.prohibited(ctx, u, s, origin, a, b)))
+
+    def _table_step(self, ctx, u, s, origin, costs: dict | None, a: str, b: str):
+        """The board-static part of a step's cost (what the edge table holds), computed."""
+        static = self.static_prohibited
+        if static is not None and static(ctx, u, s, origin, a, b):
+            step = None
+        else:
+            step = 1 if self.cost is None else self.cost(ctx, u, s, origin, a, b)
+        if costs is not None:
+            costs[(a, b)] = step
+        return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
         goals = targets if isinstance(targets, Region) else frozenset(targets)
@@ -411,29 +467,44 @@ def _seeded(starts, label) -> tuple[dict, list]:
     return best, heap
 
 
-def _split_sum(analysis, expr: ast.Expr) -> tuple[ast.Expr, ast.Expr] | None:
-    """A cost `A + B + ...` whose terms are partly board-static (the terrain cost) and partly not
-    (an enemy ZOC's extra cost): (the static terms, the others), each as one sum; None when the
-    cost does not split that way."""
-    terms = _sum_terms(expr)
-    static = [t for t in terms if analysis.expression(t, BINDINGS).level == "static"]
-    if not static or len(static) == len(terms):
-        return None
-    return _joined(static), _joined([t for t in terms if not any(t is x for x in static)])
+def _addends(expr) -> list:
+    """The terms of a sum, left to right (`a + b + c`: a, b, c); any other expression is one."""
+    if isinstance(expr, ast.BinOp) and expr.op == "+":
+        return _addends(expr.left) + _addends(expr.right)
+    return [expr]
 
 
-def _sum_terms(e: ast.Expr) -> list[ast.Expr]:
-    """The terms of `a + b + c` (a single term otherwise)."""
-    if isinstance(e, ast.BinOp) and e.op == "+":
-        return _sum_terms(e.left) + _sum_terms(e.right)
-    return [e]
-
-
-def _joined(terms: list[ast.Expr]) -> ast.Expr:
+def _sum(terms: list):
+    """The sum of terms, as an expression (left to right)."""
     out = terms[0]
     for t in terms[1:]:
-        out = ast.BinOp(op="+", left=out, right=t, span=out.span)
+        out = ast.BinOp(op="+", left=out, right=t, span=t.span)
     return out
+
+
+def _table_key(engine, exprs: list, reads: tuple):
+    """What a game-long table of board-static properties is kept under: (the facts of the unit's
+    type they read, or None: its type; the global kinds they read), from reads.py, so that unit
+    types that differ in nothing they read share a table; or (None, the globals dependencies.py
+    found) when reads.py cannot say."""
+    from warcodex.interpreter.reads import is_global_kind
+
+    found = [engine.reads.expression(e, list(zip(PARAMS, _PARAM_TYPES))) for e in exprs if e is not None]
+    kinds = set().union(*(r.everywhere for r in found)) if found else set()
+    if any(r.near or r.units for r in found) or not all(is_global_kind(k) for k in kinds):
+        return None, tuple("var:" + n for n in reads)
+    facts = set()
+    for r in found:
+        for i, f in r.facts:
+            if i == 0:
+                if f is None:
+                    facts = None
+                    break
+                facts |= f
+        if facts is None:
+            break
+    scenario = ("var:scenario",) if "scenario" in reads else ()
+    return (None if facts is None else tuple(sorted(facts))), tuple(sorted(kinds)) + scenario
 
 
 def _cost_terms(compiler: Compiler, expr) -> list:
@@ -442,7 +513,7 @@ def _cost_terms(compiler: Compiler, expr) -> list:
     from warcodex.dsl.formatter import format_expr
 
     out = []
-    for t in _sum_terms(expr):
+    for t in _addends(expr):
         decl = compiler.engine.game.names.get(t.func) if isinstance(t, ast.Call) else None
         traced = isinstance(decl, ast.Quantity)
         if decl is not None:

@@ -245,6 +245,7 @@ class Runner:
             pos.turn += 1
             pos.op = 0
             pos.sides.clear()
+            state.changed(("turn",))  # rules that read `turn` are memoized until it changes
         if not state.ended and (state.over or pos.turn > last):
             self.end_game()
 
@@ -266,8 +267,9 @@ class Runner:
         """Set the current phase and active side; a change invalidates memoized values."""
         state = self.ctx.state
         if state.phase != phase or state.active != side:
+            kinds = tuple(k for k, old, new in (("phase", state.phase, phase), ("active", state.active, side)) if old != new)
             state.phase, state.active = phase, side
-            state.touch()
+            state.changed(kinds)
 
     def _run_op(self, op: Op, program: list[Op]) -> None:
         engine, ctx = self.engine, self.ctx

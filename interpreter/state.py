@@ -4,6 +4,11 @@ Units are immutable records replaced on change, so `snapshot()` only copies dict
 references (structural sharing): cheap enough for undo and for search. Everything in the state is
 plain data and serialises to JSON (`warcodex.interpreter.saves`).
 
+Every change bumps `version`. A change made through `put` or `changed` also says *what* changed in
+the `journal` (which kinds of state, where, which unit), so memoized rule values that read none of
+it survive the change (`warcodex.interpreter.memo`); `touch()` says nothing, and invalidates every
+memo.
+
 Adding a piece of state (a chit cup, a pile, the activated formation) is one field of
 `GameState` marked `PLAIN`, typed with JSON types (str, int, bool, None, lists and dicts of
 them): it is then copied by `snapshot()`, written to saves, read back and shape-checked from its
@@ -42,9 +47,51 @@ class Unit:
         return default
 
     def with_var(self, name: str, value) -> "Unit":
-        items = dict(self.vars)
-        items[name] = value
-        return replace(self, vars=tuple(sorted(items.items())))
+        pairs = self.vars
+        for i, (k, _) in enumerate(pairs):  # kept sorted by name
+            if k == name:
+                return self.but(vars=pairs[:i] + ((name, value),) + pairs[i + 1:])
+            if k > name:
+                return self.but(vars=pairs[:i] + ((name, value),) + pairs[i:])
+        return self.but(vars=pairs + ((name, value),))
+
+    def but(self, **changes) -> "Unit":
+        """This record with some fields changed (`dataclasses.replace`, without its reflection:
+        units change at every move)."""
+        get = changes.get
+        return Unit(self.id, self.type, self.side, get("loc", self.loc), get("steps", self.steps), self.max_steps,
+                    self.label, get("markers", self.markers), get("vars", self.vars), get("box", self.box))
+
+
+JOURNAL_KEEP = 4096
+
+
+def unit_event(old: Unit | None, new: Unit) -> tuple:
+    """The journal event of storing `new` over `old`: (kinds changed, locations, unit id).
+    A unit's record is read at its location (old and new): rules that read the units near a hex
+    are invalidated near these locations only."""
+    if old is None:
+        return (("positions",), (new.loc,) if new.loc is not None else (), new.id)
+    kinds = []
+    if old.loc != new.loc or old.box != new.box:
+        kinds.append("positions")
+    if old.steps != new.steps or old.max_steps != new.max_steps:
+        kinds.append("steps")
+    if old.markers != new.markers:
+        kinds.extend("marker:" + m for m in old.markers ^ new.markers)
+    if old.vars != new.vars:
+        before, after = dict(old.vars), dict(new.vars)
+        kinds.extend("uvar:" + k for k in before.keys() | after.keys() if before.get(k, _NONE) != after.get(k, _NONE))
+    if old.type != new.type or old.side != new.side or old.label != new.label:
+        kinds.append("*")
+    if old.loc == new.loc:
+        where = (new.loc,) if new.loc is not None else ()
+    else:
+        where = tuple(h for h in (old.loc, new.loc) if h is not None)
+    return (tuple(kinds), where, new.id)
+
+
+_NONE = object()
 
 
 @dataclass
@@ -88,6 +135,10 @@ class GameState:
     version: int = 0  # bumped on every change; caches key on it
     positions_version: int = 0  # bumped when a unit moves, enters or leaves the map
     rng: random.Random = field(default_factory=random.Random)
+    # what changed, one event per version bump made by `put` or `changed` (see `changed`);
+    # `journal_start` is the absolute number of journal[0] (old events are dropped)
+    journal: list = field(default_factory=list, repr=False, compare=False)
+    journal_start: int = field(default=0, repr=False, compare=False)
     setup_notes: tuple[str, ...] = ()  # `log` lines of the set-up, logged when the game starts (not saved)
 
     # ------------------------------------------------------------ snapshots
@@ -113,8 +164,11 @@ class GameState:
         return self.at.get(loc, ())
 
     def put(self, unit: Unit) -> None:
-        """Store a new version of a unit, keeping the location index in step."""
+        """Store a new version of a unit, keeping the location index in step (a record equal
+        to the one stored changes nothing: no new version)."""
         old = self.units.get(unit.id)
+        if old is not None and old == unit:
+            return
         if old is not None and old.loc != unit.loc and old.loc is not None:
             rest = tuple(i for i in self.at.get(old.loc, ()) if i != unit.id)
             if rest:
@@ -123,10 +177,11 @@ class GameState:
                 self.at.pop(old.loc, None)
         if unit.loc is not None and (old is None or old.loc != unit.loc):
             self.at[unit.loc] = self.at.get(unit.loc, ()) + (unit.id,)
-        if old is None or old.loc != unit.loc:
+        if old is None or old.loc != unit.loc or old.side != unit.side:  # who is where
             self.positions_version += 1
         self.units[unit.id] = unit
         self.version += 1
+        self._journal(unit_event(old, unit))
 
     def new_unit(self, type_name: str, side: str, loc: str | None, steps: int, label: str, box: str | None = None) -> Unit:
         unit = Unit(id=self.next_unit_id, type=type_name, side=side, loc=loc, steps=steps, max_steps=steps, label=label, box=box)
@@ -138,7 +193,24 @@ class GameState:
         return (u for u in self.units.values() if u.loc is not None)
 
     def touch(self) -> None:
+        """Something changed, without saying what: every memo is invalidated."""
         self.version += 1
+
+    def changed(self, kinds: tuple, where: tuple = ()) -> None:
+        """Something changed and this says what: `kinds` are the kinds of state changed
+        (`"var:weather"`, `"marker:fortification"`, `"lvar:control"`, `"svar:rp"`, `"turn"`,
+        `"phase"`, `"active"`, `"turn_order"`, `"cards"`, or `"*"` for anything), `where` the
+        locations concerned (none: everywhere)."""
+        self.version += 1
+        self._journal((kinds, where, None))
+
+    def _journal(self, event) -> None:
+        journal = self.journal
+        journal.append(event)
+        if len(journal) > JOURNAL_KEEP:  # a reader this far behind forgets everything instead
+            drop = len(journal) // 2
+            del journal[:drop]
+            self.journal_start += drop
 
 
 def plain_fields() -> tuple:

@@ -50,7 +50,8 @@ def signature(decl: ast.Decl) -> str:
         text = f"{decl.scope} {decl.name}: {decl.type}"
         if decl.default is not None:
             text += f" = {format_expr(decl.default)}"
-        return text + (" hidden" if decl.hidden else "")
+        return (text + (" hidden" if decl.hidden else "") + (f" per {decl.per}" if decl.per else "")
+                + (" bookkeeping" if decl.bookkeeping else ""))
     if isinstance(decl, ast.Action):
         return text
     if params is not None and not isinstance(decl, ast.Action):

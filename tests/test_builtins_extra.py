@@ -152,3 +152,21 @@ def test_move_via_enters_every_hex_including_the_first(mini):
     assert ctx.state.units[u.id].loc == "0106" and ctx.state.vars["entered"] == before + 4
     with pytest.raises(RuleError):
         call(ctx, "move_via", u, "0909", engine.entities["walk"])  # out of reach
+
+
+def test_occupied_lists_locations_in_board_order_whatever_the_moves():
+    """The state's index of occupied locations is ordered by history (a loaded save rebuilds it
+    otherwise); occupied() is in board order, so an action's candidates, and the game, are the
+    same after a save and a load (tests/test_stargard_selfplay.py resumes a game mid-turn)."""
+    engine = Engine(load_game("games/tiny"))
+    state = engine.new_game("meeting", seed=0, setup=False)
+    ctx = Context(engine, state, agents={})
+    axis = engine.entities["axis"]
+    for loc in ("0808", "0202", "0505"):
+        engine.place(ctx, engine.entities["infantry"], axis, loc, None, None)
+    assert list(state.at) == ["0808", "0202", "0505"]
+    expected = tuple(sorted(("0808", "0202", "0505"), key=engine.board.index.__getitem__))
+    assert call(ctx, "occupied") == expected
+    moved = state.units_at("0202")[0]
+    state.put(state.units[moved].but(loc="0909"))
+    assert call(ctx, "occupied") == tuple(sorted(("0808", "0909", "0505"), key=engine.board.index.__getitem__))

@@ -79,6 +79,8 @@ DIFFERENTIAL = [
     (ROOT / "games" / "stalingrad42", "uranus", (1,), 25),
     (ROOT / "games" / "stalingrad42", "campaign", (1,), 25),
     (ROOT / "games" / "axis-allies-1941", "world_1941", (1,), 30),
+    # through its first battles: a battle's `per battle` record, cards played in it
+    (ROOT / "games" / "no-retreat", "campaign", (1,), 45),
 ]
 
 
@@ -242,3 +244,39 @@ def test_generated_functions_take_dsl_locals_as_python_locals():
     assert list(inspect.signature(fn).parameters) == ["ctx", "l_attackers", "l_target"]
     code = engine.compiler.show("crt_column")
     assert "R_total_attack(ctx, l_attackers, l_target)" in code  # a direct call between rules
+
+
+# ------------------------------------------------------------------ dice are never memoized
+ROLLING = """function die(): int "One die" §3 = roll d6
+function via(): int "A rule that only calls the rolling one" §3 = die()
+function pair(): int "Two calls in one expression" §3 = via() * 10 + via()
+quantity strength(): int "A quantity whose base calls a rolling rule" §3 {
+  base: via()
+}
+function later(n: int): int "Rolls after a call that leads back to it" §3 = if n > 0 then back(n - 1) else roll d6
+function back(n: int): int "Rolls only through later" §3 = later(n)
+"""
+
+
+def test_a_rule_that_calls_a_rolling_rule_rolls_at_every_call(tmp_path):
+    """Dice are transitive (dependencies.rolls_dice): a function or quantity that rolls only
+    through the rules it calls is not memoized either, so two calls in one state are two rolls,
+    and a cycle of calls (back -> later -> back) does not hide the roll that follows it."""
+    from warcodex.interpreter.dice import FixedDice
+
+    ref, gen = _tiny_with(tmp_path, ROLLING)
+    for engine in (ref, gen):
+        deps = engine.deps
+        names = engine.game.names
+        assert [deps.rolls_dice(names[n]) for n in ("back", "later", "pair", "via", "strength")] == [True] * 5
+        assert not deps.rolls_dice(names["crt_column"])
+        ctx = start(engine, "meeting", 1, {}, trace=False).ctx
+        ctx.state.rng = FixedDice([2, 5, 3, 4, 6, 1, 4, 2, 5])
+        version = ctx.state.version
+        calls = [engine.functions["via"](ctx, (), None), engine.functions["via"](ctx, (), None),
+                 engine.functions["pair"](ctx, (), None), engine.quantities["strength"](ctx, (), None),
+                 engine.quantities["strength"](ctx, (), None), engine.functions["back"](ctx, (1,), None),
+                 engine.functions["back"](ctx, (1,), None)]
+        assert ctx.state.version == version  # one state: a memo would have answered
+        assert calls == [2, 5, 34, 6, 1, 4, 2], engine.evaluator
+        assert ctx.state.rng.remaining == [5]

@@ -137,6 +137,48 @@ def test_move_action_rejects_an_unreachable_destination():
     assert state.units[u.id].loc == "0805"
 
 
+CAREFUL = """# a cost that cannot be computed where an enemy stands (none + 1), on steps a condition forbids
+function enemy_here(h: location, s: side): bool "an enemy in the hex" §5.1 =
+  count(v for v in units_at(h) where v.side != s) > 0
+
+movement careful "Careful movement" §5 {
+  allowance: u.move §5.1
+  cost: (if enemy_here(to, u.side) then none else 1) + 1 §5.1
+  prohibited: enemy_here(to, u.side) §5.1
+}
+
+movement careless "Careless movement" §5 {
+  allowance: u.move §5.1
+  cost: (if enemy_here(to, u.side) then none else 1) + 1 §5.1
+}
+"""
+
+
+def test_a_cost_that_fails_on_a_forbidden_step_is_no_error(tmp_path):
+    """Searches compute a step's cost before its conditions (movement.py): a cost that cannot be
+    computed on a step a condition forbids is skipped, as when the conditions came first; on a
+    step nothing forbids, the error stands, at its rule."""
+    import shutil
+
+    from warcodex.interpreter.values import RuleError
+
+    folder = tmp_path / "tiny"
+    shutil.copytree("games/tiny", folder)
+    (folder / "careful.wcx").write_text(CAREFUL)
+    (folder / "game.wcx").write_text((folder / "game.wcx").read_text() + '\ninclude "careful.wcx"\n')
+    for evaluator in ("reference", "generated"):
+        engine = Engine(load_game(str(folder)), evaluator=evaluator)
+        state = engine.new_game("meeting", seed=0, setup=False)
+        ctx = Context(engine, state, agents={})
+        u = put(engine, ctx, "infantry", "axis", "0505")  # MA 3: two steps of cost 2 are 4
+        put(engine, ctx, "rifle", "soviet", "0506")
+        found = {loc: entry[0] for loc, entry in engine.modes["careful"].reachable(ctx, u).items()}
+        assert "0506" not in found and found["0504"] == 2 and len(found) == 6 - 1
+        with pytest.raises(RuleError, match="cannot compute .*none") as info:
+            engine.modes["careless"].reachable(ctx, u)
+        assert info.value.span.file.endswith("careful.wcx") and info.value.span.line == 13
+
+
 # ---------------------------------------------------------------- the game-long tables
 SPLIT = """
 game split "Split costs" §1 { map: "map.wcmap" turn_order: [red, blue] }
@@ -171,7 +213,7 @@ def test_a_cost_with_a_static_and_a_dynamic_term_keeps_the_static_one_game_long(
     assert not diags.errors, [d.render() for d in diags.errors]
     engine = Engine(game)
     mode = engine.modes["ground"]
-    assert mode.cost_extra is not None and not mode.edge_by_type
+    assert mode.cost_extra is not None and mode.cost_key[0] == ()  # reads no fact of the unit
     state = engine.new_game("s", seed=0, setup=False)
     ctx = Context(engine, state, agents={})
     w = put(engine, ctx, "walker", "red", "0202")

@@ -2,18 +2,34 @@
 after every action, automatic step and phase end (every card in exactly one place, hand limit
 after the discard step, each card at most once per player turn, steps and boxes, stacking, the
 initiative...). A CI-cheap version: a few seeds for the first turns; `bench/selfplay.py no-retreat
---seeds 20` plays every game to its end (docs/games/no-retreat.md gives the figures)."""
+--seeds 20` plays every game to its end (docs/games/no-retreat.md gives the figures).
+
+The engine's card concepts are tested here on the game (hidden hands in observations and logs,
+agents choosing between events and payments, replays); the game's own rules and the digest's
+worked examples are rule tests in the language (games/no-retreat/tests/*.wcx, `warcodex test`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-from test_noretreat_support import game
+from functools import lru_cache
+from pathlib import Path
 
+import pytest
+
+from warcodex.dsl.checker import check_path
 from warcodex.interpreter.agents import ScriptedAgent
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.play import agents_for, log_text, start
+
+GAME_DIR = Path(__file__).resolve().parent.parent / "games" / "no-retreat"
+
+
+@lru_cache(maxsize=1)
+def game():
+    g, diags = check_path(GAME_DIR)
+    assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
+    return g
 
 SEEDS = (1, 2)
 TURNS = 2

@@ -37,8 +37,10 @@ def test_query_a_log_after_an_entry_with_the_derivation(logged):
     r = CliRunner().invoke(cli, ["query", str(log), 'crt_column([unit_by_id(3)], "0404")', "--at", "3"])
     assert r.exit_code == 0, r.output
     assert "position: turn 1, movement phase, axis to act: after log entry 3" in r.output
-    assert 'crt_column([unit_by_id(3)], "0404") = 2-1' in r.output
-    assert "odds 8:10 -> 1-2" in r.output and "elite: 1-1 +1 -> 2-1 (§7.4)" in r.output
+    # after entry 3, 0404 holds one infantry division (defense 5): 11th Panzer's 8 against 5 is
+    # 1-1 (§7.3), shifted by armor and elite (§7.4); a query evaluates any hex, whoever holds it
+    assert 'crt_column([unit_by_id(3)], "0404") = 3-1' in r.output
+    assert "odds 8:5 -> 1-1" in r.output and "elite: 2-1 +1 -> 3-1 (§7.4)" in r.output
 
 
 def test_query_a_save_and_located_errors(logged):

@@ -95,10 +95,16 @@ def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
 
 
 def build_engine(game_arg: str, overlays=()):
-    from warcodex.interpreter.engine import Engine
+    from warcodex.interpreter.engine import Engine, settle_for_play
 
     game, _ = load_checked(game_arg, overlays)
-    return Engine(game)
+    engine = Engine(game)
+    if _ONE_COMMAND:  # the process runs this command only: its engine lives as long
+        settle_for_play(engine)
+    return engine
+
+
+_ONE_COMMAND = False  # set by `main`, the console script (not by a test invoking `cli`)
 
 
 # Commands that live with their feature (exporters, fuzzing) and are imported only when used, so
@@ -837,6 +843,8 @@ def main(argv: list[str] | None = None) -> None:
     from warcodex.interpreter.values import RuleError
     from warcodex.outputs import OutputError
 
+    global _ONE_COMMAND
+    _ONE_COMMAND = True
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Abort:

@@ -1,0 +1,296 @@
+"""Memoized rule values that survive the changes they do not read.
+
+A function or quantity that reads the game state (positions, markers, steps, variables) used to
+be memoized for one state version: every change, however far away, threw every value away, so a
+search after each move evaluated the zones of control of every hex again. Here each rule keeps its
+values until a change it reads happens where it reads (`reads.py` finds what and where from the
+rules; the state's journal says what changed and where, `state.py`):
+
+- a change of a kind the rule reads *everywhere* drops all of its values;
+- a change of a kind it reads *near its anchors* (its location parameters, the locations of its
+  unit parameters) drops the values whose anchor lies within the rule's radius of the change;
+- a change of a unit's record drops the values of the rules that read that kind from it as a
+  parameter;
+- an unexplained change (`state.touch()`, or a version bumped without a journal event) drops
+  everything;
+- a rule that reads a *derived global* (a rule of no parameters reading only global values, such
+  as `winter() = turn >= 28`) reads its value: when what the derived global reads changes, it is
+  evaluated again, and only a new value drops the rules that read it (kind `fn:NAME`).
+
+So `in_ezoc(h, s)` computed for a hex far from a move is still true after the move, and a search
+finds it again instead of evaluating it. Values are exact: the generated code is tested against
+the reference evaluator, which memoizes per state version (tests/test_codegen.py), and
+`audit` re-evaluates every surviving value (tests/test_memo.py).
+
+Each value remembers the state version it was computed at: while a trace is recorded, a value is
+used only if it was computed at the current version, as the per-version memo did, so `explain`
+shows the same derivations as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from warcodex.dsl import ast
+from warcodex.interpreter.reads import EVERYTHING, Reads
+from warcodex.interpreter.values import UnitRef
+
+ANCHOR_TYPES = ("location", "unit")
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one rule's values are kept: the parameters its values are indexed by (`slots`, indices
+    into the arguments), which kinds drop everything, which drop near the anchors (`anchors`:
+    (slot, radius, the parameter is a unit)), which drop a unit parameter's values (`units`:
+    (slot, kinds)). `params`: how many parameters the rule has.
+
+    The shape of its dict of values follows (the generated code reads and writes it so):
+    "single" (one parameter, its slot or none): {argument: entry}; "nested" (one slot and other
+    parameters): {slot's argument: {the others (one: itself, else a tuple): entry}}; "flat" (no
+    slot): {arguments' tuple: entry}; "indexed" (several slots): {arguments' tuple: entry} with
+    an index per slot, {argument: [keys]}. An entry is (value, state version computed at)."""
+
+    name: str
+    slots: tuple
+    everywhere: frozenset
+    near: frozenset
+    anchors: tuple
+    units: tuple
+    params: int = 0
+
+    @property
+    def shape(self) -> str:
+        if self.params == 1 and len(self.slots) <= 1:
+            return "single"
+        if len(self.slots) == 1:
+            return "nested"
+        return "flat" if not self.slots else "indexed"
+
+    @property
+    def kinds(self) -> frozenset:
+        return self.everywhere | self.near | frozenset(k for _, ks in self.units for k in ks)
+
+
+def plan_of(decl, reads: Reads) -> Plan:
+    """The memo plan of a rule from what it reads: anchors and unit parameters of a type that can
+    be indexed (a location, a unit); what is read through other parameters (a list) is treated as
+    read everywhere."""
+    types = [p.type for p in decl.params]
+    everywhere = set(reads.everywhere)
+    near = set(reads.near)
+    radius = dict(reads.radius)
+    units = dict(reads.units)
+    if any(types[i] not in ANCHOR_TYPES for i in radius):
+        everywhere |= near
+        near, radius = set(), {}
+    for i in [i for i in units if types[i] != "unit"]:
+        everywhere |= units.pop(i)
+    if not near:
+        radius = {}
+    slots = tuple(sorted(set(radius) | set(units)))
+    position = {p: s for s, p in enumerate(slots)}
+    return Plan(decl.name, slots, frozenset(everywhere), frozenset(near),
+                tuple((position[i], r, types[i] == "unit") for i, r in sorted(radius.items())),
+                tuple((position[i], frozenset(ks)) for i, ks in sorted(units.items())), len(types))
+
+
+class Layout:
+    """What one engine's memos need to know, made once per engine (`Engine.memo_layout`): the
+    plans, and for each kind of change the rules it can alter (to clear, to drop near the change,
+    to drop for a unit); the derived globals some rule reads and what they read.
+    `derived`: {derived global: (the kinds it reads, its plain evaluation `B(ctx)`)}."""
+
+    def __init__(self, plans: list[Plan], board, derived: dict | None = None) -> None:
+        self.plans = plans
+        self.size = len(plans)  # the plans made so far (an engine adds none after its build)
+        self.board = board
+        self.clear_on: dict[str, list[int]] = {}  # kind -> rules it clears
+        self.near_on: dict[str, list] = {}  # kind -> (rule, anchors) it drops near the change
+        self.unit_on: dict[str, list] = {}  # kind -> (rule, unit slots) it drops for the unit
+        self.always: list[int] = []  # rules that read anything: every change clears them
+        for i, p in enumerate(plans):
+            if EVERYTHING in p.everywhere:
+                self.always.append(i)
+                continue
+            for k in p.everywhere:
+                self.clear_on.setdefault(k, []).append(i)
+            keyed = p.shape in ("single", "nested")  # the slot's argument is the key
+            for k in p.near:
+                if k not in p.everywhere:
+                    self.near_on.setdefault(k, []).append((i, p.anchors, keyed))
+            slots: dict[str, list] = {}
+            for slot, ks in p.units:
+                for k in ks:
+                    slots.setdefault(k, []).append(slot)
+            for k, found in slots.items():
+                if k not in p.everywhere:
+                    self.unit_on.setdefault(k, []).append((i, tuple(found), keyed))
+        # the derived globals some rule reads (directly or through another derived global)
+        derived = derived or {}
+        wanted = {k[3:] for k in self.clear_on if k.startswith("fn:")}
+        while True:
+            more = {k[3:] for name in wanted if name in derived for k in derived[name][0] if k.startswith("fn:")} - wanted
+            if not more:
+                break
+            wanted |= more
+        self.derived = {name: derived[name] for name in sorted(wanted) if name in derived}
+        self.watch: dict[str, list[str]] = {}  # kind -> the derived globals that read it
+        for name, (kinds, _) in self.derived.items():
+            for k in kinds:
+                self.watch.setdefault(k, []).append(name)
+
+
+class Memos:
+    """The memoized values of one game's rules (one per `Context`), and their invalidation."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.plans = layout.plans
+        self.watch = layout.watch
+        self.values: list[dict] = [{} for _ in layout.plans]
+        self.index: list[tuple] = [tuple({} for _ in p.slots) if p.shape == "indexed" else () for p in layout.plans]
+        self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
+
+    def clear(self) -> None:
+        for values in self.values:
+            values.clear()
+        for index in self.index:
+            for by_value in index:
+                by_value.clear()
+        self.last.clear()
+
+    def recheck(self, ctx, names) -> None:
+        """Evaluate derived globals whose reads changed (`names`; all of them after a clear)
+        again; a new value is an event for the rules that read it. Run with the memos synced."""
+        derived = self.layout.derived
+        if not derived:
+            return
+        pending = sorted(derived if names is None else names)
+        was_tracing, steps = ctx.tracing, ctx.steps
+        ctx.tracing = False  # an evaluation of the engine's own, not of a rule being explained
+        try:
+            while pending:
+                name = pending.pop(0)
+                value = derived[name][1](ctx)
+                old = self.last.get(name, _UNSET)
+                self.last[name] = value
+                if old is not _UNSET and (old != value or type(old) is not type(value)):
+                    kind = "fn:" + name
+                    self.invalidate(((kind,), (), None), ctx.state)
+                    pending.extend(n for n in self.watch.get(kind, ()) if n not in pending)
+        finally:
+            ctx.tracing, ctx.steps = was_tracing, steps
+
+    def changed_derived(self, kinds) -> set:
+        """The derived globals that read one of `kinds`."""
+        watch = self.watch
+        return {n for k in kinds for n in watch.get(k, ())}
+
+    def _clear_rule(self, i: int) -> None:
+        self.values[i].clear()
+        for by_value in self.index[i]:
+            by_value.clear()
+
+    def invalidate(self, event, state) -> None:
+        """Drop what one journal event (kinds, locations, unit id) may have changed."""
+        kinds, where, uid = event
+        if not kinds:
+            return
+        if EVERYTHING in kinds:
+            self.clear()
+            return
+        layout = self.layout
+        all_values, all_index = self.values, self.index
+        for i in layout.always:
+            if all_values[i]:
+                self._clear_rule(i)
+        # a change that names no location (a side's variable...) is a change everywhere; a
+        # unit's change names where the unit was and is (none for a unit off the map)
+        nowhere = uid is None and not where
+        balls, at = layout.board.balls, state.at
+        for k in kinds:
+            for i in layout.clear_on.get(k, ()):
+                if all_values[i]:
+                    self._clear_rule(i)
+            if uid is not None:
+                for i, slots, keyed in layout.unit_on.get(k, ()):
+                    values = all_values[i]
+                    if not values:
+                        continue
+                    if keyed:  # the unit is the key
+                        values.pop(UnitRef(uid), None)
+                        continue
+                    index = all_index[i]
+                    for slot in slots:
+                        keys = index[slot].pop(UnitRef(uid), None)
+                        if keys:
+                            for key in keys:
+                                values.pop(key, None)
+            near = layout.near_on.get(k)
+            if not near:
+                continue
+            for i, anchors, keyed in near:
+                values = all_values[i]
+                if not values:
+                    continue
+                if nowhere:
+                    self._clear_rule(i)
+                    continue
+                index = all_index[i]
+                for slot, radius, unit in anchors:
+                    by_value = values if keyed else index[slot]
+                    if not by_value:
+                        continue
+                    around = balls(radius)
+                    for h in where:
+                        for x in around[h]:
+                            if unit:
+                                for other in at.get(x, ()):
+                                    keys = by_value.pop(UnitRef(other), None)
+                                    if keys and not keyed:
+                                        for key in keys:
+                                            values.pop(key, None)
+                            else:
+                                keys = by_value.pop(x, None)
+                                if keys and not keyed:
+                                    for key in keys:
+                                        values.pop(key, None)
+
+    def audit(self, ctx, bodies: dict) -> list[str]:
+        """Re-evaluate every remembered value with the rule's plain body (`bodies`: rule name ->
+        B function) and return the differences, as text (tests use this to check the
+        invalidation is exact)."""
+        wrong = []
+        for plan, values in zip(self.plans, self.values):
+            body = bodies.get(plan.name)
+            if body is None:
+                continue
+            for args, (value, _) in list(entries(plan, values)):
+                again = body(ctx, *args)
+                if again != value or type(again) is not type(value):
+                    wrong.append(f"{plan.name}{args}: remembered {value!r}, now {again!r}")
+        return wrong
+
+
+def entries(plan: Plan, values: dict):
+    """(arguments, entry) of every value a rule's memo holds, whatever its shape."""
+    if plan.shape == "single":
+        for x, entry in values.items():
+            yield (x,), entry
+    elif plan.shape == "nested":
+        at = plan.slots[0]
+        for x, inner in values.items():
+            for rest, entry in inner.items():
+                rest = (rest,) if plan.params == 2 else rest
+                yield rest[:at] + (x,) + rest[at:], entry
+    else:
+        yield from values.items()
+
+
+def rule_decl(game, name: str):
+    decl = game.names.get(name)
+    if not isinstance(decl, (ast.Quantity, ast.Function)):
+        raise KeyError(name)
+    return decl

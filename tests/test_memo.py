@@ -1,0 +1,170 @@
+"""Memoized rule values that survive the changes they do not read (interpreter/reads.py,
+interpreter/memo.py, the journal of interpreter/state.py):
+
+- what the analysis finds a rule reads follows the rules: a zone of control (Tiny Front §6) is
+  the units in the adjacent hexes, nothing farther; a unit's attack strength (§7.2) reads that
+  unit's position and its `disrupted` marker, nothing of the others;
+- a value survives a change it does not read (a unit moving far away, a unit variable the rule
+  never reads) and is dropped by one it reads (a unit moving next to the hex, the marker);
+- every value still remembered after any change of a real game equals a fresh evaluation
+  (`Memos.audit`), in Tiny Front, Stalingrad '42 and Axis & Allies 1941.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from warcodex.dsl.checker import check_path
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.memo import entries
+from warcodex.interpreter.play import agents_for, start
+from warcodex.interpreter.state import unit_event
+from warcodex.interpreter.values import UnitRef
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _engine(name):
+    game, diags = check_path(ROOT / "games" / name)
+    assert game is not None and not diags.errors
+    return Engine(game, evaluator="generated")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return _engine("tiny")
+
+
+def _plan(engine, name):
+    return next(p for p in engine.memo_plans if p.name == name)
+
+
+def _memo(ctx, name):
+    """The argument tuples a rule's memo remembers, after the changes so far."""
+    ctx.sync_memos()
+    i = next(i for i, p in enumerate(ctx.engine.memo_plans) if p.name == name)
+    return {args for args, _ in entries(ctx.engine.memo_plans[i], ctx.memo_values[i])}
+
+
+def test_a_zone_of_control_reads_the_adjacent_hexes_only(tiny):
+    """§6: a hex is in an enemy zone of control when an enemy unit is adjacent."""
+    zoc = _plan(tiny, "in_enemy_zoc")
+    assert zoc.everywhere == frozenset()
+    assert zoc.near == {"positions"}
+    assert zoc.anchors == ((0, 1, False),)  # within 1 of h, the rule's first parameter
+    units = _plan(tiny, "enemy_units_at")
+    assert units.near == {"positions"} and units.anchors == ((0, 0, False),)  # the hex itself
+
+
+def test_an_attack_strength_reads_its_own_unit(tiny):
+    """§7.2: a unit's attack strength is its printed attack (a reduced unit's is lower: steps),
+    halved across a major river and when disrupted: the unit's position, steps and marker,
+    nothing of the other units."""
+    strength = _plan(tiny, "attack_strength")
+    assert strength.everywhere == frozenset() and strength.near == frozenset()
+    assert strength.units == ((0, frozenset({"positions", "steps", "marker:disrupted"})),)
+
+
+def test_the_armor_shift_reads_the_weather_everywhere_and_the_defenders_where_they_stand(tiny):
+    """§7.4 and §8: no armor shift in mud (a global variable) nor against armor in the hex."""
+    shift = _plan(tiny, "armor_shift")
+    assert "var:weather" in shift.everywhere
+    assert "positions" in shift.near
+
+
+def _meeting(engine):
+    state = engine.new_game("meeting", seed=1)
+    return Context(engine, state), state
+
+
+def test_a_zone_of_control_survives_a_move_far_away_but_not_next_to_it(tiny):
+    ctx, state = _meeting(tiny)
+    board = tiny.board
+    zoc = tiny.functions["in_enemy_zoc"]
+    axis, soviet = tiny.entities["axis"], tiny.entities["soviet"]
+    assert board.is_adjacent("0805", "0904") and board.distance("0805", "1005") == 2
+    # 0805 is next to the Soviet rifle in 0904; 0303 is next to no Soviet unit
+    assert zoc(ctx, ("0805", axis), None) is True
+    assert zoc(ctx, ("0303", axis), None) is False
+    assert set(_memo(ctx, "in_enemy_zoc")) == {("0805", axis), ("0303", axis)}
+    tanks = next(UnitRef(u.id) for u in state.units.values() if u.label == "4th Tank Corps")
+    tiny.move_unit(ctx, tanks, "1007", None)  # 1005 -> 1007: next to neither hex, before or after
+    assert set(_memo(ctx, "in_enemy_zoc")) == {("0805", axis), ("0303", axis)}
+    rifle = next(UnitRef(u.id) for u in state.units.values() if u.loc == "0904")
+    beside = next(n for n in board.neighbors("0303") if n not in state.at)
+    tiny.move_unit(ctx, rifle, beside, None)  # leaves 0805's side, comes next to 0303
+    assert set(_memo(ctx, "in_enemy_zoc")) == set()
+    assert zoc(ctx, ("0303", axis), None) is True
+
+    def enemy_adjacent(h, side):  # §6, read off the state
+        return any(state.units[i].side != side.name for n in board.neighbors(h) for i in state.at.get(n, ()))
+    for h in ("0303", "0805", "0204"):
+        for side in (axis, soviet):
+            assert zoc(ctx, (h, side), None) is enemy_adjacent(h, side)
+
+
+def test_a_unit_value_survives_a_variable_it_does_not_read_but_not_its_marker(tiny):
+    ctx, state = _meeting(tiny)
+    strength = tiny.quantities["attack_strength"]
+    panzer = next(UnitRef(u.id) for u in state.units.values() if u.label == "11th Panzer")
+    full = strength(ctx, (panzer, "0405"), None)
+    tiny.set_attribute(ctx, panzer, "has_moved", True, None)
+    assert (panzer, "0405") in _memo(ctx, "attack_strength")
+    tiny.set_marker(ctx, panzer, tiny.entities["disrupted"], True, None)
+    assert (panzer, "0405") not in _memo(ctx, "attack_strength")
+    assert strength(ctx, (panzer, "0405"), None) * 2 >= full > strength(ctx, (panzer, "0405"), None)
+
+
+def test_a_change_that_does_not_say_what_forgets_everything(tiny):
+    ctx, state = _meeting(tiny)
+    tiny.functions["in_enemy_zoc"](ctx, ("0303", tiny.entities["axis"]), None)
+    assert _memo(ctx, "in_enemy_zoc")
+    state.touch()
+    assert not _memo(ctx, "in_enemy_zoc")
+
+
+def test_the_journal_says_what_changed_in_a_unit(tiny):
+    state = tiny.new_game("meeting", seed=1)
+    unit = next(iter(state.units.values()))
+    from dataclasses import replace
+
+    moved = replace(unit, loc="0505", steps=unit.steps - 1, markers=frozenset({"disrupted"}),
+                    vars=(("has_moved", True),))
+    kinds, where, uid = unit_event(unit, moved)
+    assert set(kinds) == {"positions", "steps", "marker:disrupted", "uvar:has_moved"}
+    assert where == (unit.loc, "0505") and uid == unit.id
+
+
+class _Auditing(Context):
+    """A context that, after every change, re-evaluates every value its memos still hold."""
+
+    wrong: list
+    audits = 0
+
+    def sync_memos(self):
+        values = super().sync_memos()
+        was, self.tracing = self.tracing, False
+        try:
+            found = self._memos.audit(self, self.engine.compiler.bodies())
+        finally:
+            self.tracing = was
+        self.audits += 1
+        assert not found, found[:5]
+        return values
+
+
+@pytest.mark.parametrize("name,scenario,actions", [
+    ("tiny", "meeting", None),
+    ("stalingrad42", "fall_blau", 30),
+    ("axis-allies-1941", "world_1941", 12),
+])
+def test_every_remembered_value_is_what_the_rules_say_now(name, scenario, actions, tiny):
+    engine = tiny if name == "tiny" else _engine(name)
+    engine = engine.for_scenario(scenario)
+    game = start(engine, scenario, 3, agents_for(engine, ["random"], 3), trace=False, check_invariants=True)
+    game.ctx.__class__ = _Auditing  # the runner keeps this context: every sync is audited
+    game.run(max_actions=actions)
+    assert game.ctx.audits > 20
