@@ -232,7 +232,8 @@ def _vassal_pieces_of(module: Module, state) -> Counter:
             where = (HOLDING_MAP if board_svg.is_box(data.board, u.loc) else main, module.location_names[u.loc])
         else:
             where = (HOLDING_MAP, module.box_regions[u.box or "eliminated"])
-        want[(*where, vassal_name(u.label, u.steps, u.max_steps, ut.factors(u.steps)))] += 1
+        steps = max(1, u.steps)  # an eliminated unit the state keeps at 0 steps: its last step's face
+        want[(*where, vassal_name(u.label, steps, u.max_steps, ut.factors(steps)))] += 1
         for m in u.markers:
             want[(*where, labels.get(m, m))] += 1
     for loc, markers in state.loc_markers.items():

@@ -129,7 +129,8 @@ class _Pieces:
         out = []
         for t in traits:
             if t.prefix == "emb2;" and trait_fields(t)[18] == "Steps":  # the step Layer: its level
-                t = Trait(t.type, str(max(1, max_steps - steps + 1)))
+                # a unit with no step left (eliminated, kept by the state) shows its last step's face
+                t = Trait(t.type, str(min(max_steps, max(1, max_steps - steps + 1))))
             elif t.prefix == "piece;" and renamed:
                 fields = trait_fields(t)
                 t = basic_piece(fields[2], label, slot.gpid)
