@@ -51,13 +51,13 @@ INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
 
 
 # ================================================================ public API
-def check_path(path: str | Path, overlays=(), include_roots=(), tests: bool = False) -> tuple[GameDef | None, Diagnostics]:
+def check_path(path: str | Path, overlays=(), include_roots=(), tests: bool = False, scenes=()) -> tuple[GameDef | None, Diagnostics]:
     """Load a game (entry file or folder, plus overlays; with `tests`, its tests/*.wcx files) and
     check it. Never raises for bad input. The game reads files only inside its folder, the
     overlays' folders and `include_roots`."""
     diags = Diagnostics()
     try:
-        game = load_game(path, list(overlays), diags, include_roots, tests=tests)
+        game = load_game(path, list(overlays), diags, include_roots, tests=tests, scenes=list(scenes))
     except DiagnosticError as exc:
         out = Diagnostics()
         out.extend(exc.diagnostics)

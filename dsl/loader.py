@@ -102,7 +102,7 @@ def _parse_cached(text: str, path: str) -> ast.Module:
 
 def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
                  sources: dict[str, str] | None = None, read=_read_file, parse=_parse_cached,
-                 include_roots=(), tests: bool = False) -> list[ast.Module]:
+                 include_roots=(), tests: bool = False, scenes: list[str | Path] = ()) -> list[ast.Module]:
     """Parse the entry file, its includes (depth first, each once), the rule-test files (with
     `tests`) and overlays, in order.
 
@@ -163,6 +163,8 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
     if tests and root.is_dir():
         for file in test_files(root):
             visit(file, None, ())
+    for scene in scenes:  # a position for `warcodex odds`: a test block in a file of its own
+        visit(Path(scene), None, ())
     extra = list(overlays)
     if root.is_dir() and (root / OVERLAY_FILE).exists():
         extra.insert(0, root / OVERLAY_FILE)
@@ -172,23 +174,29 @@ def load_modules(path: str | Path, overlays: list[str | Path] = (), diags: Diagn
 
 
 def load_game(path: str | Path, overlays: list[str | Path] = (), diags: Diagnostics | None = None,
-              include_roots=(), tests: bool = False) -> GameDef:
+              include_roots=(), tests: bool = False, scenes: list[str | Path] = ()) -> GameDef:
     """Load and merge a game. Syntax and merge errors raise DiagnosticError (all found at once).
     With `tests`, the game's tests/*.wcx files too (their declarations join the game, their
     `test` blocks and boards go to `game.tests` and `game.maps`); the fingerprint is the game's.
+    `scenes`: files written like tests, anywhere (the positions `warcodex odds` resolves); they load
+    as test files do (with `tests`).
 
     Semantic checks are the checker's job (`warcodex.dsl.checker.check_game`)."""
     diags = diags if diags is not None else Diagnostics()
     sources: dict[str, str] = {}
-    modules = load_modules(path, overlays, diags, sources, include_roots=include_roots, tests=tests)
-    game = build_game(path, modules, sources, diags, overlays, include_roots, tests=tests)
+    scenes = list(scenes) if tests else []
+    include_roots = tuple(include_roots) + tuple(Path(s).resolve().parent for s in scenes)
+    modules = load_modules(path, overlays, diags, sources, include_roots=include_roots, tests=tests,
+                           scenes=scenes)
+    game = build_game(path, modules, sources, diags, overlays, include_roots, tests=tests,
+                      scenes={str(s) for s in scenes})
     diags.raise_if_errors()
     game.diagnostics = diags
     return game
 
 
 def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, str], diags: Diagnostics,
-               overlays=(), include_roots=(), tests: bool = False) -> GameDef:
+               overlays=(), include_roots=(), tests: bool = False, scenes: set[str] = frozenset()) -> GameDef:
     """Merge parsed modules into a GameDef, reporting merge errors into `diags` (never raising).
     `test` blocks and test boards are accepted only from the tests/ folder, when `tests`.
 
@@ -196,7 +204,7 @@ def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, s
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
     game.roots = allowed_roots(path, overlays, include_roots)
-    game.test_files = {f for f in sources if in_tests_folder(f, game.root)} if tests else set()
+    game.test_files = {f for f in sources if in_tests_folder(f, game.root) or f in scenes} if tests else set()
     game.fingerprint = fingerprint({k: v for k, v in sources.items() if k not in game.test_files}, game.root)
     for module in modules:
         in_tests = module.path in game.test_files

@@ -17,6 +17,7 @@ from warcodex.dsl import ast
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.dsl.limits import MAX_LENGTH, MAX_MAGNITUDE
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
+from warcodex.interpreter.chance import Pending, addable
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
 
 Fn = Callable[["Frame"], Any]
@@ -199,7 +200,10 @@ class Compiler:
         name = e.id
         if name in scope:
             def local(fr):
-                return fr.vars[name]
+                v = fr.vars[name]
+                if type(v) is Pending:  # exact odds: a count of hits is observed when read
+                    v = fr.vars[name] = fr.ctx.chance.force(v)
+                return v
             return local
         found = self.engine.global_name(name, e.span)
         if found is not None:
@@ -308,7 +312,7 @@ class Compiler:
             return lambda fr: impl(fr.ctx, (a0(fr), a1(fr)), span)
         return lambda fr: impl(fr.ctx, tuple(a(fr) for a in args), span)
 
-    def _e_Comprehension(self, e, scope, dyn):
+    def _e_Comprehension(self, e, scope, dyn, lazy: bool = False):
         """Aggregates compile to direct loops (no generators), with early exit for any/all and
         one step-limit tick per collection (collections are finite: the loop is bounded)."""
         inner = scope | {e.var}
@@ -322,11 +326,15 @@ class Compiler:
         if func not in ("sum", "count", "any", "all", "list", "first", "min", "max"):
             raise RuleError(f"'{func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", span)
 
+        grouped = self.grouped_count(e, scope, dyn, lazy) if func == "count" else None
+
         def run(fr):
             seq = source(fr)
             if not seq:
                 return _EMPTY_AGGREGATE[func]
             ctx = fr.ctx
+            if grouped is not None and ctx.chance is not None:
+                return grouped(fr, seq)
             ctx.tick_many(len(seq), span)
             vars = fr.vars
             old = vars.get(var, _UNBOUND)
@@ -380,6 +388,78 @@ class Compiler:
                     vars[var] = old
 
         return run
+
+    def may_roll(self, node) -> bool:
+        """Whether running `node` may roll dice, through the functions and procedures it calls."""
+        memo = self.__dict__.setdefault("_may_roll", {})
+
+        def walk(n) -> bool:
+            if isinstance(n, ast.Roll):
+                return True
+            if isinstance(n, ast.Call):
+                if n.func in RANDOM_BUILTINS:
+                    return True
+                decl = self.engine.game.names.get(n.func)
+                if isinstance(decl, (ast.Function, ast.Quantity)) and self.engine.deps.rolls_dice(decl):
+                    return True
+                if isinstance(decl, ast.Procedure):
+                    if n.func not in memo:
+                        memo[n.func] = False  # a recursive call adds nothing
+                        memo[n.func] = walk(decl.body)
+                    if memo[n.func]:
+                        return True
+            if isinstance(n, ast.Node):
+                return any(walk(getattr(n, f)) for f in type(n).model_fields)
+            if isinstance(n, (list, tuple)):
+                return any(walk(x) for x in n)
+            if isinstance(n, dict):
+                return any(walk(x) for x in n.values())
+            return False
+        return walk(node)
+
+    def grouped_count(self, e, scope, dyn, lazy: bool):
+        """`count(x for x in L where C and roll dN <= K)` (C without dice, the roll last) under an
+        exact odds computation: the dice of the elements passing C are independent, so the count is
+        one distribution over 0..n hits (chance.py), asked of the oracle once. None for any other
+        count. `lazy`: the count may stay pending (the value of a `let` or `set +=`)."""
+        where = e.where
+        if where is None or not (isinstance(e.element, ast.Name) and e.element.id == e.var):
+            return None
+        last, rest = (where.right, where.left) if isinstance(where, ast.And) else (where, None)
+        if not isinstance(last, ast.Compare):
+            return None
+        flip = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}
+        if isinstance(last.left, ast.Roll) and not self.may_roll(last.right):
+            dice, op, bound = last.left.dice, last.op, last.right
+        elif isinstance(last.right, ast.Roll) and not self.may_roll(last.left):
+            dice, op, bound = last.right.dice, flip[last.op], last.left
+        else:
+            return None
+        if rest is not None and self.may_roll(rest):
+            return None
+        inner = scope | {e.var}
+        cond = self.expr(rest, inner, dyn) if rest is not None else None
+        threshold = self.expr(bound, inner, dyn)
+        var, span = e.var, e.span
+
+        def grouped(fr, seq):
+            ctx = fr.ctx
+            ctx.tick_many(len(seq), span)
+            vars = fr.vars
+            old = vars.get(var, _UNBOUND)
+            bounds = []
+            try:
+                for x in seq:
+                    vars[var] = x
+                    if cond is None or cond(fr):
+                        bounds.append(threshold(fr))
+            finally:
+                if old is _UNBOUND:
+                    vars.pop(var, None)
+                else:
+                    vars[var] = old
+            return ctx.chance.count(dice, op, bounds, lazy)
+        return grouped
 
     def _e_BinOp(self, e, scope, dyn):
         op, span = e.op, e.span
@@ -506,8 +586,14 @@ class Compiler:
     def stmt(self, s: ast.Stmt, scope: set[str], dyn: bool) -> Fn:
         return getattr(self, "_s_" + type(s).__name__)(s, scope, dyn)
 
+    def _value_maybe_pending(self, e, scope, dyn):
+        """The value of a `let` or `set`: a count of dice hits may stay pending (exact odds)."""
+        if isinstance(e, ast.Comprehension) and e.func == "count":
+            return self._e_Comprehension(e, scope, dyn, lazy=True)
+        return self.expr(e, scope, dyn)
+
     def _s_Let(self, s, scope, dyn):
-        value = self.expr(s.value, frozenset(scope), dyn)
+        value = self._value_maybe_pending(s.value, frozenset(scope), dyn)
         name = s.name
         scope.add(name)
         span = s.span
@@ -525,12 +611,21 @@ class Compiler:
         engine = self.engine
         if isinstance(target, ast.Name) and target.id in scope:
             name = target.id
+            value = self._value_maybe_pending(s.value, frozenset(scope), dyn)
 
             def set_local(fr):
                 fr.ctx.tick(span)
                 v = value(fr)
                 if op != "=":
-                    v = _arith(op[0], fr.vars[name], v, span)
+                    old = fr.vars[name]
+                    if op == "+=" and addable(old, v):  # pending counts of different dice: convolved
+                        v = v.plus(old) if type(v) is Pending else old.plus(v)
+                    else:
+                        if type(old) is Pending:
+                            old = fr.ctx.chance.force(old)
+                        if type(v) is Pending:
+                            v = fr.ctx.chance.force(v)
+                        v = _arith(op[0], old, v, span)
                 fr.vars[name] = v
             return set_local
         if isinstance(target, ast.Name):
@@ -579,13 +674,19 @@ class Compiler:
 
     def _s_For(self, s, scope, dyn):
         source = self.expr(s.source, frozenset(scope), dyn)
+        outer = set(scope)
         var = s.var
         scope.add(var)
         body = self.block(s.body, scope, dyn)
         span = s.span
+        chain = markov_loop(s, outer) and self.may_roll(s.body)
 
         def for_(fr):
             seq = source(fr)
+            if chain and fr.ctx.chance is not None and seq:
+                done, result = fr.ctx.chance.loop(fr, seq, var, body, s)
+                if done:
+                    return result
             for x in (seq if seq is not None else ()):
                 fr.ctx.tick(span)
                 fr.vars[var] = x
@@ -893,6 +994,30 @@ def _modifier_applier(op: str, vf, rounding, span):
     return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
 
 
+def markov_loop(s: ast.For, outer: set) -> bool:
+    """Whether an exact odds computation may run `for` loop `s` as a Markov chain over the game
+    states between iterations (chance.py): its body does not read its loop variable (every
+    iteration runs the same rules) and assigns no local of the enclosing code (the game state is
+    all an iteration leaves behind)."""
+    names_read: set[str] = set()
+    assigned: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, ast.Name):
+            names_read.add(node.id)
+        if isinstance(node, ast.SetStmt) and isinstance(node.target, ast.Name):
+            assigned.add(node.target.id)
+        if isinstance(node, ast.Node):
+            for f in type(node).model_fields:
+                walk(getattr(node, f))
+        elif isinstance(node, (list, tuple)):
+            for x in node:
+                walk(x)
+
+    walk(s.body)
+    return s.var not in names_read and not (assigned & set(outer))
+
+
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1027,13 +1152,17 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     label = p.header.label or p.name
     citations = tuple(p.header.citations)
     n = len(names)
+    rolls = compiler.may_roll(p.body)  # under exact odds, its end states are memoised (odds.py)
 
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
         ctx.enter(pname, span)
         try:
-            ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
+            if rolls and ctx.chance is not None:
+                ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))))
+            else:
+                ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
         finally:
             ctx.depth -= 1
         return None

@@ -45,6 +45,25 @@ class Context:
         self._memos = None
         self._memo_state = None
         self._journal_seen = 0
+        # the chance oracle of an exact odds computation (interpreter/chance.py, odds.py); None in
+        # play, where every die comes from the state's RNG
+        self.chance = None
+
+    def install(self, state, memos: tuple[dict, dict] | None = None) -> None:
+        """Continue from another state (the odds enumerator replays branches): the memos of the
+        old one are dropped, whatever its version number says. `memos`: the memos of pure values
+        and of position-only values computed in this very state before (a replay from it)."""
+        self.state = state
+        self.cache = {}
+        if memos is None:
+            self._memo_version = -1
+            self._positions_version = -1
+            self._memo = {}
+            self._positions_memo = {}
+        else:
+            self._memo, self._positions_memo = memos
+            self._memo_version = state.version
+            self._positions_version = state.positions_version
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""
@@ -223,6 +242,8 @@ class Context:
 
     # ------------------------------------------------------------ dice
     def roll(self, dice: ast.Dice, span) -> int:
+        if self.chance is not None:  # exact odds: the oracle gives the outcome of this branch
+            return self.chance.roll(dice)
         rng = self.state.rng
         fixed = getattr(rng, "next_is_fixed", None)
         given = fixed is not None and fixed()  # a roll the player fixed (play --dice, a rule test)

@@ -577,6 +577,8 @@ class Engine:
 
     def index(self, ctx, obj, args: list, span):
         if isinstance(obj, Entity) and obj.kind == "table":
+            if ctx.chance is not None:  # odds say which tables (a provisional CRT) the result came from
+                ctx.chance.tables_read.add(obj.name)
             return self.tables[obj.name].lookup(args, span, ctx.trace_sink())
         if isinstance(obj, tuple) and len(args) == 1 and isinstance(args[0], int):
             i = args[0]

@@ -173,8 +173,9 @@ def describe(ctx, value) -> str:
 class RuleTestRunner:
     """Runs the tests of one game loaded with its tests (`load_game(..., tests=True)`)."""
 
-    def __init__(self, game: GameDef) -> None:
+    def __init__(self, game: GameDef, evaluator: str | None = None) -> None:
         self.game = game
+        self.evaluator = evaluator  # None: the default (generated); odds enumerates with "reference"
         self._engines: dict[tuple, object] = {}
         self._board = None
 
@@ -190,7 +191,7 @@ class RuleTestRunner:
         key = (source.text if source is not None else None, scenario)
         if key not in self._engines:
             board = test_boards.load_board(source, parse_map_text) if source is not None else self._game_board()
-            self._engines[key] = Engine(self.game, board=board, scenario=scenario)
+            self._engines[key] = Engine(self.game, board=board, scenario=scenario, evaluator=self.evaluator)
         return self._engines[key]
 
     def _game_board(self):
@@ -243,6 +244,13 @@ class _TestRun:
 
     # ------------------------------------------------------------ set-up
     def execute(self) -> None:
+        for item in self.begin():
+            self.current = item.span
+            self.line(item)
+        self.finish()
+
+    def begin(self) -> list:
+        """Set up the test's board, scenario and players; returns its lines to run."""
         items = list(self.test.body)
         test_map = items.pop(0) if items and isinstance(items[0], ast.TestMap) else None
         scenario = items.pop(0) if items and isinstance(items[0], ast.TestScenario) else None
@@ -263,9 +271,10 @@ class _TestRun:
         self.ctx = Context(engine, state, self.players)
         self.fr = Frame(self.ctx, {})
         self.scope: set[str] = set()
-        for item in items:
-            self.current = item.span
-            self.line(item)
+        return items
+
+    def finish(self) -> None:
+        """Every die given was rolled and every answer given was asked for."""
         unused = self.unused_dice()
         if unused:
             raise TestFailure(f"{len(unused)} die roll(s) given were never rolled: {', '.join(map(str, unused))}",

@@ -10,6 +10,7 @@
     warcodex explain LOG|SAVE      the derivation of each action, with rule citations
     warcodex query LOG|SAVE EXPR   a rules expression's value in a position, with its derivation
     warcodex moves LOG|SAVE        the legal actions there, each move's path and step costs
+    warcodex odds GAME --scene F   a combat's outcome distribution from the rules (exact or Monte Carlo)
     warcodex demo GAME -o DIR      the main job: check, self-play with an explained combat, outputs
     warcodex schema                the JSON schema of save files
 
@@ -826,6 +827,101 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
                                            f"{sum(len(u) for u in module.data.at_start.values())} units at start)"))
         made += ["aids/ (aids.html, aids.pdf, SVG odds charts)", vmod]
     out.print(bold("7. outputs", f" in {target}/: " + ", ".join(made)))
+
+
+# ------------------------------------------------------------------ odds
+@cli.command(name="odds")
+@click.argument("game")
+@click.option("--scene", "scene_file", type=click.Path(dir_okay=False),
+              help="A .wcx file with a test block: the position, its last line the combat to resolve.")
+@click.option("--save", "save_file", type=click.Path(dir_okay=False),
+              help="A save: its position (with --combat, the combat to resolve).")
+@click.option("--combat", help="With --save: the combat, a procedure call (fight(\"karelia\", germany)).")
+@click.option("--name", "scene_name", help="Which test block of the file (default: the first).")
+@click.option("--casualties", type=click.Choice(["cheapest", "first"]), default="cheapest", show_default=True,
+              help="Casualty policy: the unit of lowest `cost` first, or the first offered.")
+@click.option("--mode", type=click.Choice(["auto", "exact", "mc"]), default="auto", show_default=True,
+              help="exact enumeration, Monte Carlo, or exact with Monte Carlo where the dice do not allow it.")
+@click.option("--precision", type=float, default=0.005, show_default=True,
+              help="Monte Carlo: 95%% confidence half-width wanted on every outcome probability.")
+@click.option("--workers", type=int, default=None, help="Monte Carlo worker processes (default: all cores).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo: the first seed.")
+@click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Published values replacing provisional data.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: str | None, scene_name: str | None,
+             casualties: str, mode: str, precision: float, workers: int | None, seed: int, overlays: tuple,
+             as_json: bool) -> None:
+    """The outcome distribution of a combat, computed from the game's own combat rules: exactly
+    where the dice allow it, else by Monte Carlo (docs/odds.md)."""
+    from warcodex.interpreter.odds import SceneError, load_scene, resolve, scene_from_save
+
+    if (scene_file is None) == (save_file is None):
+        raise click.UsageError("give the position: --scene FILE, or --save FILE with --combat CALL")
+    if save_file is not None and not combat:
+        raise click.BadParameter("--save needs the combat to resolve: --combat 'fight(\"karelia\", germany)'",
+                                 param_hint="--combat")
+    if not 0 < precision < 0.5:
+        raise click.BadParameter("the precision is a probability between 0 and 0.5", param_hint="--precision")
+    if workers is not None and workers < 1:
+        raise click.BadParameter("at least 1 worker", param_hint="--workers")
+    try:
+        if save_file is not None:
+            scene = scene_from_save(resolve_game(game), save_file, combat, casualties, overlays=overlays)
+        else:
+            scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
+        result = resolve(scene, mode, precision, workers, seed)
+    except SceneError as exc:
+        print_diagnostics([Diagnostic(Severity.ERROR, "E-scene", exc.message, exc.span)])
+        raise SystemExit(1) from None
+    if as_json:
+        out.print(json.dumps(result.to_json(), indent=2))
+        return
+    print_odds(result)
+
+
+def print_odds(result) -> None:
+    how = ("exact" if result.method == "exact" else
+           f"Monte Carlo, {result.battles:,} battles, 95% confidence +-{result.half_width:.4f}")
+    out.print(bold("Combat odds", f" ({how}, {result.seconds:.2f} s); attacker: {result.attacker}"))
+    if result.note:
+        out.print(result.note, style="yellow")
+    table = Table(title=None)
+    table.add_column("outcome")
+    table.add_column("probability", justify="right")
+    for name, p in result.outcomes.items():
+        table.add_row(name, f"{p:.4f}")
+    out.print(table)
+    units = Table()
+    for col in ("side", "unit type", "at start", "expected survivors", "expected losses"):
+        units.add_column(col, justify="left" if col in ("side", "unit type") else "right")
+    for role, types in result.survivors.items():
+        for t, s in types.items():
+            lost = result.losses[role][t]
+            units.add_row(role, t, f"{s + lost:.0f}", f"{s:.3f}", f"{lost:.3f}")
+    out.print(units)
+    shown = [(r, p) for r, p in result.rounds.items() if p >= 0.0005]
+    if len(result.rounds) > 1 or any(r for r in result.rounds):
+        rounds = Table(title="rounds fought")
+        rounds.add_column("rounds", justify="right")
+        rounds.add_column("probability", justify="right")
+        for r, p in shown:
+            rounds.add_row(str(r), f"{p:.4f}")
+        rest = sum(p for r, p in result.rounds.items() if p < 0.0005)
+        if rest:
+            rounds.add_row("other", f"{rest:.4f}")
+        out.print(rounds)
+    results = Table(title="results (most likely first)")
+    results.add_column("probability", justify="right")
+    results.add_column("what the combat does to the units")
+    for p, text in result.effects[:12]:
+        results.add_row(f"{p:.4f}" if p >= 0.00005 else f"{p:.1e}", text)
+    if len(result.effects) > 12:
+        results.add_row(f"{sum(p for p, _ in result.effects[12:]):.4f}", f"{len(result.effects) - 12} other results")
+    out.print(results)
+    if result.provisional:
+        out.print(Text.assemble(("provisional data in these rules (not the published values): ", "yellow"),
+                                "; ".join(result.provisional)))
 
 
 INTERNAL_ERROR = 70  # exit status of a failure that is a bug in Warcodex, not bad input (EX_SOFTWARE)

@@ -1,0 +1,105 @@
+"""Exact battle odds through the rules (`warcodex odds`), against a textbook computation.
+
+    .venv/bin/python bench/odds.py [--scene small|medium|target] [--mc-battles 0]
+
+The issue #19 battle (`target`: 8 infantry, 3 tanks, 2 fighters and a bomber against 9 infantry,
+2 tanks and 2 fighters, cheapest casualties first, no retreat) or a smaller one of the odds tests,
+resolved exactly by interpreter/odds.py running the game's own combat procedure. Measured in the
+same run: the textbook Markov chain of tests/test_odds.py (the baseline: what a hand-written A&A
+calculator does) and, with `--mc-battles N`, N battles played by the engine with dice. Reported:
+seconds of each, the ratio exact/textbook, the replays the enumerator made, and the largest
+difference between the exact and the textbook probabilities.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+SCENES = {
+    "small": ("odds_small", [1, 1, 3], [2, 2]),
+    "medium": ("odds_medium", [1, 1, 1, 3, 3], [2, 2, 2, 3]),
+    "target": ("odds_land_battle", [1] * 8 + [3] * 3 + [3] * 2 + [4], [2] * 9 + [3] * 2 + [4] * 2),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scene", choices=sorted(SCENES), default="medium")
+    ap.add_argument("--mc-battles", type=int, default=0)
+    ap.add_argument("--examples", action="store_true",
+                    help="every A&A rule test with a battle: the probability of the example's own result")
+    args = ap.parse_args()
+    if args.examples:
+        examples()
+        return
+
+    from test_odds import textbook_land_battle
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.interpreter import odds
+
+    name, attack, defense = SCENES[args.scene]
+    files = [ROOT / "tests" / "data" / "odds" / "aa_small.wcx", ROOT / "games" / "axis-allies-1941" / "scenes" / "land_battle.wcx"]
+    game, diags = check_path(ROOT / "games" / "axis-allies-1941", tests=True, scenes=files)
+    assert not diags.errors, [d.render() for d in diags.errors]
+    scene = odds.scene_from_test(game, game.tests[name], "cheapest")
+
+    t0 = time.perf_counter()
+    want = textbook_land_battle(attack, defense)
+    textbook = time.perf_counter() - t0
+    result = odds.exact(scene)
+    got = result.outcomes
+    diff = max(abs(got["attacker wins"] - want[0]), abs(got["defender wins"] - want[1]),
+               abs(got["mutual destruction"] - want[2]))
+    report = {
+        "scene": args.scene, "exact_seconds": round(result.seconds, 3), "textbook_seconds": round(textbook, 6),
+        "ratio_exact_to_textbook": round(result.seconds / max(textbook, 1e-9)), "replays": result.work,
+        "outcomes": {k: round(v, 6) for k, v in got.items()}, "max_difference_to_textbook": diff,
+    }
+    if args.mc_battles:
+        sim = odds.scene_from_test(game, game.tests[name], "cheapest", evaluator=None)
+        start = sim.run.ctx.state.snapshot()
+        combat = sim.combat()
+        t0 = time.perf_counter()
+        for seed in range(args.mc_battles):
+            state = start.snapshot()
+            state.rng = random.Random(seed)
+            sim.run.ctx.install(state)
+            combat()
+        mc = time.perf_counter() - t0
+        report["mc_seconds_per_battle"] = round(mc / args.mc_battles, 5)
+        report["ratio_exact_to_one_battle"] = round(result.seconds / (mc / args.mc_battles), 1)
+    print(json.dumps(report, indent=2))
+
+
+def examples() -> None:
+    """Every worked example or derived case of A&A with a `fight`: its scene (its lines up to the
+    fight, without its dice) resolved exactly, and the probability of the result its dice give."""
+    from test_odds import example_branch
+
+    from warcodex.dsl import ast
+    from warcodex.dsl.checker import check_path
+
+    game, _ = check_path(ROOT / "games" / "axis-allies-1941", tests=True)
+    rows = {}
+    for name, test in game.tests.items():
+        if not any(isinstance(x, ast.CallStmt) and x.call.func == "fight" for x in test.body):
+            continue
+        t0 = time.perf_counter()
+        result, p = example_branch(game, name)
+        rows[name] = {"p_example_result": round(p, 6), "results": len(result.distribution),
+                      "seconds": round(time.perf_counter() - t0, 2)}
+    print(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()

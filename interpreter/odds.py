@@ -1,0 +1,786 @@
+"""Battle odds from the rules (`warcodex odds`): the outcome distribution of a combat, computed by
+running the game's own combat procedure, exactly where the dice allow it, by Monte Carlo where not.
+
+The position is a *scene*: a `test` block (docs/testing-rules.md) whose last line is the combat
+to resolve (`fight("karelia", germany)`, `do attack(target: "1101")`); the lines before it set up
+the position. Decisions inside the combat come from a policy: the scene's `answer` lines, then
+"cheapest casualties first" (`--casualties cheapest`: the option with the lowest `cost`) or the
+first option, as in a rule test (in Axis & Allies: press the attack, no submarine submerges).
+
+Exact mode runs the rules with the chance oracle of chance.py on the context:
+
+* every chance point (a die, a grouped count of hits) is a branch; a branch is explored by
+  replaying the combat from its start with the outcomes chosen so far (`Enumerator.explore`);
+* a `for` loop whose iterations leave nothing but the game state behind (`markov_loop` in
+  compiler.py: the battle's rounds) is a Markov chain over the states between iterations, each
+  state's transition enumerated once and memoised on the state (`Enumerator.loop`); the loop's
+  end states are one more chance point for the code after it.
+
+Monte Carlo mode runs the same rules with dice (`sample`), in worker processes, until the 95%
+confidence half-width of every outcome is under the precision asked.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import random
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from warcodex.dsl import ast
+from warcodex.interpreter.chance import (
+    Branch, NotEnumerable, Pending, RefusingRng, dice_distribution, hit_probability, poisson_binomial,
+)
+from warcodex.interpreter.compiler import STOP
+from warcodex.interpreter.values import Entity, RuleError, UnitRef
+
+MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for Monte Carlo
+OUTCOMES = ("attacker wins", "defender wins", "mutual destruction", "both remain")
+
+
+class SceneError(Exception):
+    """A scene that cannot be resolved: the message, and where (a Span) when known."""
+
+    def __init__(self, message: str, span=None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+# ==================================================================== the players' policy
+class PolicyAgent:
+    """Decides for one side inside the combat, the same way in every branch (no state of its own):
+    a scene's `answer` lines are standing orders (each time a choice of that name is asked, the
+    first of the answers given that is offered); otherwise, with `casualties="cheapest"`, the unit
+    of lowest `cost` among unit options (the first of equal cost); otherwise the rule tests'
+    default: the first option, declining an optional choice, the fewest of a subset."""
+
+    def __init__(self, answers, casualties: str = "first") -> None:
+        self.answers = answers  # the scene's AnswerAgent: its book and its matching of answers
+        self.casualties = casualties
+
+    def _standing(self, ctx, who, what, options):
+        from warcodex.interpreter.rule_tests import TestFailure
+
+        book = self.answers.book.answers
+        for answer in book.get((getattr(who, "name", who), what), []) + book.get((None, what), []):
+            if isinstance(answer, tuple):
+                continue
+            try:
+                return self.answers._match(ctx, what, answer, options)
+            except TestFailure:
+                continue
+        return None
+
+    def _cost(self, ctx, ref):
+        try:
+            return ctx.engine.attribute(ctx, ref, "cost", None)
+        except RuleError:
+            raise RuleError("`--casualties cheapest` picks the unit of lowest `cost`, but "
+                            f"{ctx.state.units[ref.id].type} has no `cost` property") from None
+
+    def choose(self, ctx, who, what, options, optional):
+        found = self._standing(ctx, who, what, options)
+        if found is not None:
+            return found
+        if self.casualties == "cheapest" and options and all(isinstance(o, UnitRef) for o in options):
+            costs = [self._cost(ctx, o) for o in options]
+            return min(range(len(options)), key=lambda i: (costs[i], i))
+        return None if optional else 0
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        book = self.answers.book.answers
+        for answer in book.get((getattr(who, "name", who), what), []) + book.get((None, what), []):
+            if isinstance(answer, tuple):
+                picked = [i for i, o in enumerate(options) if o in answer]
+                if len(picked) >= lo and (hi is None or len(picked) <= hi):
+                    return picked
+        return list(range(min(lo, len(options))))
+
+    def choose_action(self, ctx, side, legal):
+        return None
+
+
+# ==================================================================== the state as a key
+def _freeze(v):
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, (set, frozenset)):
+        return frozenset(_freeze(x) for x in v)
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+class _Key:
+    """A state key: the tuple, its hash computed once (keys are looked up many times)."""
+
+    __slots__ = ("items", "hash")
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+        self.hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is _Key and self.hash == other.hash and self.items == other.items)
+
+
+def state_key(state, base=None) -> tuple:
+    """Everything of a game state the rules can read (not its RNG, nor its version counters). With
+    `base`, a state the key is relative to: only what differs from it (much cheaper on a big map,
+    where a battle changes a few units and locations)."""
+    if base is None:
+        return (
+            tuple(sorted(state.units.items())), _freeze(state.vars), _freeze(state.side_vars),
+            _freeze(state.loc_vars), _freeze(state.loc_markers), _freeze(state.decks), _freeze(state.hands),
+            _freeze(state.card_uses), _freeze(state.options), state.active, state.phase,
+            state.winner, state.over,
+        )
+
+    def changed(mine: dict, theirs: dict) -> tuple:
+        out = [(k, _freeze(v)) for k, v in mine.items() if theirs.get(k, _MISSING) != v]
+        out += [(k, _MISSING) for k in theirs if k not in mine]
+        return tuple(sorted(out, key=repr)) if len(out) > 1 else tuple(out)
+
+    return _Key((
+        tuple(sorted(((uid, u) for uid, u in state.units.items() if base.units.get(uid) is not u), key=lambda x: x[0])),
+        changed(state.vars, base.vars), changed(state.side_vars, base.side_vars),
+        changed(state.loc_vars, base.loc_vars), changed(state.loc_markers, base.loc_markers),
+        changed(state.decks, base.decks), changed(state.hands, base.hands),
+        _freeze(state.card_uses), changed(state.options, base.options), state.active, state.phase,
+        state.winner, state.over,
+    ))
+
+
+_MISSING = "<missing>"
+
+
+# ==================================================================== exact: the enumerator
+class Enumerator:
+    """The chance oracle of an exact computation (see the module docstring)."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.prefix: tuple[int, ...] = ()
+        self.pos = 0
+        self.rolled = False  # a chance point was met in the current run (a round was fought)
+        self.depth = 0  # nesting of Markov loops being computed
+        self.rounds: dict = {0: 1.0}  # rounds fought (outermost Markov loop): their distribution
+        self.base = ctx.state  # states are keyed by what differs from this one
+        self.loops: dict = {}  # (loop, state, locals) -> its end states
+        self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
+        self.calls: dict = {}  # (procedure, arguments, state) -> its end states
+        self.runs = 0  # replays made (a measure of the work)
+        self.max_runs = MAX_RUNS
+        self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
+        self.tables_read: set[str] = set()
+
+    # ------------------------------------------------------------ chance points
+    def _next(self, outcomes: list) -> int:
+        self.rolled = True
+        if len(outcomes) == 1:
+            return 0
+        if self.pos < len(self.prefix):
+            i = self.prefix[self.pos]
+            self.pos += 1
+            return i
+        raise Branch(outcomes)
+
+    def roll(self, dice) -> int:
+        outcomes = sorted(dice_distribution(dice).items())
+        return outcomes[self._next(outcomes)][0]
+
+    def count(self, dice, op: str, bounds: list, lazy: bool):
+        dist = poisson_binomial([hit_probability(dice, op, b) for b in bounds])
+        pending = Pending(dist, 0, frozenset([object()]))
+        return pending if lazy else self.force(pending)
+
+    def force(self, pending: Pending) -> int:
+        outcomes = pending.outcomes()
+        return outcomes[self._next(outcomes)][0]
+
+    # ------------------------------------------------------------ branches
+    def key(self, state) -> tuple:
+        return state_key(state, self.base)
+
+    def explore(self, run, state, label: str = "combat") -> list[tuple[float, object, object, dict, bool]]:
+        """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
+        rounds: the distribution of the number of rounds of the outermost Markov loop met."""
+        saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps)
+        leaves = []
+        # the values of pure rules computed in `state` stay valid in every replay from it: the
+        # context starts a new memo when the state changes, leaving these ones as they were
+        memos: tuple[dict, dict] = ({}, {})
+        stack: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+        try:
+            while stack:
+                prefix, p = stack.pop()
+                self.prefix, self.pos, self.rolled, self.rounds = prefix, 0, False, {0: 1.0}
+                self.ctx.install(state.snapshot(), memos)
+                self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
+                self.runs += 1
+                self.work[label] = self.work.get(label, 0) + 1
+                if self.runs > self.max_runs:
+                    raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
+                try:
+                    result = run()
+                except Branch as b:
+                    for i, (_, q) in enumerate(b.outcomes):
+                        stack.append((prefix + (i,), p * q))
+                    continue
+                leaves.append((p, self.ctx.state, result, self.rounds, self.rolled))
+        finally:
+            self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps = saved
+        return leaves
+
+    def loop(self, fr, seq, var: str, body, site) -> tuple[bool, object]:
+        """A Markov loop (compiler.markov_loop): its end states, computed once per start state;
+        the branch taken picks one. Returns (True, the loop's result)."""
+        if any(type(v) is Pending for v in fr.vars.values()):
+            return False, None  # a pending count read in the body: run it as plain code
+        ctx = self.ctx
+        locals_key = _freeze({k: v for k, v in fr.vars.items() if k != var})
+        start = ctx.state
+        key = (id(site), self.key(start), locals_key, len(seq))
+        ends = self.loops.get(key)
+        if ends is None:
+            ends = self._chain(fr, seq, var, body, site, start, locals_key)
+            self.loops[key] = ends
+        saved_rolled = self.rolled
+        index = self._next([(i, end[0]) for i, end in enumerate(ends)])
+        p, end, stopped, rounds, rolled = ends[index]
+        self.rolled = saved_rolled or rolled
+        ctx.install(end.snapshot())
+        if self.depth == 0:
+            self.rounds = rounds
+        return True, (STOP if stopped else None)
+
+    def call(self, name: str, args: tuple, run) -> None:
+        """A procedure that may roll: its effect is a distribution over end states (it returns
+        nothing), computed once per (procedure, arguments, state); the branch taken picks one."""
+        ctx = self.ctx
+        key = (name, _freeze(args), self.key(ctx.state))
+        ends = self.calls.get(key)
+        if ends is None:
+            merged: dict = {}
+            for p, end, _, hist, rolled in self.explore(run, ctx.state, name):
+                slot = merged.setdefault(self.key(end), [0.0, end, {}, False])
+                slot[0] += p
+                for r, pr in hist.items():
+                    slot[2][r] = slot[2].get(r, 0.0) + p * pr
+                slot[3] = slot[3] or rolled
+            ends = [(p, end, {r: w / p for r, w in hist.items()}, rolled)
+                    for p, end, hist, rolled in merged.values() if p > 0]
+            self.calls[key] = ends
+        saved_rolled = self.rolled
+        index = self._next([(i, e[0]) for i, e in enumerate(ends)])
+        p, end, hist, rolled = ends[index]
+        self.rolled = saved_rolled or rolled
+        ctx.install(end.snapshot())
+        if self.depth == 0:
+            self.rounds = hist
+
+    def _chain(self, fr, seq, var, body, site, start, locals_key) -> list:
+        """The end states of the loop from `start`: (p, state, stopped, rounds, rolled), rounds
+        the distribution of the iterations that met a chance point, given that end."""
+        self.depth += 1
+        try:
+            # live states: key -> [state, {rounds so far: probability}]
+            live = {self.key(start): [start, {0: 1.0}]}
+            ended: dict = {}  # (state key, stopped) -> [state, stopped, {rounds: probability}]
+            any_roll = False
+            for x in seq:
+                if not live:
+                    break
+                nxt: dict = {}
+                for k, (st, hist) in live.items():
+                    for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, st, locals_key):
+                        any_roll = any_roll or rolled
+                        if stopped or (k2 == k and q >= 1.0 - 1e-12):  # stopped, or the same for ever
+                            target = ended.setdefault((k2, stopped), [st2, stopped, {}])[2]
+                        else:
+                            target = nxt.setdefault(k2, [st2, {}])[1]
+                        step = 1 if rolled else 0
+                        for r, w in hist.items():
+                            target[r + step] = target.get(r + step, 0.0) + w * q
+                live = nxt
+            for k, (st, hist) in live.items():
+                target = ended.setdefault((k, False), [st, False, {}])[2]
+                for r, w in hist.items():
+                    target[r] = target.get(r, 0.0) + w
+            out = []
+            for st, stopped, hist in ended.values():
+                p = sum(hist.values())
+                out.append((p, st, stopped, {r: w / p for r, w in hist.items()} if p > 0 else hist, any_roll))
+            return out
+        finally:
+            self.depth -= 1
+
+    def _transition(self, fr, var, x, body, site, k, st, locals_key) -> list:
+        memo_key = (id(site), k, locals_key)
+        found = self.transitions.get(memo_key)
+        if found is not None:
+            return found
+
+        def iteration():
+            fr.vars[var] = x
+            return body(fr)
+
+        merged: dict = {}
+        for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop"):
+            k2 = self.key(end)
+            stopped = result is STOP
+            slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
+            slot[3] += p
+            slot[4] = slot[4] or rolled
+        out = [tuple(v) for v in merged.values()]
+        self.transitions[memo_key] = out
+        return out
+
+
+# ==================================================================== the scene
+@dataclass
+class Scene:
+    """A scene ready to resolve: its test run (position, players), the combat line, the sides."""
+
+    run: object  # rule_tests._TestRun, its lines before the combat run
+    battle: ast.Node
+    attacker: str
+    participants: dict[int, object]  # unit id -> its record at the start of the combat
+    provisional: list[tuple] = field(default_factory=list)  # (table name or None, what and why)
+
+    def provisional_used(self, tables_read) -> list[str]:
+        """The provisional data the combat used: the tables it read, the values of its units."""
+        return [text for table, text in self.provisional if table is None or table in tables_read]
+
+    def combat(self):
+        """A function running the combat line once on the run's context."""
+        run, item = self.run, self.battle
+        if isinstance(item, ast.TestDo):
+            return lambda: run.apply_action(item.call, item.span)
+        stmt = run.engine.reference.stmt(item, set(run.scope), False)
+        return lambda: stmt(run.fr)
+
+
+def load_scene(game_path, scene_file, name: str | None = None, casualties: str = "first",
+               evaluator: str = "reference", overlays=()) -> Scene:
+    """Check the game with the scene file, run the scene's set-up lines and return it. Errors in the
+    rules or the scene raise DiagnosticError (located, with a caret)."""
+    from warcodex.dsl.checker import check_path
+    from warcodex.dsl.diagnostics import DiagnosticError
+    from warcodex.interpreter.rule_tests import RuleTestRunner, TestFailure, _TestRun
+
+    scene_file = Path(scene_file)
+    if not scene_file.is_file():
+        raise SceneError(f"no scene file {scene_file}")
+    game, diags = check_path(game_path, overlays, tests=True, scenes=[scene_file])
+    if diags.errors or game is None:
+        raise DiagnosticError(diags.errors)
+    own = [t for t in game.tests.values() if t.header.span.file == str(scene_file)]
+    if name is not None:
+        own = [t for t in own if t.name == name]
+    if not own:
+        raise SceneError(f"{scene_file}: no {'test named ' + name if name else 'test block'} to resolve "
+                         "(a scene is a `test` block whose last line is the combat)")
+    return scene_from_test(game, own[0], casualties, evaluator)
+
+
+def scene_from_test(game, test, casualties: str = "first", evaluator: str = "reference") -> Scene:
+    """A scene from a checked game's test block: its lines run but the last, the combat."""
+    from warcodex.interpreter.rule_tests import RuleTestRunner, TestFailure, _TestRun
+
+    lines = [i for i in test.body if not isinstance(i, (ast.TestMap, ast.TestScenario))]
+    if not lines or not isinstance(lines[-1], (ast.CallStmt, ast.TestDo)):
+        where = lines[-1].span if lines else test.header.span
+        raise SceneError("the last line of a scene is the combat to resolve: a procedure call "
+                         "(`fight(\"karelia\", germany)`) or an action (`do attack(...)`)", where)
+    runner = RuleTestRunner(game, evaluator=evaluator)
+    run = _TestRun(runner, test)
+    items = run.begin()
+    battle = items[-1]
+    try:
+        for item in items[:-1]:
+            run.current = item.span
+            run.line(item)
+    except TestFailure as exc:
+        raise SceneError(exc.message, exc.where or run.current) from None
+    except RuleError as exc:
+        raise SceneError(exc.message, exc.span or run.current) from None
+    agents = {side: PolicyAgent(agent, casualties) for side, agent in run.players.items()}
+    run.ctx.agents = agents
+    run.players = agents
+    return _scene(game, run, battle)
+
+
+def _scene(game, run, battle) -> Scene:
+    state = run.state
+    participants = combat_units(run, battle)
+    # the provisional data a combat reads: the tables (a CRT the rulebook does not print) and the
+    # values of the units in the scene
+    types = {u.type for u in participants.values()}
+    provisional = [(node.name if isinstance(node, ast.Table) else None,
+                    f"{item} ({prov.note})" if prov.note else item) for item, node, prov in game.provisional_items()
+                   if isinstance(node, ast.Table) or any(f" {t}." in f"{item}." or item.endswith(f" {t}") for t in types)]
+    return Scene(run, battle, state.active, participants, provisional)
+
+
+def combat_units(run, battle) -> dict:
+    """The units of the combat: those its arguments name (units, lists of units) and every unit at
+    a location they name (the battle's hex or territory), as they stand before it."""
+    call = battle.call
+    args = list(call.args) + list(call.kwargs.values())
+    state = run.state
+    ids: set[int] = set()
+    locations: set[str] = set()
+
+    def visit(v) -> None:
+        if isinstance(v, UnitRef):
+            ids.add(v.id)
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                visit(x)
+        elif isinstance(v, str) and state.units_at(v):
+            locations.add(v)
+        elif isinstance(v, Entity) and v.name in state.at:
+            locations.add(v.name)
+
+    for a in args:
+        try:
+            visit(run.engine.reference.expr(a, frozenset(run.scope))(run.fr))
+        except RuleError:
+            continue
+    for loc in locations:
+        ids.update(state.units_at(loc))
+    units = {uid: state.units[uid] for uid in sorted(ids) if state.units[uid].loc is not None}
+    if not units:  # nothing named: every unit on the map
+        units = {u.id: u for u in state.units.values() if u.loc is not None}
+    return units
+
+
+_COMBAT_PREFIX = "procedure __odds() { "
+
+
+def parse_combat(text: str) -> ast.Call | None:
+    """The combat of `--combat`: one procedure call, parsed as a statement (errors located in the
+    line shown, `procedure __odds() { ... }` around it)."""
+    from warcodex.dsl.diagnostics import remember_source
+    from warcodex.dsl.parser import parse_text
+
+    if "\n" in text:
+        raise SceneError("--combat is one line: a procedure call")
+    source = _COMBAT_PREFIX + text + " }"
+    remember_source("--combat", source)
+    module = parse_text(source, "--combat")
+    body = module.decls[0].body if module.decls else []
+    if len(body) != 1 or not isinstance(body[0], ast.CallStmt):
+        return None
+    return body[0].call
+
+
+def scene_from_save(game_path, save_file, combat: str, casualties: str = "first", overlays=()) -> Scene:
+    """A scene from a save: its position, and the combat given as a procedure call in the rules
+    language (`fight("karelia", germany)`), checked against the game."""
+    from types import SimpleNamespace
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.dsl.diagnostics import DiagnosticError
+    from warcodex.interpreter.compiler import Frame
+    from warcodex.interpreter.context import Context
+    from warcodex.interpreter.engine import Engine
+    from warcodex.interpreter.rule_tests import AnswerAgent, AnswerBook
+    from warcodex.interpreter.saves import load_save
+
+    game, diags = check_path(game_path, overlays)
+    if diags.errors or game is None:
+        raise DiagnosticError(diags.errors)
+    call = parse_combat(combat)
+    if call is None or call.func not in game.names or not isinstance(game.names[call.func], ast.Procedure):
+        raise SceneError("--combat is a call of one of the game's procedures, like fight(\"karelia\", germany)",
+                         call.span if call is not None else None)
+    engine = Engine(game, evaluator="reference")
+    state, _, _ = load_save(engine, save_file)
+    if state.active is None:
+        raise SceneError(f"{save_file}: no side is active in this position (a finished game?): the attacker "
+                         "of the combat is the active side")
+    agents = {s.name: PolicyAgent(AnswerAgent(AnswerBook()), casualties) for s in engine.side_entities}
+    ctx = Context(engine, state, agents)
+    run = SimpleNamespace(engine=engine, ctx=ctx, fr=Frame(ctx, {}), scope=set(), players=agents)
+    run.state = state
+    return _scene(game, run, ast.CallStmt(call=call, span=call.span))
+
+
+# ==================================================================== outcomes
+def leaf_summary(scene: Scene, state) -> tuple:
+    """What the combat did to its units: (id, on the map, steps, where) of each participant."""
+    out = []
+    for uid, before in scene.participants.items():
+        u = state.units.get(uid)
+        if u is None:
+            out.append((uid, False, 0, None, frozenset()))
+        else:
+            out.append((uid, u.loc is not None, u.steps if u.loc is not None else 0, u.loc, u.markers))
+    return tuple(out)
+
+
+@dataclass
+class Odds:
+    """The outcome distribution of a combat."""
+
+    method: str  # "exact" or "monte carlo"
+    outcomes: dict[str, float]
+    survivors: dict[str, dict[str, float]]  # side role -> unit type -> expected survivors
+    losses: dict[str, dict[str, float]]
+    rounds: dict[int, float]
+    effects: list[tuple[float, str]]  # the distinct results, most likely first
+    seconds: float
+    attacker: str
+    battles: int = 0  # Monte Carlo: battles simulated
+    half_width: float = 0.0  # Monte Carlo: 95% confidence half-width of the outcome probabilities
+    work: int = 0  # exact: branches replayed
+    note: str = ""
+    provisional: list[str] = field(default_factory=list)
+    distribution: dict = field(default_factory=dict)  # leaf_summary -> probability
+    replays_by: dict = field(default_factory=dict)  # exact: replays by what was replayed
+
+    def to_json(self) -> dict:
+        return {
+            "method": self.method, "attacker": self.attacker, "outcomes": self.outcomes,
+            "expected_survivors": self.survivors, "expected_losses": self.losses,
+            "rounds": {str(k): v for k, v in sorted(self.rounds.items())},
+            "results": [{"probability": p, "result": text} for p, text in self.effects],
+            "seconds": round(self.seconds, 4), "battles": self.battles,
+            "confidence_half_width_95": self.half_width, "replays": self.work, "replays_by": self.replays_by,
+            "note": self.note,
+            "provisional": self.provisional,
+        }
+
+
+def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, float], method: str,
+              seconds: float, tables_read=frozenset(), **extra) -> Odds:
+    total = sum(weighted.values()) or 1.0
+    outcomes = dict.fromkeys(OUTCOMES, 0.0)
+    types = {}
+    for uid, u in scene.participants.items():
+        role = "attacker" if u.side == scene.attacker else "defender"
+        types.setdefault(role, {}).setdefault(u.type, 0)
+        types[role][u.type] += 1
+    survivors = {role: dict.fromkeys(ts, 0.0) for role, ts in types.items()}
+    effects: Counter = Counter()
+    for key, w in weighted.items():
+        p = w / total
+        alive = {"attacker": False, "defender": False}
+        words = []
+        for uid, on_map, steps, loc, markers in key:
+            before = scene.participants[uid]
+            role = "attacker" if before.side == scene.attacker else "defender"
+            if on_map:
+                alive[role] = True
+                survivors[role][before.type] += p
+            name = before.label or before.type
+            if not on_map:
+                words.append((role, f"{name} eliminated"))
+            else:
+                if steps < before.steps:
+                    words.append((role, f"{name} loses {before.steps - steps} step(s)"))
+                if loc != before.loc:
+                    words.append((role, f"{name} to {loc}"))
+                words += [(role, f"{name} {m}") for m in sorted(markers - before.markers)]
+                words += [(role, f"{name} no longer {m}") for m in sorted(before.markers - markers)]
+        a, d = alive["attacker"], alive["defender"]
+        outcome = OUTCOMES[0] if a and not d else OUTCOMES[1] if d and not a else OUTCOMES[2] if not a else OUTCOMES[3]
+        outcomes[outcome] += p
+        effects[_group_effects(words)] += p
+    losses = {role: {t: max(0.0, n - survivors[role][t]) for t, n in ts.items()} for role, ts in types.items()}
+    rtotal = sum(rounds.values()) or 1.0
+    return Odds(method, outcomes, survivors, losses, {r: w / rtotal for r, w in sorted(rounds.items())},
+                sorted(((p, text) for text, p in effects.items()), key=lambda x: (-x[0], x[1])),
+                seconds, scene.attacker, provisional=scene.provisional_used(tables_read),
+                distribution={k: w / total for k, w in weighted.items()}, **extra)
+
+
+def _group_effects(words: list[tuple[str, str]]) -> str:
+    """`attacker: 3 x Infantry eliminated, Tank to 0905; defender: ...` (the same effect on
+    several units of a side is counted)."""
+    if not words:
+        return "no unit affected"
+    parts = []
+    for role in ("attacker", "defender"):
+        counted = Counter(w for r, w in words if r == role)
+        if counted:
+            parts.append(f"{role}: " + ", ".join(f"{n} x {w}" if n > 1 else w for w, n in sorted(counted.items())))
+    return "; ".join(parts)
+
+
+def exact(scene: Scene) -> Odds:
+    """The exact outcome distribution (NotEnumerable when the rules draw outside dice)."""
+    start = time.perf_counter()
+    ctx = scene.run.ctx
+    original = ctx.state
+    state = original.snapshot()
+    state.rng = RefusingRng()
+    enum = Enumerator(ctx)
+    enum.base = state
+    ctx.chance = enum
+    try:
+        leaves = enum.explore(scene.combat(), state)
+    finally:
+        ctx.chance = None
+        ctx.install(original)
+    weighted: dict[tuple, float] = {}
+    rounds: dict[int, float] = {}
+    for p, end, _, hist, _ in leaves:
+        key = leaf_summary(scene, end)
+        weighted[key] = weighted.get(key, 0.0) + p
+        for r, pr in hist.items():
+            rounds[r] = rounds.get(r, 0.0) + p * pr
+    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, enum.tables_read, work=enum.runs,
+                     replays_by=dict(enum.work))
+
+
+# ==================================================================== Monte Carlo
+class Sampler:
+    """The chance oracle of a Monte Carlo run: dice rolled from the state's RNG, one by one as in
+    play; it only counts the rounds (iterations of the outermost Markov loop that rolled)."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.depth = 0
+        self.rounds = 0
+        self.rolled = False
+        self.tables_read: set[str] = set()
+
+    def roll(self, dice) -> int:
+        self.rolled = True
+        ctx = self.ctx
+        ctx.chance = None
+        try:
+            return ctx.roll(dice, None)
+        finally:
+            ctx.chance = self
+
+    def count(self, dice, op, bounds, lazy):
+        from warcodex.interpreter.chance import _COMPARE
+
+        test = _COMPARE[op]
+        return sum(1 for b in bounds if test(self.roll(dice), b))
+
+    def call(self, name, args, run) -> None:
+        run()
+
+    def force(self, pending):  # never pending: counts are rolled at once
+        raise AssertionError("a Monte Carlo count is never pending")
+
+    def loop(self, fr, seq, var, body, site):
+        outer = self.depth == 0
+        self.depth += 1
+        try:
+            for x in seq:
+                self.rolled = False
+                fr.vars[var] = x
+                result = body(fr)
+                if outer and self.rolled:
+                    self.rounds += 1
+                if result is STOP:
+                    return True, STOP
+            return True, None
+        finally:
+            self.depth -= 1
+            self.rolled = True
+
+
+_JOB: dict = {}
+
+
+def _simulate(seeds: range) -> tuple[Counter, Counter, set]:
+    scene, start, sampled = _JOB["scene"], _JOB["state"], _JOB["sampled"]
+    ctx = scene.run.ctx
+    combat = scene.combat()
+    outcomes: Counter = Counter()
+    rounds: Counter = Counter()
+    tables: set = set()
+    for seed in seeds:
+        state = start.snapshot()
+        state.rng = random.Random(seed)
+        ctx.install(state)
+        sampler = Sampler(ctx) if sampled else None
+        ctx.chance = sampler
+        try:
+            combat()
+        finally:
+            ctx.chance = None
+        outcomes[leaf_summary(scene, ctx.state)] += 1
+        rounds[sampler.rounds if sampler else 0] += 1
+        if sampler:
+            tables |= sampler.tables_read
+    return outcomes, rounds, tables
+
+
+def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = None, seed: int = 1,
+                max_battles: int = 1_000_000, batch: int = 250, note: str = "") -> Odds:
+    """Simulated battles in worker processes until the 95% confidence half-width of every outcome
+    probability is at most `precision` (or `max_battles`)."""
+    start_time = time.perf_counter()
+    workers = workers or os.cpu_count() or 1
+    state = scene.run.ctx.state.snapshot()
+    _JOB.update(scene=scene, state=state, sampled=True)
+    totals: Counter = Counter()
+    rounds: Counter = Counter()
+    tables_read: set = set()
+    n = 0
+    next_seed = seed * 1_000_003
+
+    def half_width() -> float:
+        if n == 0:
+            return 1.0
+        summary = summarise(scene, dict(totals), {}, "monte carlo", 0.0)
+        return max(1.96 * math.sqrt(max(p * (1 - p), 1.0 / n) / n) for p in summary.outcomes.values())
+
+    pool = None
+    try:
+        if workers > 1:
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        while n < max_battles and (n < 2 * batch or half_width() > precision):
+            size = min(batch, max_battles - n)
+            jobs = [range(next_seed + i * size, next_seed + (i + 1) * size) for i in range(workers)]
+            next_seed += workers * size
+            results = pool.map(_simulate, jobs) if pool is not None else map(_simulate, jobs)
+            for o, r, t in results:
+                totals.update(o)
+                rounds.update(r)
+                tables_read |= t
+                n += sum(o.values())
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        _JOB.clear()
+        scene.run.ctx.install(state)
+    return summarise(scene, dict(totals), dict(rounds), "monte carlo", time.perf_counter() - start_time,
+                     tables_read, battles=n, half_width=half_width(), note=note)
+
+
+def resolve(scene: Scene, mode: str = "auto", precision: float = 0.005, workers: int | None = None,
+            seed: int = 1) -> Odds:
+    """`exact`, `mc`, or `auto`: exact, falling back to Monte Carlo where the rules draw a random
+    value the enumerator cannot follow."""
+    if mode in ("exact", "auto"):
+        state = scene.run.ctx.state.snapshot()
+        try:
+            return exact(scene)
+        except NotEnumerable as exc:
+            if mode == "exact":
+                raise
+            scene.run.ctx.install(state)
+            return monte_carlo(scene, precision, workers, seed, note=f"not exact: {exc.message}")
+    return monte_carlo(scene, precision, workers, seed)
