@@ -67,9 +67,13 @@ RENDERER_ENGINE_USES = {"warcodex.interpreter.values", "warcodex.interpreter.eng
 
 
 def test_renderers_read_the_facts_not_the_rules():
+    # a feature's `command.py` is the command line's, not a renderer: it may run the engine (replay
+    # a log to the positions it renders) before it hands them to the renderer beside it
     found = []
     for path in sorted((ROOT / "exporters").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
+        if path.name == "command.py":
+            continue
         for module in _imports(path):
             if module.startswith("warcodex.facts."):
                 found.append(f"{rel} imports {module} (use the names `warcodex.facts` exports)")

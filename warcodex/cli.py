@@ -30,7 +30,7 @@ from rich.text import Text
 
 from warcodex import console
 from warcodex.console import (UserError, bold, build_engine, err, include_roots, load_checked, out, parse_options,
-                              print_diagnostics, resolve_game)
+                              print_diagnostics, resolve_game, read_log, is_log, read_record)
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
 from warcodex.interpreter.saves import write_log
 
@@ -364,31 +364,6 @@ def read_dice(text: str | None, file: str | None) -> list[int] | None:
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--dice / --dice-file") from None
     return rolls or None
-
-
-def read_log(path: Path) -> tuple[dict, list[dict]]:
-    """A log's header and entries, checked for shape (`saves.read_log`)."""
-    from warcodex.interpreter.saves import read_log as read
-
-    return read(path)
-
-
-def is_log(path: Path) -> bool:
-    """A Warcodex log starts with a header line whose `format` is warcodex-log (the file is read
-    as every record is: regular files only, bounded)."""
-    from warcodex.interpreter.saves import SaveError, is_log_text, read_record_text
-
-    try:
-        return is_log_text(read_record_text(path))
-    except SaveError:
-        return False
-
-
-def read_record(path: Path) -> list[dict]:
-    """The log entries of a log or of a save, checked for shape (`saves.read_entries`)."""
-    from warcodex.interpreter.saves import read_entries
-
-    return read_entries(path)
 
 
 def print_report(engine, game) -> None:
