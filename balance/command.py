@@ -23,7 +23,7 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
               ray: str | None = None, out_dir: str | Path | None = None, first_seed: int = 1, options: dict | None = None,
               overlays=(), rule_coverage: str | None = None, check_invariants: bool = True, console=None) -> dict:
     """Play (or continue) a batch and write its report; returns the report (report.json's content)."""
-    from warcodex.cli import UserError, load_checked, parse_agents, resolve_game
+    from warcodex.console import UserError, load_checked, parse_agents, resolve_game
     from warcodex.facts import facts_of
     from warcodex.interpreter.engine import Engine
     from warcodex.interpreter.rule_coverage import coverage_report, parse_counts_key, rule_index, write_coverage
@@ -181,7 +181,7 @@ def balance(game, scenario, games, first_seed, agents, workers, ray_address, out
             no_invariants):
     """Play N seeded games of GAME in parallel and report win rates, lengths, score variables by turn,
     the most decisive rules, rule coverage and failures (DIR/report.html, DIR/report.json)."""
-    from warcodex.cli import err, out, parse_options
+    from warcodex.console import err, out, parse_options
 
     report = run_batch(game, scenario, games, agents, workers, ray_address, out_dir, first_seed, parse_options(options),
                        overlays, rule_coverage, not no_invariants, console=err)

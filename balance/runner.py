@@ -91,7 +91,7 @@ def reference_seconds() -> float:
     """Seconds per Tiny Front random game (untraced), measured once per worker process: the
     baseline the batch's own speed is reported against, measured in the same run."""
     if "s" not in _reference:
-        from warcodex.cli import bundled_games
+        from warcodex.console import bundled_games
         from warcodex.dsl.checker import check_path
         from warcodex.interpreter.engine import Engine
         from warcodex.interpreter.play import play

@@ -12,8 +12,8 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
+from warcodex.dsl.board import generate_hex_board
 from warcodex.dsl.loader import load_game
-from warcodex.interpreter.board import generate_hex_board
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.values import UnitRef
@@ -48,8 +48,8 @@ def make_fuzz_board(size: int, seed: int, edge_share: float = 0.35):
     """A small hand-built board where hexsides carry random *combinations* of minor_river,
     major_river, road and bridge (a road across an unbridged river, both rivers on one side...),
     which the generator never makes: corner cases of the cost rules."""
-    from warcodex.interpreter.board import Board, Provenance
-    from warcodex.interpreter.hexgrid import HexGrid
+    from warcodex.dsl.board import Board, Provenance
+    from warcodex.dsl.hexgrid import HexGrid
 
     rng = random.Random(seed)
     grid = HexGrid("flat", "odd", 1, 1, size, size, 2, 2)

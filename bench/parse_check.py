@@ -96,8 +96,8 @@ def _drop_data_decls(text: str) -> str:
 def main() -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("WARCODEX_CACHE_DIR", tempfile.mkdtemp(prefix="wcx-bench-cache-"))
+    from warcodex.dsl.mapfile import _parser
     from warcodex.dsl.parser import grammar_parser
-    from warcodex.interpreter.mapfile import _parser
 
     t0 = time.perf_counter()
     grammar_parser()

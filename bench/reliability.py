@@ -11,7 +11,7 @@ when the last three counts are 0. `tests/test_reliability.py` runs a small slice
 
 Classes (see docs/reliability.md): saves, logs, rules, overlays, includes, outputs. Each input is
 generated from Tiny Front's rules, a save and a log of one of its games. Engines are built once
-per rules folder and reused (`warcodex.cli.build_engine` is memoized here), so a replay costs the
+per rules folder and reused (`build_engine` of warcodex.console and warcodex.cli is memoized here), so a replay costs the
 replay, not a re-check of the rules.
 """
 
@@ -162,19 +162,20 @@ class Fixtures:
 
 def memoize_engines() -> None:
     """Reuse the engine of a rules folder across inputs while its files are unchanged."""
-    from warcodex import cli
+    from warcodex import cli, console
 
     def build_engine(game_arg: str, overlays=()):
-        folder = cli.resolve_game(game_arg)
+        folder = console.resolve_game(game_arg)
         stamp = tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in Path(folder).glob("*.wc*")))
         return _engine_for(str(folder), stamp, tuple(overlays))
 
-    cli.build_engine = build_engine
+    # the CLI's commands and those living with their feature (aids, vassal, fuzz) share console's
+    cli.build_engine = console.build_engine = build_engine
 
 
 @functools.lru_cache(maxsize=64)
 def _engine_for(folder: str, stamp: tuple, overlays: tuple):
-    from warcodex.cli import load_checked
+    from warcodex.console import load_checked
     from warcodex.interpreter.engine import Engine
 
     game, _ = load_checked(folder, overlays)

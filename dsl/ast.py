@@ -361,27 +361,16 @@ class Key(Node):
 
 
 class Code(Node):
-    """One result code in a cell: `DR2`, `A1`, `DS`, or a number."""
+    """One result code in a cell: `DR2`, `A1`, `DS`, or a number (as written: `formatter.format_code`)."""
 
     name: str
     args: list[Expr] = Field(default_factory=list)
     number: int | None = None  # for numeric cells
 
-    def text(self) -> str:
-        if self.number is not None:
-            return str(self.number)
-        if self.args:
-            from warcodex.dsl.formatter import format_expr
-
-            return f"{self.name}({', '.join(format_expr(a) for a in self.args)})"
-        return self.name
-
 
 class Cell(Node):
+    """A table cell (as written: `formatter.format_cell`)."""
     codes: list[Code] = Field(default_factory=list)  # empty: no effect ("-")
-
-    def text(self) -> str:
-        return "/".join(c.text() for c in self.codes) if self.codes else "-"
 
 
 class Axis(Node):

@@ -23,7 +23,6 @@ literal types, unit properties); the other families check declarations as wholes
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -1154,16 +1153,11 @@ class _Checker:
             return
         from warcodex.dsl import test_boards
 
-        try:
-            parse_map = importlib.import_module("warcodex.interpreter.mapfile").parse_map_text
-        except ImportError:  # the map loader is optional for rule checking
-            return
-
         boards: dict[int, object] = {}
         for fragment in g.maps.values():  # every declared board loads, used or not
             src = test_boards.board_source(fragment.name, [(fragment.text, fragment.text_span)])
             try:
-                self._map_names(test_boards.load_board(src, parse_map), fragment.text_span.file)
+                self._map_names(test_boards.load_board(src), fragment.text_span.file)
             except DiagnosticError as exc:
                 self.diags.extend(exc.diagnostics)
         choices = self._choice_names()
@@ -1172,7 +1166,7 @@ class _Checker:
             items = list(test.body)
             if items and isinstance(items[0], ast.TestMap):
                 try:
-                    board = test_boards.load_board(test_boards.test_board_source(g, items[0]), parse_map)
+                    board = test_boards.load_board(test_boards.test_board_source(g, items[0]))
                     if items[0].text is not None:
                         self._map_names(board, items[0].text_span.file)
                 except DiagnosticError as exc:
@@ -1336,10 +1330,8 @@ class _Checker:
         prop = next((p for p in self.game.game.props if p.key == "map"), None)
         if prop is None:
             return
-        try:
-            mapfile = importlib.import_module("warcodex.interpreter.mapfile")
-        except ImportError:  # the map loader is optional for rule checking
-            return
+        from warcodex.dsl import mapfile
+
         self.map_prop = prop
         if not isinstance(prop.value, ast.Str):
             self.diags.error("E-type", "`map:` must be the file name of the map, in quotes", prop.span,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
+from warcodex.dsl.formatter import format_cell
 from warcodex.dsl.model import GameDef
 
 
@@ -69,7 +70,7 @@ def _describe(node) -> str:
     """A rule inside a declaration, in words (never a raw Python object)."""
     if isinstance(node, ast.Beyond):
         what = {"use": f"use {node.use.text()}" if node.use else "use", "illegal": "illegal",
-                "result": f"result {node.cell.text()}" if node.cell else "result"}[node.action]
+                "result": f"result {format_cell(node.cell)}" if node.cell else "result"}[node.action]
         return f"beyond {node.direction} {node.key.text()} {what}"
     if isinstance(node, ast.Choose):
         return f"choose {node.var}"

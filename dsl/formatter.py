@@ -3,6 +3,7 @@
     format_text(text, path) -> str       parse, lay out, keep comments, verify the meaning is kept
     format_module(module) -> str         lay out a parsed module (comments are not in the AST)
     format_expr(expr) -> str             one expression, with the fewest parentheses
+    format_cell(cell), format_code(code) a table cell or one result code, as written
     format_path(path, check) -> (changed, report)   the `fmt` command: files or folders, in place
     dump_ast(node)                       a span-free, class-tagged dump, to compare two parses
 
@@ -262,7 +263,8 @@ def _key(k: ast.Key) -> str:
     return quote(name)
 
 
-def _code(c: ast.Code) -> str:
+def format_code(c: ast.Code) -> str:
+    """One result code of a table cell as written (`DR2`, `A1`, `DR(x + 1)`, `+3`)."""
     if c.number is not None:
         # keep the written form (`+3`, `03`): the parser stores it as the code's name
         if _INT_TEXT_RE.match(c.name) and int(c.name) == c.number:
@@ -273,8 +275,9 @@ def _code(c: ast.Code) -> str:
     return c.name
 
 
-def _cell(c: ast.Cell) -> str:
-    return "/".join(_code(code) for code in c.codes) if c.codes else "-"
+def format_cell(c: ast.Cell) -> str:
+    """A table cell as written: its codes joined by `/`, `-` for no effect."""
+    return "/".join(format_code(code) for code in c.codes) if c.codes else "-"
 
 
 def _prop(p: ast.Prop) -> str:
@@ -424,7 +427,7 @@ class _Layout:
         if b.action == "use":
             s += f" use {_key(b.use)}" if b.use is not None else " use"
         elif b.action == "result":
-            s += f" result {_cell(b.cell) if b.cell is not None else '-'}"
+            s += f" result {format_cell(b.cell) if b.cell is not None else '-'}"
         else:
             s += " illegal"
         if b.action != "use" and b.message is not None:
@@ -435,7 +438,7 @@ class _Layout:
         if not rows:
             return []
         keys = [f"row {_key(r.key)}:" for r in rows]
-        cells = [[_cell(c) for c in r.cells] for r in rows]
+        cells = [[format_cell(c) for c in r.cells] for r in rows]
         key_w = max(len(k) for k in keys)
         widths: list[int] = []
         for row in cells:

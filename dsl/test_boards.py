@@ -80,10 +80,11 @@ def test_board_source(game, test_map: ast.TestMap) -> BoardSource:
     return board_source(name, parts)
 
 
-def load_board(source: BoardSource, parse_map_text):
-    """Load a test board with the map loader (`warcodex.interpreter.mapfile.parse_map_text`, given
-    by the caller: the language layer does not import the engine's); map errors are reported at
-    their place in the tests file."""
+def load_board(source: BoardSource):
+    """Load a test board with the map loader (`mapfile.parse_map_text`); map errors are reported
+    at their place in the tests file."""
+    from warcodex.dsl.mapfile import parse_map_text
+
     virtual = f"<test board {source.name}>"
     try:
         return parse_map_text(source.text, virtual)

@@ -5,18 +5,35 @@
     facts.unit_type("leader_manstein").owners      # Owners(sides=('axis',), status 'inferred', ...)
     [m for m in facts.arrivals if m.turn == 3]     # the scenario's Turn 3 reinforcements
     facts.steps[0].label                           # "Weather Phase": a phase as a player reads it
+    facts.sequence.root.children                   # the sequence of play as a tree
 
 Parts: partial.py (the three-valued partial evaluator), walk.py (walking the AST), entries.py
 (every place/place_in_box/to_box the rules can run, procedures inlined), owners.py (the sides of
-each unit type), schedule.py (arrivals and withdrawals by turn), effects.py (effects charts),
-tables.py (tables and the rules that feed them), game.py (the assembled model).
+each unit type), schedule.py (arrivals and withdrawals by turn), sequence.py (the sequence of play,
+triggers and standing rules, with the turns each can happen), setup.py (the set-up with the
+provenance of what places each unit), effects.py (effects charts),
+tables.py (tables, the rules that feed them, the chance of each result), quantities.py (bases and
+modifiers with their values), dice.py (dice, distributions, hit rolls), economy.py (incomes),
+cards.py (decks and cards: composition, owners, each side's events),
+game.py (the assembled model). Renderers import from this package only, never from its modules.
 See docs/architecture.md for where this layer sits.
 """
 
-from warcodex.facts.game import (AllianceFacts, GameFacts, PhaseStep, PlacedUnit, ProvisionalFacts, SideFacts,
-                                 UnitTypeFacts, VariableFacts, facts_of)
+from warcodex.facts.cards import CardEvent, CardFacts, DeckFacts
+from warcodex.facts.dice import HitRoll, distribution
+from warcodex.facts.economy import IncomeFacts, SideIncome
+from warcodex.facts.effects import EffectCell, EffectRule, EffectsFacts
+from warcodex.facts.game import (AllianceFacts, GameFacts, PhaseStep, ProvisionalFacts, SideFacts, UnitTypeFacts,
+                                 VariableFacts, facts_of)
 from warcodex.facts.owners import Owners
+from warcodex.facts.partial import UNKNOWN, Slice
+from warcodex.facts.quantities import ModifierFacts, QuantityFacts
 from warcodex.facts.schedule import Condition, Movement
+from warcodex.facts.sequence import AllowedAction, AutomaticStep, SequenceFacts, SequenceNode, TriggerFacts
+from warcodex.facts.setup import PlacedUnit
+from warcodex.facts.tables import TableFacts
 
-__all__ = ["AllianceFacts", "Condition", "GameFacts", "Movement", "Owners", "PhaseStep", "PlacedUnit",
-           "ProvisionalFacts", "SideFacts", "UnitTypeFacts", "VariableFacts", "facts_of"]
+__all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "CardEvent", "CardFacts", "Condition", "DeckFacts", "EffectCell", "EffectRule", "EffectsFacts",
+           "GameFacts", "HitRoll", "IncomeFacts", "ModifierFacts", "Movement", "Owners", "PhaseStep", "PlacedUnit",
+           "ProvisionalFacts", "QuantityFacts", "SequenceFacts", "SequenceNode", "SideFacts", "SideIncome", "Slice",
+           "TableFacts", "TriggerFacts", "UNKNOWN", "UnitTypeFacts", "VariableFacts", "distribution", "facts_of"]

@@ -10,8 +10,10 @@ counts for the rule (a minor river's +1 MP), never where it only appears under a
 or ferry in `not bridged(a, b)`): a bridge is never shown as prohibiting or stopping movement.
 
 Cell statuses: `value` (a base read for the row), `true` (the rule applies), `unknown` (it may,
-under a condition not about the row), `false_own` (the row's own name or flag stops it), `false`
-(it does not apply), `irrelevant` (the row has no bearing on it).
+under a condition not about the row; a base the row bears on whose value play decides), `false_own` (the row's own name or flag stops it), `false`
+(it does not apply), `irrelevant` (the row has no bearing on it). A chart keeps the rules some
+row brings, and for features and markers also those a row only cancels (a fortification denies
+the armor shift).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class EffectRule:
 class EffectCell:
     status: str
     value: object = UNKNOWN  # the rule's value with the row known (a number, a table slice...)
+    truncated: bool = False  # the evaluator's depth limit cut it short: `irrelevant` is not sure
 
 
 @dataclass
@@ -50,6 +53,7 @@ class EffectsFacts:
     rows: list  # the declarations, in declaration order
     columns: list[tuple[EffectRule, list[EffectCell]]]
     used: list[set[str]] = field(default_factory=list)  # per row: its properties and tags the kept rules read
+    values: list[dict] = field(default_factory=list)  # per row: its property values (`cost: 2`, `vp: 3`)
 
 
 def effect_rules(game) -> list[EffectRule]:
@@ -89,14 +93,19 @@ def effects(engine) -> list[EffectsFacts]:
                 cells.append(cell)
                 used.append(u)
             statuses = {c.status for c in cells}
-            if not statuses & {"value", "true", "unknown"}:
+            # a feature or marker that only cancels a rule still matters to it (Full Retreat and
+            # train markers deny the defender's armor shift, Stalingrad §13.3.2, §5.6.4), unless
+            # an evaluation was cut short (then another row's "no bearing" is not sure); a rule
+            # no terrain brings is one terrain never lets apply
+            cancelled_only = not exclusive and "false_own" in statuses and not any(c.truncated for c in cells)
+            if not statuses & {"value", "true", "unknown"} and not cancelled_only:
                 continue
             if exclusive and len({(c.status, _text_key(c.value)) for c in cells}) == 1:
                 continue  # the same for every terrain: the terrain does not matter
             kept.append((rule, cells))
             for i, u in enumerate(used):
                 used_by_row[i] |= u
-        charts.append(EffectsFacts(kind, decls, kept, used_by_row))
+        charts.append(EffectsFacts(kind, decls, kept, used_by_row, [dict(r.props) for r in rows]))
     cache["effects"] = charts
     return charts
 
@@ -110,15 +119,17 @@ def _exclusive_cell(engine, kind, row, rule) -> tuple[EffectCell, set[str]]:
     if rule.kind == "base":
         v = pe.ev(rule.value)
         if pe.touched and v is not UNKNOWN and v is not None:
-            return EffectCell("value", v), pe.used
-        return EffectCell("irrelevant"), pe.used
+            return _cut(pe, EffectCell("value", v)), pe.used
+        if pe.touched and v is UNKNOWN:  # the terrain counts, with something play decides (a seasonal swamp's weather)
+            return _cut(pe, EffectCell("unknown")), pe.used
+        return _cut(pe, EffectCell("irrelevant")), pe.used
     w = truth(pe.ev(rule.when))
     v = pe.ev(rule.value) if rule.value is not None else UNKNOWN
     if not pe.touched:
-        return EffectCell("irrelevant"), pe.used
+        return _cut(pe, EffectCell("irrelevant")), pe.used
     if w is False:
-        return EffectCell("false_own" if pe.own else "false"), pe.used
-    return EffectCell("true" if w is True else "unknown", v), pe.used
+        return _cut(pe, EffectCell("false_own" if pe.own else "false")), pe.used
+    return _cut(pe, EffectCell("true" if w is True else "unknown", v)), pe.used
 
 
 def _combining_cell(engine, kind, row, rule) -> tuple[EffectCell, set[str]]:
@@ -126,14 +137,19 @@ def _combining_cell(engine, kind, row, rule) -> tuple[EffectCell, set[str]]:
     if rule.kind == "base":
         v = pe.ev(rule.value)
         if pe.own and v is not UNKNOWN and v is not None:
-            return EffectCell("value", v), pe.used
-        return EffectCell("irrelevant"), pe.used
+            return _cut(pe, EffectCell("value", v)), pe.used
+        return _cut(pe, EffectCell("irrelevant")), pe.used
     w = truth(pe.ev(rule.when))
     v = pe.ev(rule.value) if rule.value is not None else UNKNOWN
     if not pe.own:
-        return EffectCell("irrelevant"), pe.used
+        return _cut(pe, EffectCell("irrelevant")), pe.used
     if w is False:
-        return EffectCell("false_own"), pe.used
+        return _cut(pe, EffectCell("false_own")), pe.used
     if not pe.own_positive:  # the row's names only ever stop this rule: it cannot bring its effect
-        return EffectCell("irrelevant"), pe.used
-    return EffectCell("true" if w is True else "unknown", v), pe.used
+        return _cut(pe, EffectCell("irrelevant")), pe.used
+    return _cut(pe, EffectCell("true" if w is True else "unknown", v)), pe.used
+
+
+def _cut(pe: Partial, cell: EffectCell) -> EffectCell:
+    cell.truncated = pe.truncated
+    return cell

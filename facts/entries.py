@@ -47,8 +47,12 @@ class Site:
     origin: Origin
     via: tuple  # the procedures called on the way, outermost first
     path: tuple = ()  # the calls on the way (ids of their nodes), outermost first
-    repeated: bool = False  # inside a `for` loop: once per element
+    loop: object = None  # inside a `for` loop: its source (Bound), the site runs once per element
     guards: list = field(default_factory=list)  # (test expr, env, wanted truth) left undecided on the way
+
+    @property
+    def repeated(self) -> bool:
+        return self.loop is not None
 
     @property
     def key(self) -> tuple:
@@ -78,62 +82,98 @@ class Walker:
         self._path: list[int] = []
 
     def run(self, stmts, origin: Origin, env: dict | None = None, guards: list | None = None) -> None:
-        self._block(stmts, dict(env or {}), origin, (), list(guards or []), definite=not guards, repeated=False)
+        if not self._matters(stmts):
+            return
+        self._block(stmts, dict(env or {}), origin, (), list(guards or []), definite=not guards, loop=None)
+
+    def _matters(self, stmts) -> bool:
+        """Whether walking `stmts` can find anything: an entry or exit site, or (following a
+        store) a `set` of a variable the store follows, in them or in a procedure they call. A
+        body that can find nothing is not walked (a schedule asks again on every turn)."""
+        tracked = self.store.tracked if self.store is not None else frozenset()
+        cache = self.engine.derived_cache.setdefault("walk_matters", {})
+        key = (id(stmts), tracked)
+        if key not in cache:
+            cache[key] = _reaches(self.game, stmts, tracked, set())
+        return cache[key]
 
     # returns True when a `stop` is reached for certain
-    def _block(self, stmts, env, origin, via, guards, definite, repeated) -> bool:
+    def _block(self, stmts, env, origin, via, guards, definite, loop) -> bool:
         for s in stmts:
             if isinstance(s, ast.Let):
                 env = {**env, s.name: Bound(s.value, env)}
                 if isinstance(s.value, ast.Call):
-                    self._call(s.value, env, origin, via, guards, definite, repeated)
+                    self._call(s.value, env, origin, via, guards, definite, loop)
             elif isinstance(s, ast.If):
                 t = truth(self.partial().ev(s.test, env))
                 if t is True:
-                    if self._block(s.body, env, origin, via, guards, definite, repeated):
+                    if self._block(s.body, env, origin, via, guards, definite, loop):
                         return True
                 elif t is False:
-                    if self._block(s.orelse, env, origin, via, guards, definite, repeated):
+                    if self._block(s.orelse, env, origin, via, guards, definite, loop):
                         return True
                 else:
-                    self._block(s.body, env, origin, via, guards + [(s.test, env, True)], False, repeated)
-                    self._block(s.orelse, env, origin, via, guards + [(s.test, env, False)], False, repeated)
+                    self._block(s.body, env, origin, via, guards + [(s.test, env, True)], False, loop)
+                    self._block(s.orelse, env, origin, via, guards + [(s.test, env, False)], False, loop)
             elif isinstance(s, ast.For):
                 inner = {**env, s.var: Each(Bound(s.source, env))}
-                self._block(s.body, inner, origin, via, guards, definite, True)
+                self._block(s.body, inner, origin, via, guards, definite, Bound(s.source, env))
             elif isinstance(s, ast.Choose):
                 env = {**env, s.var: Chosen(Bound(s.source, env), Bound(s.by, env), s.optional)}
             elif isinstance(s, ast.Reroll):
-                self._block(s.body, env, origin, via, guards, False, repeated)
+                self._block(s.body, env, origin, via, guards, False, loop)
             elif isinstance(s, ast.Step):
-                if self._block(s.body, env, origin, via, guards, definite, repeated):
+                if self._block(s.body, env, origin, via, guards, definite, loop):
                     return True
             elif isinstance(s, ast.CallStmt):
-                self._call(s.call, env, origin, via, guards, definite, repeated)
+                self._call(s.call, env, origin, via, guards, definite, loop)
             elif isinstance(s, ast.SetStmt):
                 if self.store is not None:
-                    self.store.assign(s, env, self.partial(), definite and not repeated)
+                    self.store.assign(s, env, self.partial(), definite and loop is None)
             elif isinstance(s, ast.Stop):
                 if definite:
                     return True
         return False
 
-    def _call(self, call: ast.Call, env, origin, via, guards, definite, repeated) -> None:
+    def _call(self, call: ast.Call, env, origin, via, guards, definite, loop) -> None:
         if call.func in ENTRY_CALLS or call.func in EXIT_CALLS or (
-                call.func == FROM_BOX and call.args and source_box(Bound(call.args[0], env)) is not None):
+                call.func == FROM_BOX and call.args and source_box(Bound(call.args[0], env), partial=self.partial()) is not None):
             site = Site(call.func, call, tuple(Bound(a, env) for a in call.args), origin, via, tuple(self._path),
-                        repeated, list(guards))
+                        loop, list(guards))
             self.found(site, definite)
             return
         decl = self.game.names.get(call.func)
-        if not isinstance(decl, ast.Procedure) or decl in via or len(via) >= self.MAX_CALL_DEPTH:
+        if not isinstance(decl, ast.Procedure) or any(decl is v for v in via) or len(via) >= self.MAX_CALL_DEPTH:
+            return
+        if not self._matters(decl.body):
             return
         inner = {p.name: (Bound(call.args[i], env) if i < len(call.args) else None) for i, p in enumerate(decl.params)}
         self._path.append(id(call))
         try:
-            self._block(decl.body, inner, origin, via + (decl,), guards, definite, repeated)
+            self._block(decl.body, inner, origin, via + (decl,), guards, definite, loop)
         finally:
             self._path.pop()
+
+
+def _reaches(game, stmts, tracked, seen: set) -> bool:
+    """An entry or exit call, or a `set` of one of `tracked`, in `stmts` or the procedures they
+    call (a `move_to` counts: whether it takes a unit from a box is decided when it is walked)."""
+    from warcodex.facts.walk import walk
+
+    for n in walk(stmts):
+        if isinstance(n, ast.Call):
+            if n.func in ENTRY_CALLS or n.func in EXIT_CALLS or n.func == FROM_BOX:
+                return True
+            decl = game.names.get(n.func)
+            if isinstance(decl, ast.Procedure) and id(decl) not in seen:
+                seen.add(id(decl))
+                if _reaches(game, decl.body, tracked, seen):
+                    return True
+        elif isinstance(n, ast.SetStmt) and tracked:
+            t = n.target
+            if (isinstance(t, ast.Name) and t.id in tracked) or (isinstance(t, ast.Attr) and t.name in tracked):
+                return True
+    return False
 
 
 def roots(game) -> list[tuple[Origin, list, dict]]:
@@ -211,21 +251,28 @@ def chosen(b, depth: int = 0) -> Chosen | None:
     return None
 
 
-def source_box(b, depth: int = 0) -> str | None:
+def source_box(b, depth: int = 0, partial=None) -> str | None:
     """The box a unit argument is taken from, when it is chosen from (or runs over)
-    `units_in_box("NAME")`."""
+    `units_in_box(BOX)`, or a list of those (`list(v for v in units_in_box(...) where ...)`). BOX
+    is a string, or (given a `partial` evaluator that knows the turn) an expression it decides:
+    Stargard Solstice's `units_in_box(reinforcement_box(turn))`, "turn_3" on Turn 3."""
     if depth > 20 or not isinstance(b, Bound):
         return None
     e = b.expr
-    if isinstance(e, ast.Call) and e.func == "units_in_box" and e.args and isinstance(e.args[0], ast.Str):
-        return e.args[0].value
+    if isinstance(e, ast.Call) and e.func == "units_in_box" and e.args:
+        if isinstance(e.args[0], ast.Str):
+            return e.args[0].value
+        value = partial.ev(e.args[0], b.env) if partial is not None else None
+        return value if isinstance(value, str) else None
+    if isinstance(e, ast.Comprehension) and e.func in ("list", "first"):
+        return source_box(Bound(e.source, b.env), depth + 1, partial)
     if isinstance(e, ast.Name) and e.id in b.env:
         v = b.env[e.id]
         if isinstance(v, Chosen):
-            return source_box(v.source, depth + 1)
+            return source_box(v.source, depth + 1, partial)
         if isinstance(v, Each) and isinstance(v.source, Bound):
-            return source_box(v.source, depth + 1)
-        return source_box(v, depth + 1)
+            return source_box(v.source, depth + 1, partial)
+        return source_box(v, depth + 1, partial)
     return None
 
 
@@ -244,11 +291,22 @@ def _inline(e, env, depth):
         v = env[e.id]
         if isinstance(v, Bound):
             return _inline(v.expr, v.env, depth + 1)
-        if isinstance(v, Chosen):
+        if isinstance(v, (Chosen, Each)) and isinstance(v.source, Bound):  # one element of its source
             return _inline(v.source.expr, v.source.env, depth + 1)
         return e
-    if isinstance(e, ast.Call):
-        return e.model_copy(update={"args": [_inline(a, env, depth + 1) for a in e.args]})
+    if isinstance(e, ast.Comprehension):  # its own name is bound inside it
+        inner = {k: v for k, v in env.items() if k != e.var}
+        return e.model_copy(update={f: _inline(getattr(e, f), inner if f != "source" else env, depth + 1)
+                                    for f in ("source", "element", "where") if getattr(e, f) is not None})
+    if isinstance(e, ast.Expr):
+        update = {}
+        for f in type(e).model_fields:
+            value = getattr(e, f)
+            if isinstance(value, ast.Expr):
+                update[f] = _inline(value, env, depth + 1)
+            elif isinstance(value, list) and value and all(isinstance(x, ast.Expr) for x in value):
+                update[f] = [_inline(x, env, depth + 1) for x in value]
+        return e.model_copy(update=update) if update else e
     return e
 
 

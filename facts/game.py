@@ -10,14 +10,19 @@ says so (`Owners.status`, `Movement.certain`, `Movement.conditions`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from warcodex.dsl import ast
+from warcodex.facts.cards import DeckFacts, deck_facts
+from warcodex.facts.dice import HitRoll, dice_of, hit_rolls
+from warcodex.facts.economy import IncomeFacts, incomes
 from warcodex.facts.effects import EffectsFacts, effects
 from warcodex.facts.owners import Owners, owners
+from warcodex.facts.quantities import QuantityFacts, quantity_facts
 from warcodex.facts.schedule import Movement, schedule
+from warcodex.facts.sequence import SequenceFacts, sequence_facts
+from warcodex.facts.setup import PlacedUnit, setup
 from warcodex.facts.tables import TableFacts, table_facts
 from warcodex.facts.walk import walk
 from warcodex.interpreter.values import Entity, RuleError
@@ -48,33 +53,38 @@ class UnitTypeFacts:
     classes: list[str]
     tags: frozenset[str]
     max_steps: int
-    values: dict[int, dict[str, Any]]  # steps -> property values at that many steps
+    values: dict[int, dict[str, Any]]  # steps -> property values at that many steps (not its sides)
     flags: list[str]  # true flags (elite...)
     provisional: bool  # the type or one of its values is provisional
     owners: Owners
     decl: ast.Unit
+    # (property, steps) -> why it is provisional: a value the rulebook does not print, at the
+    # number of steps it is declared for (the full-strength values at max_steps)
+    provisional_values: dict[tuple[str, int], str] = field(default_factory=dict)
 
-
-@dataclass(frozen=True)
-class PlacedUnit:
-    """A unit of the set-up (or of a schedule), as a counter shows it."""
-    type: str
-    side: str
-    label: str
-    steps: int
-    max_steps: int
-    markers: tuple[str, ...] = ()
+    @property
+    def provisional_note(self) -> str | None:
+        """Why the type itself is provisional (a counter the rulebook does not describe)."""
+        prov = self.decl.header.provenance
+        return (prov.note or "provisional") if prov is not None and prov.kind == "provisional" else None
 
 
 @dataclass(frozen=True)
 class PhaseStep:
-    """One phase of a game turn, for one side inside player turns; sub-phases as a path."""
+    """One phase of a game turn, for one side inside player turns; sub-phases as a path.
+
+    The steps of all the scenario's turns, in sequence order: a phase some turns leave out (a
+    condition on the turn, a player turn a scenario's first turn skips) is a step with the turns
+    it is played on."""
     name: str
     labels: tuple[str, ...]  # the phase's label and its enclosing phases' ("Combat Phase", "Attack")
     side: str | None
     when: ast.Expr | None  # the phase's condition, if any (`turn >= 17`)
     turns: tuple[int, ...] | None  # the scenario's turns on which it can be played; None: every turn
     decl: ast.Phase
+    # turns on which whether it is played depends on play (its condition reads the game's state,
+    # `when interim_turn_pending`): it may be played, a player's sequence says "if applicable"
+    maybe_turns: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -109,21 +119,26 @@ class GameFacts:
     edition: str | None
     version: str | None
     fingerprint: str
-    scenario: str
-    scenario_label: str
+    scenario: str | None  # None: a game without scenarios (its tables and charts only)
+    scenario_label: str | None
     first_turn: int
     last_turn: int | None
+    last_turn_provisional: str | None  # why the scenario's last turn is provisional (A&A sets no round limit)
     turn_order: tuple[str, ...]
     sides: list[SideFacts]
     alliances: list[AllianceFacts]
     unit_types: list[UnitTypeFacts]
     markers: list[tuple[str, str]]  # (name, label)
     at_start: dict[str, list[PlacedUnit]]  # location -> units, in stack order
+    location_markers: dict[str, tuple[str, ...]]  # location -> the markers the set-up puts on it (control...)
     boxes: dict[str, list[PlacedUnit]]  # off-map box -> units at the start
     movements: list[Movement]  # arrivals and withdrawals, in turn order
     steps: list[PhaseStep]
+    sequence: SequenceFacts  # the sequence of play as a tree, triggers, standing rules
     dice: list[ast.Dice]
     variables: list[VariableFacts]
+    incomes: list[IncomeFacts]
+    decks: list[DeckFacts]  # decks and cards: composition, owners, events, where each starts
     provisional: list[ProvisionalFacts]
     warnings: list[str] = field(default_factory=list)
 
@@ -134,6 +149,9 @@ class GameFacts:
     def unit_type(self, name: str) -> UnitTypeFacts:
         return next(u for u in self.unit_types if u.name == name)
 
+    def card(self, name: str):
+        return next(c for d in self.decks for c in d.cards if c.name == name)
+
     @property
     def arrivals(self) -> list[Movement]:
         return [m for m in self.movements if m.kind == "arrival"]
@@ -143,11 +161,26 @@ class GameFacts:
         return [m for m in self.movements if m.kind == "withdrawal"]
 
     def palette(self, side: str) -> list[str]:
-        """The unit types a side's counter tray holds: those it owns; a type whose owners cannot
-        be known (only bought or built in play) for every side."""
-        return [u.name for u in self.unit_types if side in u.owners.sides or not u.owners.sides]
+        """The unit types a side's counter tray holds: those it may field (`Owners.may_field`: its
+        own, and for every side a type whose owners play decides, bought or built in play)."""
+        return [u.name for u in self.unit_types if u.owners.may_field(side)]
 
     # computed on first use: they need more of the engine than the rest
+    @property
+    def box_names(self) -> list[str]:
+        """Every off-map box the rules name: the set-up's, then each `place_in_box` and `to_box`
+        whose box is written in the rules (a box computed in play is not known here)."""
+        from warcodex.facts.entries import all_sites, static_str
+
+        names = list(self.boxes)
+        for site, _definite in all_sites(self.engine):
+            index = {"place_in_box": 2, "to_box": 1}.get(site.func)
+            if index is not None and len(site.args) > index:
+                box = static_str(site.args[index])
+                if box and box not in names:
+                    names.append(box)
+        return names
+
     @property
     def tables(self) -> list[TableFacts]:
         return table_facts(self.engine)
@@ -156,17 +189,43 @@ class GameFacts:
     def effects(self) -> list[EffectsFacts]:
         return effects(self.engine)
 
+    @property
+    def hit_rolls(self) -> list[HitRoll]:
+        return hit_rolls(self.engine)
+
+    def quantity(self, name: str) -> QuantityFacts:
+        return quantity_facts(self.engine)[name]
+
+    @property
+    def turns(self) -> tuple[int, ...]:
+        """The scenario's game turns, first to last (empty when it has no last turn)."""
+        return tuple(range(self.first_turn, self.last_turn + 1)) if self.last_turn is not None else ()
+
+    def location_label(self, loc: str) -> str:
+        """A location as a player finds it: a hex by its number and name (`0305 Millerovo`), an
+        area or box by its name."""
+        board = self.engine.board
+        name = board.attrs(loc).get("name") if loc in board else None
+        if not isinstance(name, str) or not name:
+            return loc
+        return f"{loc} {name}" if board.kind == "hex" and not board.is_box(loc) else name
+
+    @property
+    def sections(self) -> dict[str, str]:
+        """The rulebook's numbered sections, as the rules' `sections` block lists them: number
+        (without the §) -> title. Citations (`§7.3`) name these numbers."""
+        return {number: entry.title for number, entry in self.game.sections.items()}
+
 
 def facts_of(engine, scenario: str | None = None) -> GameFacts:
     """The facts of `scenario` (default: the engine's own scenario, else the first), computed once
     and cached with the engine that plays that scenario."""
     if scenario is None:
         scenario = engine.rules_scenario
-    if scenario is None:
-        if not engine.game.scenarios:
-            raise RuleError("the game has no scenario")
+    if scenario is None and engine.game.scenarios:
         scenario = next(iter(engine.game.scenarios))
-    engine = engine.for_scenario(scenario)
+    if scenario is not None:
+        engine = engine.for_scenario(scenario)
     cache = engine.derived_cache.setdefault("facts", {})
     if scenario not in cache:
         cache[scenario] = _build(engine, scenario)
@@ -174,16 +233,18 @@ def facts_of(engine, scenario: str | None = None) -> GameFacts:
 
 
 # ==================================================================== assembly
-def _build(engine, scenario: str) -> GameFacts:
+def _build(engine, scenario: str | None) -> GameFacts:
     game = engine.game
-    sc = engine.scenario(scenario)
+    sc = engine.scenario(scenario) if scenario is not None else None
     g = game.game
-    state = engine.new_game(sc.name)
-    first = engine.first_turn(state)
-    try:
-        last: int | None = engine.last_turn(state)
-    except RuleError:
-        last = None
+    state = engine.new_game(sc.name) if sc is not None else None
+    first = engine.first_turn(state) if state is not None else 1
+    last: int | None = None
+    if state is not None:
+        try:
+            last = engine.last_turn(state)
+        except RuleError:
+            pass
     warnings: list[str] = []
     alliance_of = {}
     alliances = []
@@ -203,92 +264,128 @@ def _build(engine, scenario: str) -> GameFacts:
     unit_types = [_unit_type(engine, u, own[u.name]) for u in game.units]
     for ut in unit_types:
         warnings += [f"unit type '{ut.name}': {c}" for c in ut.owners.conflicts]
-    at_start: dict[str, list[PlacedUnit]] = {}
-    for loc, ids in state.at.items():
-        if ids:
-            at_start[loc] = [_placed(state.units[i]) for i in ids]
-    boxes: dict[str, list[PlacedUnit]] = {}
-    for u in state.units.values():
-        if u.loc is None:
-            boxes.setdefault(u.box or "off map", []).append(_placed(u))
+    at_start, boxes = setup(engine, sc.name, state) if sc is not None else ({}, {})
     end = last if last is not None else first + 20
-    movements = schedule(engine, sc.name, first, end)
+    movements = schedule(engine, sc.name, first, end) if sc is not None else []
     edition = game.prop("edition")
     version = game.prop("version")
     return GameFacts(
         engine=engine, game=game, name=g.name, title=g.header.title(),
         edition=edition.value if isinstance(edition, ast.Str) else None,
         version=str(getattr(version, "value", version)) if version is not None else None,
-        fingerprint=engine.fingerprint, scenario=sc.name, scenario_label=sc.header.title(),
-        first_turn=first, last_turn=last, turn_order=tuple(state.turn_order),
+        fingerprint=engine.fingerprint, scenario=sc.name if sc is not None else None,
+        scenario_label=sc.header.title() if sc is not None else None,
+        first_turn=first, last_turn=last, last_turn_provisional=_provisional_prop(sc, "last_turn") if sc is not None else None,
+        turn_order=tuple(state.turn_order) if state is not None else (),
         sides=sides, alliances=alliances, unit_types=unit_types,
         markers=[(m.name, m.header.title()) for m in game.entities("marker")],
-        at_start=at_start, boxes=boxes, movements=movements, steps=_steps(engine, state, first, end),
-        dice=_dice(game), variables=_variables(engine, state),
+        at_start=at_start, location_markers={loc: tuple(sorted(ms)) for loc, ms in state.loc_markers.items() if ms} if state is not None else {},
+        boxes=boxes, movements=movements,
+        steps=_steps(engine, state, first, end) if state is not None else [],
+        sequence=sequence_facts(engine, scenario, state, first, end),
+        dice=dice_of(game), variables=_variables(engine, state), incomes=incomes(engine, state),
+        decks=deck_facts(engine, state),
         provisional=[ProvisionalFacts(what, prov.note or "", node) for what, node, prov in game.provisional_items()],
         warnings=warnings)
 
 
+OWNER_KEYS = ("side", "sides")  # a unit type's declared owners: facts of ownership, not counter values
+
+
 def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
     ent = engine.entities[u.name]
-    props = {k: v for k, v in ent.props.items() if not k.startswith("_")}
+    props = {k: v for k, v in ent.props.items() if not k.startswith("_") and k not in OWNER_KEYS}
     max_steps = int(props.get("steps", 1) or 1)
     values: dict[int, dict[str, Any]] = {}
     for s in range(max_steps, 0, -1):
         vals = dict(props)
         vals.update(ent.props.get("_by_steps", {}).get(s, {}))
         values[s] = vals
-    provisional = (u.header.provenance is not None and u.header.provenance.kind == "provisional") or any(
-        p.provenance is not None and p.provenance.kind == "provisional" for p in u.props)
+    marked: dict[tuple[str, int], str] = {}
+    for p in u.props:
+        if p.provenance is not None and p.provenance.kind == "provisional":
+            marked[(p.key, max_steps)] = p.provenance.note or "provisional"
+    for sv in u.step_values:
+        for p in sv.props:
+            if p.provenance is not None and p.provenance.kind == "provisional":
+                marked.setdefault((p.key, sv.steps), p.provenance.note or "provisional")
+    provisional = (u.header.provenance is not None and u.header.provenance.kind == "provisional") or bool(marked)
     flags = [k for k, v in props.items() if v is True]
-    return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u)
+    return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u,
+                         marked)
 
 
-def _placed(unit) -> PlacedUnit:
-    return PlacedUnit(unit.type, unit.side, unit.label, max(unit.steps, 1), unit.max_steps, tuple(sorted(unit.markers)))
+def _provisional_prop(sc: ast.Scenario, key: str) -> str | None:
+    prov = next((p.provenance for p in sc.props if p.key == key and p.provenance is not None), None)
+    return (prov.note or "provisional") if prov is not None and prov.kind == "provisional" else None
 
 
 def _steps(engine, state, first: int, last: int) -> list[PhaseStep]:
+    """The phases of every turn from `first` to `last`, merged in sequence order. Each turn's
+    sequence is expanded on the set-up position with that turn number (the player turns a rule
+    gives, `player_turns player_turn_order()`), and each phase's condition is evaluated for that
+    turn and side by the partial evaluator: false (not played), true, or depending on play."""
     from warcodex.facts.partial import Partial, truth
     from warcodex.interpreter.context import Context
 
-    try:
-        ops = engine.sequence.program(Context(engine, state.snapshot()))
-    except RuleError:
-        return []
-    steps: list[PhaseStep] = []
-    stack: list[str] = []
-    for op in ops:
-        if op.kind == "phase_start":
-            stack.append(op.phase.header.title())
-            turns = None
-            if op.phase.when is not None:
-                turns = tuple(t for t in range(first, last + 1)
-                              if truth(Partial(engine, turn=t, scenario=state.scenario, active=op.side).ev(op.phase.when)) is not False)
-            steps.append(PhaseStep(op.phase.name, tuple(stack), op.side, op.phase.when, turns, op.phase))
-        elif op.kind == "phase_end":
-            stack.pop()
+    Key = tuple  # (phase name, side, labels): one step
+    order: list[Key] = []  # the merged sequence
+    played: dict[Key, dict[int, bool]] = {}  # step -> turn -> certainly played (False: maybe)
+    first_seen: dict[Key, tuple] = {}
+    for t in range(first, last + 1):
+        snapshot = state.snapshot()
+        snapshot.position.turn = t
+        try:
+            ops = engine.sequence.program(Context(engine, snapshot))
+        except RuleError:
+            if t == first:
+                return []
+            continue
+        turn_keys: list[Key] = []
+        stack: list[tuple[str, bool | None]] = []  # (label, played) of the open phases
+        for op in ops:
+            if op.kind == "phase_start":
+                outer = stack[-1][1] if stack else True
+                here = True if op.phase.when is None else truth(
+                    Partial(engine, turn=t, scenario=state.scenario, active=op.side).ev(op.phase.when))
+                now = False if outer is False or here is False else (True if outer is True and here is True else None)
+                stack.append((op.phase.header.title(), now))
+                key = (op.phase.name, op.side, tuple(label for label, _ in stack))
+                first_seen.setdefault(key, (op, key[2]))
+                turn_keys.append(key)
+                if now is not False:
+                    played.setdefault(key, {})[t] = now is True
+            elif op.kind == "phase_end":
+                stack.pop()
+        _merge(order, turn_keys)
+    span = set(range(first, last + 1))
+    steps = []
+    for key in order:
+        op, labels = first_seen[key]
+        on = played.get(key, {})
+        turns = None if set(on) == span else tuple(sorted(on))
+        steps.append(PhaseStep(key[0], labels, key[1], op.phase.when, turns, op.phase,
+                               tuple(sorted(t for t, sure in on.items() if not sure))))
     return steps
 
 
-def _dice(game) -> list[ast.Dice]:
-    """The game's `dice:` first, then every other kind of dice its rules and tables roll."""
-    seen: dict[str, ast.Dice] = {}
-    value = game.prop("dice")
-    if isinstance(value, ast.Name):
-        m = re.fullmatch(r"(\d*)d(\d+)", value.id)
-        if m:
-            d = ast.Dice(count=int(m.group(1) or 1), sides=int(m.group(2)))
-            seen[d.text()] = d
-    for n in walk(list(game.decls) + list(game.scenarios.values())):
-        if isinstance(n, ast.Dice):
-            seen.setdefault(n.text(), n)
-    return list(seen.values())
+def _merge(order: list, seq: list) -> None:
+    """Add the items of `seq` missing from `order`, each right after the item before it in `seq`
+    (at the front if it is the first), so both sequences' orders hold where they can."""
+    for i, item in enumerate(seq):
+        if item in order:
+            continue
+        if i == 0:
+            order.insert(0, item)
+        else:
+            order.insert(order.index(seq[i - 1]) + 1, item)
 
 
 def _variables(engine, state) -> list[VariableFacts]:
     from warcodex.interpreter.context import Context
 
+    if state is None:
+        return []
     ctx = Context(engine, state)
     out = []
     for name, decl in engine.vars.items():

@@ -9,7 +9,8 @@ A unit type's owners are, in this order of authority:
    with the procedures on the way inlined, whose type and side are both named.
 
 Where a site's side (or type) is decided in play (`place(t, active, ...)` in a purchase), the
-owners are not certain, and the model says so instead of guessing.
+owners are not certain (`uncertain`: the sides found may be only some of them), and the model says
+so instead of guessing; such a type may be fielded by any side (`may_field`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ class Owners:
     sites: list[Site] = field(default_factory=list)  # the sites that place this type
     undecided: list[Site] = field(default_factory=list)  # sites whose side, or type, is decided in play
     conflicts: list[str] = field(default_factory=list)  # sites placing it for a side it is not declared for
+
+    def may_field(self, side: str) -> bool:
+        """Whether `side` may have units of this type: one of its owners, or any side when play
+        decides (a type bought in play, or one no rule places)."""
+        return side in self.sides or (not self.declared and (bool(self.undecided) or not self.sides))
 
     @property
     def status(self) -> str:
@@ -74,7 +80,9 @@ def owners(engine) -> dict[str, Owners]:
             out[u.name] = Owners(tuple(x for x in order if x in declared), True, True, [x for x, _ in sites],
                                  undecided, conflicts)
         else:
-            certain = bool(inferred) and all(s is not None for _site, s in sites)
+            # a site whose side (or type) play decides may place this type for any side: the
+            # sides found are then some of its owners, not all (A&A: any power buys bombers)
+            certain = bool(inferred) and not undecided
             out[u.name] = Owners(tuple(x for x in order if x in inferred), False, certain, [x for x, _ in sites],
                                  undecided)
     cache["owners"] = out

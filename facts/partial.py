@@ -67,9 +67,36 @@ PICKED = _Picked()  # the value of a non-optional choice: some element, never `n
 
 
 @dataclass(frozen=True)
+class AtLeast:
+    """A number known only from below (the features on a hexside of a chart's row: at least one)."""
+    n: int
+
+
+def _compare_at_least(a, op: str, c):
+    """A comparison with a number known from below: decided when the bound decides it."""
+    if isinstance(c, AtLeast):  # `0 < count(...)`: turn it round
+        a, c = c, a
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
+    if not is_number(c):
+        return UNKNOWN
+    if op in (">", ">=", "!=") and (c < a.n if op in (">", "!=") else c <= a.n):
+        return True
+    if op in ("<", "<=", "==") and (c < a.n if op in ("<=", "==") else c <= a.n):
+        return False
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
 class Slice:
-    """A table row read for one known key (a terrain), the other key unknown: shown as text."""
-    text: str
+    """A table row (or column) read for one known key (a terrain, a road), the other key unknown:
+    each value of the other key with its cell. `table` names the table, whose provenance the
+    values carry."""
+    table: str
+    parts: tuple[tuple[str, str], ...]  # (the other key as the table prints it, the cell)
+
+    @property
+    def text(self) -> str:
+        return "; ".join(f"{key} {cell}" for key, cell in self.parts)
 
 
 def truth(v):
@@ -127,7 +154,7 @@ class Partial:
     After an evaluation, `touched` says whether the row's domain was consulted, `own` whether one
     of the row's own tags was tested and found, `own_positive` whether it was found where it counts
     for the test (not under a `not`: a bridge in `not bridged(a, b)` only ever stops a rule), `used`
-    the row's properties and tags read."""
+    the row's properties and tags read, `truncated` whether the depth limit cut it short."""
 
     MAX_DEPTH = 12
 
@@ -135,7 +162,8 @@ class Partial:
                  scenario: str | None = None, active: str | None = None, others: str = "unknown",
                  env: dict | None = None, store=None, own: str = "present") -> None:
         self.engine = engine
-        self.store = store  # known values of variables (`store.var(name)`, `store.side_var(side, name)`)
+        self.store = store  # known values of variables (`store.var(name)`, `store.side_var(side, name)`,
+        # `store.version` changing with them, `store.memo` for function values)
         self.game = engine.game
         self.kind = kind
         self.row = row
@@ -150,6 +178,7 @@ class Partial:
         self.own_positive = False  # one of the row's own tags was found where it makes the test true
         self._negated = False
         self.used: set[str] = set()
+        self.truncated = False  # the depth limit cut an evaluation: an UNKNOWN may hide a decided value
         self._domain = domain_tags(engine).get(kind, frozenset()) if kind else frozenset()
 
     def ev(self, e, env: dict | None = None, depth: int = 0):
@@ -157,6 +186,7 @@ class Partial:
             return True
         env = env if env is not None else self.env
         if depth > self.MAX_DEPTH:
+            self.truncated = True
             return UNKNOWN
         ev = lambda x, en=env: self.ev(x, en, depth + 1)  # noqa: E731
         if isinstance(e, (ast.Num, ast.Str, ast.Bool)):
@@ -192,6 +222,8 @@ class Partial:
                 return UNKNOWN
             if a is PICKED or c is PICKED:
                 return UNKNOWN
+            if isinstance(a, AtLeast) or isinstance(c, AtLeast):
+                return _compare_at_least(a, e.op, c)
             if a is UNKNOWN or c is UNKNOWN or isinstance(a, Slice) or isinstance(c, Slice):
                 return UNKNOWN
             try:
@@ -210,6 +242,8 @@ class Partial:
                 self._negated = not self._negated
         if isinstance(e, ast.BinOp):
             a, c = ev(e.left), ev(e.right)
+            if e.op == "+" and isinstance(a, str) and isinstance(c, str):  # text joined (a box's name)
+                return a + c
             if not is_number(a) or not is_number(c):
                 return UNKNOWN
             try:
@@ -295,11 +329,37 @@ class Partial:
             return UNKNOWN
         if e.func == "number" and e.args:
             return self.ev(e.args[0], env, depth + 1)
+        if e.func == "text" and len(e.args) == 1:  # a number or a name as text ("turn_" + text(3))
+            v = self.ev(e.args[0], env, depth + 1)
+            if isinstance(v, Entity):
+                return v.name
+            return str(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else UNKNOWN
+        if (e.func == "count" and len(e.args) == 1 and isinstance(e.args[0], ast.Call) and e.args[0].func == "edge"
+                and self.kind == "edge" and self.own_tags == "present"):
+            for a in e.args[0].args:
+                self.ev(a, env, depth + 1)
+            return AtLeast(1)  # a hexside of this row has at least the row's own feature
         decl = self.game.names.get(e.func)
         args = [self.ev(a, env, depth + 1) for a in e.args]
         if isinstance(decl, ast.Function):
+            # a function is pure: its value depends on its arguments and on what this evaluator
+            # knows, so a walk that asks the same again (a schedule, turn after turn) reads it back
+            memo = key = None
+            if self.store is not None and self.kind is None:
+                memo = self.store.memo
+                key = (id(decl), tuple(args), depth)
+                if _reads_the_game(self.engine, decl):
+                    key += (self.turn, self.scenario, self.active, self.store.version)
+                try:
+                    if key in memo:
+                        return memo[key]
+                except TypeError:  # an argument that cannot be a key (a list value)
+                    memo = None
             inner = {p.name: (args[i] if i < len(args) else UNKNOWN) for i, p in enumerate(decl.params)}
-            return self.ev(decl.body, inner, depth + 1)
+            value = self.ev(decl.body, inner, depth + 1)
+            if memo is not None:
+                memo[key] = value
+            return value
         return UNKNOWN
 
     def _is(self, e: ast.Is, env: dict, depth: int):
@@ -334,17 +394,80 @@ class Partial:
         table = self.engine.tables.get(e.obj.id)
         if table is None:
             return UNKNOWN
-        known = [(i, a) for i, a in enumerate(args) if isinstance(a, Entity)]
+        # a key known by name: a terrain, or a name written in the rules (`tec[tec_column(u),
+        # "primary_road"]`, a road's rate whichever unit moves)
+        known = [(i, a.name if isinstance(a, Entity) else a) for i, a in enumerate(args)
+                 if isinstance(a, Entity) or isinstance(a, str)]
         if len(args) == 2 and len(known) == 1:
-            i, ent = known[0]
+            i, key = known[0]
             if i == 1:  # a row key: show the row, one value per column
                 for low, _high, cells, _text in table.rows:
-                    if low == ent.name:
-                        return Slice("; ".join(f"{table.column_text[j]} {c}" for j, c in enumerate(cells)))
-            elif ent.name in table.columns:
-                j = table.columns.index(ent.name)
-                return Slice("; ".join(f"{text} {cells[j]}" for _low, _high, cells, text in table.rows))
+                    if low == key:
+                        return Slice(e.obj.id, tuple((table.column_text[j], f"{c}") for j, c in enumerate(cells)))
+            elif key in table.columns:
+                j = table.columns.index(key)
+                return Slice(e.obj.id, tuple((text, f"{cells[j]}") for _low, _high, cells, text in table.rows))
         return UNKNOWN
+
+
+def residual(partial: "Partial", e, env: dict | None = None):
+    """What is left of a condition once `partial` decides what it knows: the parts of an `and`
+    it finds true and the parts of an `or` it finds false are dropped (`p == "initial" and active
+    == axis and controlled_by(x, axis)` on the Axis Initial Phase leaves `controlled_by(x, axis)`);
+    None when nothing is left (it is true). Equivalent to `e` under what `partial` knows."""
+    if truth(partial.ev(e, env)) is True:
+        return None
+    if isinstance(e, ast.And):
+        left, right = residual(partial, e.left, env), residual(partial, e.right, env)
+        if left is None or right is None:
+            return right if left is None else left
+        return ast.And(left=left, right=right)
+    if isinstance(e, ast.Or):
+        if truth(partial.ev(e.left, env)) is False:
+            return residual(partial, e.right, env)
+        if truth(partial.ev(e.right, env)) is False:
+            return residual(partial, e.left, env)
+    return e
+
+
+_GAME_NAMES = frozenset(("turn", "active", "scenario", "phase"))
+
+
+def _reads_the_game(engine, decl: ast.Function, seen: frozenset = frozenset()) -> bool:
+    """Whether a function's value can depend on more than its arguments: it reads the turn, the
+    active side, the scenario, the phase or a variable, or calls a function that does. Cached."""
+    cache = engine.derived_cache.setdefault("reads_the_game", {})
+    if decl.name in cache:
+        return cache[decl.name]
+    game = engine.game
+    found = False
+    for n in _nodes(decl.body):
+        if isinstance(n, ast.Name) and (n.id in _GAME_NAMES or isinstance(game.names.get(n.id), ast.VarDecl)):
+            found = True
+        elif isinstance(n, ast.Attr) and n.name in engine.vars:  # a side or unit variable
+            found = True
+        elif isinstance(n, ast.Call):
+            callee = game.names.get(n.func)
+            if isinstance(callee, ast.Function) and (callee.name in seen or _reads_the_game(engine, callee, seen | {decl.name})):
+                found = True
+        if found:
+            break
+    if not seen:  # a result found inside a cycle may be partial: keep only the outermost
+        cache[decl.name] = found
+    return found
+
+
+def _nodes(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Node):
+            yield n
+            stack.extend(getattr(n, f) for f in type(n).model_fields if f != "span")
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif isinstance(n, dict):
+            stack.extend(n.values())
 
 
 def constant(engine, expr):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from warcodex.dsl import ast
 from warcodex.facts.entries import (ENTRY_CALLS, FROM_BOX, Origin, Site, Walker, chosen, inline, roots, side_of,
                                     source_box, static_name, static_str)
-from warcodex.facts.partial import PICKED, UNKNOWN, Partial, Slice, truth
+from warcodex.facts.partial import PICKED, UNKNOWN, Partial, Slice, residual, truth
 from warcodex.interpreter.values import Entity
 
 TURN_EVENTS = ("turn_start", "turn_end", "phase_start", "phase_end")
@@ -50,6 +50,7 @@ class Movement:
     site: Site
     conditions: list[Condition] = field(default_factory=list)
     repeated: bool = False  # inside a loop: once per element (a number decided in play)
+    each: ast.Expr | None = None  # the list a repeated one runs over (`units_of(axis)` where wiking)
     likely_location: str | None = None  # where `where` puts it in the set-up position (nothing moved)
     expected_turn: int | None = None  # a conditional one: the turn its rule is due for certain
     # (the condition is the rule's own fallback, e.g. "no free entry hex: try again next turn")
@@ -57,6 +58,23 @@ class Movement:
     @property
     def certain(self) -> bool:
         return self.turn is not None
+
+    @property
+    def rules(self) -> tuple:
+        """The declarations that bring it, outermost first: where the walk started (a trigger, a
+        phase, a scenario's set-up) and each labelled procedure on the way (the Reinforcement
+        Display, then `arrive`): together they cite every section a player would look up."""
+        return (self.site.origin.decl,) + tuple(p for p in self.site.via if p.header.label)
+
+    @property
+    def provisional(self) -> str | None:
+        """Why it is provisional, when a declaration on the way is (a Reinforcement Display the
+        rulebook does not print): a schedule built on stand-in data is never shown as published."""
+        for decl in (self.site.origin.decl,) + tuple(self.site.via):
+            prov = decl.header.provenance
+            if prov is not None and prov.kind == "provisional":
+                return prov.note or "provisional"
+        return None
 
 
 class Store:
@@ -67,6 +85,9 @@ class Store:
         from warcodex.interpreter.context import Context
 
         ctx = Context(engine, state)
+        self.tracked = frozenset(tracked)
+        self.version = 0  # changes with any value, so values computed from them are read again
+        self.memo: dict = {}  # function values the partial evaluator computed, by arguments and version
         self.vars = {n: v for n, v in state.vars.items() if n in tracked}
         self.sides: dict[tuple[str, str], object] = {}
         for name, decl in engine.vars.items():
@@ -90,7 +111,9 @@ class Store:
                 key = ("side", (obj.name, s.target.name))
             else:  # a side decided in play: every side's value may change
                 for k in [k for k in self.sides if k[1] == s.target.name]:
-                    self.sides[k] = UNKNOWN
+                    if self.sides[k] is not UNKNOWN:
+                        self.sides[k] = UNKNOWN
+                        self.version += 1
                 return
         if key is None:
             return
@@ -104,7 +127,10 @@ class Store:
             known = old is not UNKNOWN and isinstance(old, (int, float)) and isinstance(value, (int, float))
             if known:
                 value = old + value if s.op == "+=" else old - value
-        table[key[1]] = value if known else UNKNOWN
+        new = value if known else UNKNOWN
+        if new is not old:
+            table[key[1]] = new
+            self.version += 1
 
 
 def tracked_variables(engine) -> set[str]:
@@ -174,7 +200,10 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
 
             def found(site: Site, definite: bool, _t=turn, _op=op, _e=event, _k=knowns, _c=current) -> None:
                 due = len(site.guards) > 0 and _c["initial"] == 0
-                reached.setdefault(site.key, {}).setdefault(_t, []).append((site, definite, _op, _e, _k, due))
+                key = site.key
+                if site.func == FROM_BOX:  # one rule bringing units from a box named by the turn: a movement per box and side
+                    key += (source_box(site.args[0], partial=Partial(engine, **_k)), _op.side)
+                reached.setdefault(key, {}).setdefault(_t, []).append((site, definite, _op, _e, _k, due))
 
             walker = Walker(engine, lambda k=knowns: Partial(engine, **k), found, store)
             if op.kind == "do":
@@ -207,16 +236,30 @@ def schedule(engine, scenario: str, first: int, last: int) -> list[Movement]:
         if maybe:
             t0 = min(maybe)
             site, _d, op, event, knowns, due = maybe[t0][0]
-            conditions = [Condition(inline_expr(expr, env), holds) for expr, env, holds in site.guards]
+            partial = Partial(engine, **knowns)
+            conditions = []
+            for expr, env, holds in site.guards:
+                left = residual(partial, expr, env)
+                if left is not None:
+                    conditions.append(Condition(inline_expr(left, env), holds))
             m = _movement(engine, site, None, tuple(sorted(maybe)), op, event, knowns, conditions)
-            m.expected_turn = t0 if due else None
+            # "due" only for a rule that starts being tried on a later turn (Tiny's reinforcements
+            # from Turn 3, retried while no entry hex is free); a rule tried from the first turn
+            # on with a condition inside (a stacking check) is no arrival due then
+            m.expected_turn = t0 if due and t0 > first else None
             out.append(m)
     for m in out:
         if m.where is not None and m.kind == "arrival":
             m.likely_location = _likely_location(engine, state, m)
+        if m.site.loop is not None:
+            m.each = inline(m.site.loop)
     # a `place` of a type chosen in play (units bought and mobilized) is no schedule: the model
     # keeps it with the owners (`Owners.undecided`), not here
     out = [m for m in out if not (m.kind == "arrival" and m.unit_type is None and m.box is None)]
+    # a unit moved from one off-map box to another (No Retreat!'s track box to the cadre box) does
+    # not leave the map: no withdrawal
+    out = [m for m in out if not (m.kind == "withdrawal" and m.site.args and source_box(
+        m.site.args[0], partial=Partial(engine, turn=m.turns[0] if m.turns else None, scenario=scenario)) is not None)]
     out.sort(key=lambda m: (m.turn if m.turn is not None else (m.turns[0] if m.turns else 0), m.turn is None))
     return out
 
@@ -271,7 +314,7 @@ def _movement(engine, site: Site, turn, turns, op, event, knowns, conditions) ->
     if site.func == FROM_BOX:
         location = static_str(args[1]) if len(args) > 1 else None
         c = chosen(args[1]) if len(args) > 1 and location is None else None
-        return Movement("arrival", turn, turns, op.side, None, None, location, source_box(args[0]),
+        return Movement("arrival", turn, turns, op.side, None, None, location, source_box(args[0], partial=p),
                         inline(c.source) if c is not None else None,
                         inline(args[1]) if c is None and location is None and len(args) > 1 else None,
                         op.phase.name if op.phase is not None else None, event, site.rule, site, conditions,

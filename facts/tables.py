@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from fractions import Fraction
 
 from warcodex.dsl import ast
+from warcodex.facts.dice import distribution
 from warcodex.facts.partial import constant, is_number
-from warcodex.facts.walk import walk
+from warcodex.facts.walk import rule_bodies, walk
 
 
 @dataclass
@@ -33,19 +35,26 @@ class TableFacts:
     def provisional(self) -> bool:
         return self.provenance == "provisional"
 
+    @property
+    def dice(self) -> ast.Dice | None:
+        """The dice its rows are rolled with (`rows roll 2d6`), None for a table that is not rolled."""
+        rows = self.decl.rows
+        return rows.dice if rows is not None and rows.kind == "roll" else None
 
-def rule_bodies(game):
-    """Every declaration or block that holds rule expressions, with its `let` bindings by name."""
-    nodes: list = list(game.names.values()) + list(game.triggers)
-    if game.sequence is not None:
-        nodes.append(game.sequence)
-    nodes += list(game.scenarios.values())
-    for node in nodes:
-        env: dict[str, list] = {}
-        for n in walk(node):
-            if isinstance(n, ast.Let):
-                env.setdefault(n.name, []).append(n.value)
-        yield node, env
+    def outcomes(self, column: int | None = None, drm: int = 0) -> dict[str | None, Fraction]:
+        """The chance of each cell (by its text, `DR2`) of a rolled table in one column (None: a
+        table without columns) with a die-roll modifier, the rows clamped as the engine clamps
+        them; None is the chance of a modified roll falling off a table that does not clamp."""
+        t = self.compiled
+        out: dict[str | None, Fraction] = OrderedDict()
+        for roll, p in distribution(self.dice).items():
+            v = roll + drm
+            if t.clamp and t.row_min is not None:
+                v = max(t.row_min, min(t.row_max, v))
+            cells = next((cs for low, high, cs, _text in t.rows if isinstance(low, int) and low <= v <= high), None)
+            key = None if cells is None else str(cells[column if column is not None else 0])
+            out[key] = out.get(key, Fraction(0)) + p
+        return out
 
 
 def lookups(engine) -> list[tuple[str, object, object, dict]]:

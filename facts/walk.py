@@ -1,4 +1,4 @@
-"""Walking the checked AST: every node under a node, depth first."""
+"""Walking the checked AST: every node under a node, depth first; every body of rules."""
 
 from __future__ import annotations
 
@@ -29,3 +29,17 @@ def walk(node):
             for x in value.values():
                 if isinstance(x, ast.Node):
                     yield from walk(x)
+
+
+def rule_bodies(game):
+    """Every declaration or block that holds rule expressions, with its `let` bindings by name."""
+    nodes: list = list(game.names.values()) + list(game.triggers)
+    if game.sequence is not None:
+        nodes.append(game.sequence)
+    nodes += list(game.scenarios.values())
+    for node in nodes:
+        env: dict[str, list] = {}
+        for n in walk(node):
+            if isinstance(n, ast.Let):
+                env.setdefault(n.name, []).append(n.value)
+        yield node, env

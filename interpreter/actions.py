@@ -189,7 +189,11 @@ class CompiledAction:
             if self._passes(fr, p, part, pfr, value):
                 yield value
 
-    def _domain(self, fr: Frame, p: Param, rng=None, eager: bool = False):
+    def candidates(self, fr: Frame, p: Param, rng=None, eager: bool = False):
+        """The values parameter `p` may take with the earlier parameters bound in `fr` (its
+        source filtered by its `where`; for a subset parameter, the groups of allowed sizes,
+        largest first); shuffled when `rng` is given. A public hook, with `requirements_hold`
+        and `completions`, for searches over instances (agents, strategies.py)."""
         if not p.subset:
             return self._values(fr, p, rng, eager)
         items = list(self._values(fr, p))
@@ -211,7 +215,9 @@ class CompiledAction:
                 return True
         return False
 
-    def _checks_pass(self, fr: Frame, bound: int) -> bool:
+    def requirements_hold(self, fr: Frame, bound: int) -> bool:
+        """Every requirement that becomes decidable once the first `bound` parameters are bound
+        in `fr` holds (an illegal table column is a failed requirement)."""
         for req, ready in zip(self.requires, self.ready):
             if ready == bound:
                 try:
@@ -225,24 +231,22 @@ class CompiledAction:
         """Generate legal instances (as ActionChoice), lazily; shuffled when rng is given (with
         `eager`, in the order of the engine before lazy domains: see `_values`)."""
         fr = Frame(ctx)
-        was = ctx.tracing
-        ctx.tracing = False
-        try:
-            if not self._checks_pass(fr, 0):
+        with ctx.untraced():
+            if not self.requirements_hold(fr, 0):
                 return
-            yield from self._walk(fr, 0, rng, eager)
-        finally:
-            ctx.tracing = was
+            yield from self.completions(fr, 0, rng, eager)
 
-    def _walk(self, fr: Frame, i: int, rng, eager: bool = False):
+    def completions(self, fr: Frame, i: int, rng=None, eager: bool = False):
+        """The legal instances whose first `i` parameters are those bound in `fr`, lazily (`fr`
+        is used as scratch space: later parameters are bound and unbound in it)."""
         if i == len(self.params):
             yield ActionChoice(self.name, tuple((p.name, fr.vars[p.name]) for p in self.params))
             return
         p = self.params[i]
-        for value in self._domain(fr, p, rng, eager):
+        for value in self.candidates(fr, p, rng, eager):
             fr.vars[p.name] = value
-            if self._checks_pass(fr, i + 1):
-                yield from self._walk(fr, i + 1, rng, eager)
+            if self.requirements_hold(fr, i + 1):
+                yield from self.completions(fr, i + 1, rng, eager)
             for later in self.params[i + 1:]:
                 fr.vars.pop(later.name, None)
 
@@ -250,9 +254,7 @@ class CompiledAction:
     def validate(self, ctx, choice: ActionChoice) -> Frame:
         """Re-check an instance against the rules; raise RuleError saying which rule refuses it."""
         fr = Frame(ctx)
-        was = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             args = dict(choice.args)
             for p in self.params:
                 if p.name not in args:
@@ -279,8 +281,6 @@ class CompiledAction:
                     cite = "".join(f" §{c}" for c in req.citations)
                     raise RuleError(f"{self.name}: {req.message}{cite}", req.span)
             return fr
-        finally:
-            ctx.tracing = was
 
     def apply(self, ctx, choice: ActionChoice) -> None:
         fr = self.validate(ctx, choice)

@@ -7,6 +7,7 @@ made while `tracing` is recorded for `explain`.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 from warcodex.dsl import ast
@@ -143,6 +144,17 @@ class Context:
             self.tick(span)
 
     # ------------------------------------------------------------ traces
+    @contextmanager
+    def untraced(self):
+        """Tracing off inside the block, then back as it was: searches, enumerations and checks
+        evaluate rules many times, and only what they conclude belongs in a derivation."""
+        was = self.tracing
+        self.tracing = False
+        try:
+            yield
+        finally:
+            self.tracing = was
+
     def begin_trace(self) -> None:
         self.tracing = True
         self._trace_stack = [[]]
@@ -352,13 +364,9 @@ class Context:
         if len(players) == 1 or (not subset and len(options) == 1 and not optional):
             return ask(players[0])
         proposals = []
-        was = self.tracing
-        self.tracing = False  # the proposals are traced below, as one line
-        try:
+        with self.untraced():  # the proposals are traced below, as one line
             for who in players:
                 proposals.append(ask(who))
-        finally:
-            self.tracing = was
         same = all((set(p) == set(proposals[0])) if subset else p == proposals[0] for p in proposals)
         names = ", ".join(show(w) for w in players)
         if same:

@@ -949,7 +949,7 @@ def _fingerprint(game: GameDef) -> str:
 def load_board(game: GameDef):
     """The board of the game's `map:` file (the one the checker loaded, if it did)."""
     from warcodex import inputs
-    from warcodex.interpreter.mapfile import load_map
+    from warcodex.dsl.mapfile import load_map
 
     if game.board is not None:
         return game.board

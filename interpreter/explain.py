@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import re
+
 from warcodex.interpreter.values import Derivation
 
 
@@ -60,6 +62,43 @@ def _arg(v) -> str:
     return str(v)
 
 
+_ROLL = re.compile(r"roll (?P<dice>(?P<count>\d*)d(?P<sides>\d+)(?: keep (?:highest|lowest) \d+)?): (?P<shown>.+?)"
+                   r"(?P<fixed> \(fixed dice\))?")
+
+
+def parse_roll(what: str) -> dict | None:
+    """The dice of a roll as `Context.roll` writes it in a trace ("roll 2d6: 3 + 4 = 7", "roll d6: 5",
+    "roll 3d6 keep highest 1: [2, 6, 4], keep [6] = 6"): {"dice", "sides", "faces", "kept",
+    "total"}, or None if `what` is not a roll (for showing dice as dice)."""
+    m = _ROLL.fullmatch(what)
+    if m is None:
+        return None
+    shown = m.group("shown")
+    count = int(m.group("count") or 1)
+    if shown.startswith("["):
+        k = re.fullmatch(r"\[([\d, ]*)\], keep \[([\d, ]*)\] = (\d+)", shown)
+        if k is None:
+            return None
+        faces = [int(x) for x in k.group(1).split(",") if x.strip()]
+        kept = [int(x) for x in k.group(2).split(",") if x.strip()]
+        total = int(k.group(3))
+    elif "=" in shown:
+        terms, _, total_text = shown.partition(" = ")
+        faces = kept = [int(x) for x in terms.split(" + ")] if re.fullmatch(r"\d+( \+ \d+)*", terms) else []
+        if not faces or not total_text.isdigit():
+            return None
+        total = int(total_text)
+    elif shown.isdigit():
+        faces = kept = [int(shown)]
+        total = faces[0]
+    else:
+        return None
+    if len(faces) != count:
+        return None
+    return {"dice": m.group("dice"), "sides": int(m.group("sides")), "faces": faces, "kept": kept,
+            "total": total, "fixed": m.group("fixed") is not None}
+
+
 def explain_choice(engine, state, choice) -> str:
     """What would happen if `choice` were taken now: runs it on a snapshot, with tracing."""
     from warcodex.interpreter.agents import FirstAgent
@@ -77,4 +116,4 @@ def explain_choice(engine, state, choice) -> str:
     return "\n".join(["(on a copy of the game; dice and choices are a sample)"] + format_trace([d.to_json() for d in trace]))
 
 
-__all__ = ["format_trace", "format_entry", "explain_choice", "Derivation"]
+__all__ = ["format_trace", "format_entry", "explain_choice", "parse_roll", "Derivation"]

@@ -112,12 +112,8 @@ def check_invariants(engine, ctx, event: str, name: str | None = None) -> None:
     """Check the invariants that apply to `event`: `after` an action NAME, `phase_end` of phase
     NAME, or `auto` (an automatic step NAME: set-up, turn start, a `do` block, triggers, game
     end), after which only the `always` invariants are checked."""
-    was = ctx.tracing
-    ctx.tracing = False
-    try:
+    with ctx.untraced():
         for inv in engine.invariants:
             if inv.applies(event, name) and not inv.holds(Frame(ctx)):
                 where = f"at the end of phase {name}" if event == "phase_end" else f"after {name}"
                 raise InvariantViolation(inv, where)
-    finally:
-        ctx.tracing = was

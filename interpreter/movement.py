@@ -156,9 +156,7 @@ class MovementMode:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
         `goals`, the search stops as soon as one of them is reached (a trace's yes/no question)."""
         board = ctx.engine.board
-        was_tracing = ctx.tracing
-        ctx.tracing = False  # a search evaluates costs hundreds of times: never trace them
-        try:
+        with ctx.untraced():  # a search evaluates costs hundreds of times: never trace them
             allowance = self.allowance(ctx, unit, side, start, start, start)
             best: dict[str, tuple] = {start: (0, None, False)}
             heap = [(0, 0, start)]
@@ -219,8 +217,6 @@ class MovementMode:
                     push(heap, (total, counter, nxt))
                     counter += 1
             return best
-        finally:
-            ctx.tracing = was_tracing
 
     def reachable(self, ctx, unit: UnitRef) -> dict[str, tuple]:
         state = ctx.state
@@ -285,9 +281,7 @@ class MovementMode:
         """Every location a trace reaches from any of `seeds` (each path's `origin` is the seed it
         came from): a supply network traced once from all its sources. `limit`, when given,
         replaces the mode's allowance."""
-        was_tracing = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             first = seeds[0]
             allowance = self.allowance(ctx, None, side, first, first, first) if limit is None else limit
             best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
@@ -329,8 +323,6 @@ class MovementMode:
                     counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
-        finally:
-            ctx.tracing = was_tracing
 
     def region_back(self, ctx, targets, side: Entity, span=None) -> Region:
         """Every location from which a trace reaches one of `targets` (the targets included): the
@@ -342,9 +334,7 @@ class MovementMode:
         if self.always_one_hex:
             raise RuleError(f"trace_back cannot use movement '{self.name}': `always_one_hex` depends on where a path starts", span)
         goals = frozenset(targets)
-        was_tracing = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             allowance = self.allowance(ctx, None, side, None, None, None)
             best, heap = _seeded(targets, lambda h: 0)  # cost to reach a target
             counter = len(heap)
@@ -384,8 +374,6 @@ class MovementMode:
                     counter += 1
             order = ctx.engine.board.index
             return Region(sorted(best, key=order.__getitem__))
-        finally:
-            ctx.tracing = was_tracing
 
     def _at(self, ctx, u, s, origin, from_, loc: str, blocked: dict | None) -> tuple[bool, bool]:
         """(prohibited, must stop) for entering `loc`, from the conditions that ignore `from`;

@@ -88,15 +88,29 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
     return start(engine, scenario, seed, agents, **kw).run(until_turn=until_turn)
 
 
-def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None, **kw) -> Game:
+def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None, watch=None,
+           on_entry=None, **kw) -> Game:
     """Re-execute a recorded game from its decisions (and its fixed dice, if it had some); the
-    caller compares the logs."""
+    caller compares the logs. `watch(game)`, if given, is called once the game is set up, before
+    its first step (a tool that records each step attaches itself there: `Game.runner.on_entry`,
+    `GameState.watched_units`); `on_entry(game, entry)` is called after each log entry with the
+    game as that entry left it."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)
     agent = ScriptedAgent(engine, log)
     agents = {s.name: agent for s in engine.side_entities}
     game = start(engine, scenario, seed, agents, options=options, dice=dice, **kw)
+    if watch is not None:
+        watch(game)
+    if on_entry is not None:
+        watcher = game.runner.on_entry  # a `watch` may have attached itself: both are called
+
+        def after_entry(entry):
+            if watcher is not None:
+                watcher(entry)
+            on_entry(game, entry)
+        game.runner.on_entry = after_entry
     try:
         if any(e.get("k") == "end" for e in log):
             return game.run()

@@ -185,12 +185,11 @@ class RuleTestRunner:
         compiled once and shared by every test on the same board and scenario."""
         from warcodex.dsl import test_boards
         from warcodex.interpreter.engine import Engine
-        from warcodex.interpreter.mapfile import parse_map_text
 
         source = test_boards.test_board_source(self.game, test_map) if test_map is not None else None
         key = (source.text if source is not None else None, scenario)
         if key not in self._engines:
-            board = test_boards.load_board(source, parse_map_text) if source is not None else self._game_board()
+            board = test_boards.load_board(source) if source is not None else self._game_board()
             self._engines[key] = Engine(self.game, board=board, scenario=scenario, evaluator=self.evaluator)
         return self._engines[key]
 

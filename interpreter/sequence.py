@@ -168,6 +168,7 @@ class Runner:
         self.actions_taken = 0
         self.checked_version = -1  # the state version the invariants were last checked at
         self.on_action = None  # optional callback(entry) after each logged action (progress bars)
+        self.on_entry = None  # optional callback(entry) after each log entry, the state as it left it (watchers)
         self.passes: dict[tuple[int, int], int] = {}  # (turn, repeat op) -> passes made (a safety net)
 
     def side_of(self, op: Op) -> str | None:
@@ -181,6 +182,8 @@ class Runner:
         state = self.ctx.state
         entry = {"n": len(self.ctx.log), "turn": state.position.turn, **entry}
         self.ctx.log.append(entry)
+        if self.on_entry is not None:
+            self.on_entry(entry)
         return entry
 
     def _auto(self, label: str, fn) -> None:
@@ -386,14 +389,10 @@ class Runner:
             return None
         ctx = self.ctx
         compiled = self.engine.sequence._compiled
-        was = ctx.tracing
-        ctx.tracing = False
-        try:
+        with ctx.untraced():
             for r in allow.until:
                 if not compiled[id(r)](Frame(ctx)):
                     return r
-        finally:
-            ctx.tracing = was
         return None
 
     def apply(self, choice, op: Op) -> dict:

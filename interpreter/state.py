@@ -140,6 +140,10 @@ class GameState:
     journal: list = field(default_factory=list, repr=False, compare=False)
     journal_start: int = field(default=0, repr=False, compare=False)
     setup_notes: tuple[str, ...] = ()  # `log` lines of the set-up, logged when the game starts (not saved)
+    # when a list: every new unit record, in order (`put`), for a tool that watches a game being
+    # played (the replay viewer draws each unit's path from it); not saved, not copied by snapshot().
+    # (Not `journal`, the memos' change events above: those say what kind changed, not the record.)
+    watched_units: list | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------ snapshots
     def snapshot(self) -> "GameState":
@@ -182,6 +186,8 @@ class GameState:
         self.units[unit.id] = unit
         self.version += 1
         self._journal(unit_event(old, unit))
+        if self.watched_units is not None:
+            self.watched_units.append(unit)
 
     def new_unit(self, type_name: str, side: str, loc: str | None, steps: int, label: str, box: str | None = None) -> Unit:
         unit = Unit(id=self.next_unit_id, type=type_name, side=side, loc=loc, steps=steps, max_steps=steps, label=label, box=box)

@@ -64,9 +64,9 @@ def _bound(action: CompiledAction, fr: Frame, i: int, value) -> bool:
     """With parameters [0, i) bound in fr, does binding parameter i to value lead to a legal instance?"""
     trial = Frame(fr.ctx, dict(fr.vars))
     trial.vars[action.params[i].name] = value
-    if not action._checks_pass(trial, i + 1):
+    if not action.requirements_hold(trial, i + 1):
         return False
-    return next(action._walk(trial, i + 1, None), None) is not None
+    return next(action.completions(trial, i + 1), None) is not None
 
 
 def _keys(engine, values) -> list[int] | None:
@@ -122,49 +122,41 @@ def _draw_subset(draw, action: CompiledAction, fr: Frame, i: int):
     items = list(p.source(fr) or ())
     fits = lambda group: _bound(action, fr, i, group)  # noqa: E731
     if len(items) <= SMALL_SUBSET:  # an index among the groups, in the engine's order (largest first)
-        return pick(draw, fr.ctx.engine, list(action._domain(fr, p)), fits, fr.ctx.state)
+        return pick(draw, fr.ctx.engine, list(action.candidates(fr, p)), fits, fr.ctx.state)
     # many candidates: one yes/no each; a group that breaks a limit or a requirement falls back
     # to the first legal group in the engine's order
     hi = len(items) if p.max is None else min(p.max, len(items))
     picked = tuple(x for x in items if draw(st.booleans()))
     if p.min <= len(picked) <= hi and fits(picked):
         return picked
-    return next((g for g in action._domain(fr, p) if fits(g)), None)
+    return next((g for g in action.candidates(fr, p) if fits(g)), None)
 
 
 def draw_instance(draw, ctx, action: CompiledAction) -> ActionChoice | None:
     """A legal instance of one action, parameter by parameter, or None if it has none."""
     fr = Frame(ctx)
-    was = ctx.tracing
-    ctx.tracing = False
-    try:
-        if not action._checks_pass(fr, 0):
+    with ctx.untraced():
+        if not action.requirements_hold(fr, 0):
             return None
         for i, p in enumerate(action.params):
             if p.subset:
                 value = _draw_subset(draw, action, fr, i)
             else:
-                value = pick(draw, ctx.engine, list(action._domain(fr, p)), lambda v: _bound(action, fr, i, v), ctx.state)
+                value = pick(draw, ctx.engine, list(action.candidates(fr, p)), lambda v: _bound(action, fr, i, v), ctx.state)
             if value is None:
                 return None
             fr.vars[p.name] = value
         return ActionChoice(action.name, tuple((p.name, fr.vars[p.name]) for p in action.params))
-    finally:
-        ctx.tracing = was
 
 
 def _plausible(action: CompiledAction, ctx) -> bool:
     """A cheap test that may be wrong only one way: an action with no candidate for its first
     parameter (or failing its parameterless requirements) has no legal instance."""
     fr = Frame(ctx)
-    was = ctx.tracing
-    ctx.tracing = False
-    try:
-        if not action._checks_pass(fr, 0):
+    with ctx.untraced():
+        if not action.requirements_hold(fr, 0):
             return False
-        return not action.params or next(iter(action._domain(fr, action.params[0])), None) is not None
-    finally:
-        ctx.tracing = was
+        return not action.params or next(iter(action.candidates(fr, action.params[0])), None) is not None
 
 
 def draw_action(draw, engine, ctx, names, allow_pass: bool = True) -> ActionChoice | None:

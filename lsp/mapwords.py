@@ -1,6 +1,6 @@
 """Where a name is used in a map file (`.wcmap`): the words of its lines outside strings and comments.
 
-Map files have their own grammar (`interpreter/mapfile.lark`) and their boards keep no positions,
+Map files have their own grammar (`dsl/mapfile.lark`) and their boards keep no positions,
 so the server finds a terrain or feature name the way the checker points at an undeclared one: as
 a whole word, strings blanked (same length, so columns stay right), comments dropped.
 """

@@ -77,7 +77,7 @@ class MapCache:
         self._boards: dict[str, tuple[tuple, object, list, list]] = {}
 
     def load(self, path, warnings: Diagnostics):
-        from warcodex.interpreter.mapfile import load_map
+        from warcodex.dsl.mapfile import load_map
 
         key = norm(path)
         try:

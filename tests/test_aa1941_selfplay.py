@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from test_aa1941_helpers import POWERS, engine
-from warcodex.interpreter.agents import ScriptedAgent
+from warcodex.interpreter.agents import RandomAgent, ScriptedAgent
 from warcodex.interpreter.context import Context
-from warcodex.interpreter.play import agents_for, log_text, start
+from warcodex.interpreter.play import agents_for, log_text, replay, start
 
 SEEDS = range(20)
 ROUND_CAP = 2
@@ -86,3 +86,27 @@ def test_the_same_seed_plays_the_same_game_in_another_process():
                              cwd=os.path.dirname(here))
         digests.add(out.stdout.strip())
     assert len(digests) == 1
+
+
+def _derivations(trace):
+    for d in trace:
+        yield d
+        yield from _derivations(d.get("steps", []))
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["an agent per power", "one agent for all"])
+def test_joint_choices_replay_as_the_recorded_players_made_them(shared):
+    """Allied defenders choose casualties together (`choose ... by [a, b] otherwise c`, §7.2): each
+    player proposes once, so the log holds one proposal per distinct agent. A replay (one script for
+    every power) asks the sides the log shows were asked, whichever way the agents were grouped."""
+    eng = engine()
+    one = RandomAgent(2002)
+    agents = {p: one for p in POWERS} if shared else agents_for(eng, ["random"], 2)
+    g = start(eng, "world_1941", 2, agents)
+    g.run(until_turn=1)
+    joint = [d["what"] for e in g.log for d in _derivations(e.get("trace", [])) if " agree on " in d["what"]
+             or " disagree on " in d["what"]]
+    if not shared:
+        assert joint, "seed 2 has allied defenders proposing casualties in turn 1"
+    again = replay(eng, "world_1941", 2, g.log)
+    assert log_text(again.log) == log_text(g.log)

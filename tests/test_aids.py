@@ -128,7 +128,8 @@ def assert_tables_match_engine(game, doc) -> int:
         for i, (low, _high, cells, key) in enumerate(t.rows):
             tr = rows[i]
             row_head = norm(text(tr.xpath("./th")[0]))
-            want = {norm(key), key.replace("_", " ")}
+            words = key.replace("_", " ")
+            want = {norm(key), words, words[:1].upper() + words[1:]}  # an undeclared name, capitalised as a heading
             decl = game.names.get(str(low))
             if decl is not None:
                 want.add(decl.header.title())
@@ -332,10 +333,18 @@ def test_sequence_turn_track_and_reinforcements(tiny_doc):
     boxes = {b.get("data-turn"): text(b) for b in tiny_doc.xpath('//div[@class="box"]')}
     assert list(boxes) == ["1", "2", "3", "4", "5", "6"]
     assert "Weather Phase" in boxes["2"] and "Axis reinforcements" in boxes["3"] and "end of game" in boxes["6"]
-    arrivals = text(tiny_doc.xpath('//article[contains(@class, "arrivals")]')[0])
-    assert "from turn 3 §9 Axis Panzer division “24th Panzer”" in arrivals
-    setup = text(tiny_doc.xpath('//article[contains(@class, "setup")]')[0])
-    assert "Axis Panzer division “11th Panzer” 0305" in setup
+    assert "Axis +1" in boxes["3"] and "Soviet +1" in boxes["3"]  # §9: one reinforcement each
+    # §9: at the start of Game Turn 3, in the lowest-numbered empty hex of the entry area (0101,
+    # 1201 on an empty edge); if none is empty, at the start of a later turn
+    arrivals = [text(tr) for tr in tiny_doc.xpath('//article[contains(@class, "arrivals")]//tbody/tr')]
+    assert arrivals[0].startswith("turn 3 or later §9 Axis Panzer division “24th Panzer” 0101 ")
+    assert "otherwise on a later turn (from turn 4)" in arrivals[1]
+    assert arrivals[2].startswith("turn 3 or later §9 Soviet Tank corps “13th Tank Corps” 1201 ")
+    # §9, the set-up table of the rulebook, by side and hex
+    setup = [text(tr) for tr in tiny_doc.xpath('//article[contains(@class, "setup")]//tbody/tr')]
+    assert setup == ["Axis 0204 Infantry division", "Axis 0206 Infantry division", "Axis 0208 Infantry division",
+                     "Axis 0305 Millerovo 11th Panzer Panzer division", "Soviet 0904 Rifle division",
+                     "Soviet 0906 Rifle division", "Soviet 0908 Rifle division", "Soviet 1005 4th Tank Corps Tank corps"]
 
 
 def test_units_with_per_step_values(tiny_doc):
@@ -363,3 +372,92 @@ def test_command_errors(tmp_path):
     assert bad.exit_code != 0 and "no scenario 'nope'" in bad.output
     assert not (tmp_path / "x").exists()
     assert runner.invoke(cli, ["aids", str(TINY), "--lang", "de", "-o", str(tmp_path)]).exit_code != 0
+
+
+# ---------------------------------------------------------------- the scenario sheet of the games
+@pytest.fixture(scope="module")
+def fall_blau_aid():
+    return build_aid(checked(ROOT / "games" / "stalingrad42"), scenario="fall_blau")
+
+
+def test_fall_blau_schedule_set_up_and_track(fall_blau_aid):
+    aid = fall_blau_aid
+    # §S1.2: the 5th Reserve Army (5 units) enters on Turn 3, in Entry Area M for this scenario
+    reserve = [a for a in aid.arrivals if "5th Res. Army" in a.name]
+    assert len(reserve) == 5 and all((a.turns, a.side, a.where, a.provisional) == ("turn 3", "Soviet", "Entry Area M (Fall Blau)", None)
+                                     for a in reserve)
+    assert all("S1.2" in [r.number for r in a.refs] for a in reserve)
+    # §22.1: the Reinforcement Displays are not in the rule text: their rows are marked, and why
+    display = next(a for a in aid.arrivals if a.name == "384th Infantry")
+    assert display.turns == "turn 3" and display.provisional and display.where.startswith("chosen among Axis")
+    assert "the Axis Reinforcement Display is not in the rule text" in aid.arrival_notes
+    # §S1.1: the At-Start cards are not in the rule text; the 6th Reserve Army in 3806 (§S1.2)
+    novo = next(r for r in aid.setup if r.where.startswith("3806"))
+    assert novo.provisional and [u.name for u in novo.units] == [
+        "141st Rifle (6th Res. Army)", "160th Res. Rifle (6th Res. Army)", "174th Rifle (6th Res. Army)", "219th Rifle (6th Res. Army)"]
+    assert aid.setup_notes
+    # §23.1: weather from Turn 17, so never in Fall Blau (Turns 1-8, §S1.1)
+    weather = aid.sequence[0].children[0].children[0]
+    assert weather.label == "Weather Phase" and weather.condition.endswith("not in this scenario")
+    boxes = {b.turn: b.notes for b in aid.turn_track}
+    assert list(boxes) == list(range(1, 9)) and "end of game" in boxes[8]
+    assert "The 6th Reserve Army may move →" in boxes[2]  # §S1.2: from Turn 2
+    # the hexside chart: a sea hexside always blocks movement, a lake only until it freezes (§9.5.6)
+    edges = next(c for c in aid.effects if c.kind == "edge")
+    rows = {r.name: r.cells for r in edges.rows}
+    col = next(i for i, c in enumerate(edges.columns) if c.label == "prohibited" and "Normal movement" in c.rule)
+    assert (rows["coast"][col], rows["lake"][col], rows["road"][col]) == ("prohibited", "prohibited (depends)", "—")
+    # a road's rate is the TEC's road row (§5.2: 1/2 MP for a mechanized unit), read for either
+    # kind of unit, and provisional as the TEC grid is (only the mechanized rate is printed)
+    road = next(i for i, c in enumerate(edges.columns) if c.label == "primary road rate")
+    assert rows["road"][road] == "= non mech 1; mech 1/2"
+    assert edges.columns[road].notes[0].provisional.startswith("the TEC grid is not printed")
+    tec = next(c for c in aid.effects if c.kind == "terrain")
+    costs = {r.name: r.cells[0] for r in tec.rows}
+    assert costs["rough"] == "non mech 2; mech 3" and tec.columns[0].notes[0].provisional
+    assert costs["seasonal_swamp"] == "depends"  # a swamp when the weather makes it one (§23.2), not "—"
+    html = lxml.html.fromstring(render_html(aid))
+    marked = html.xpath('//article[contains(@class, "arrivals")]//tr[contains(@class, "provisional")]')
+    assert len(marked) == sum(1 for a in aid.arrivals if a.provisional) and marked[0].xpath('.//span[@class="badge provisional"]')
+
+
+def test_axis_and_allies_units_and_set_up():
+    aid = build_aid(checked(ROOT / "games" / "axis-allies-1941"))
+    # §5: any power may buy any unit: the bomber is every power's, though only four start with one
+    bomber = next(r for r in aid.units.rows if r.name == "bomber")
+    assert bomber.sides == ["every side"]
+    # Table 3.6, the Soviet set-up card (the only one printed): not marked; the others are
+    soviet = {r.where: [str(u) for u in r.units] for r in aid.setup if r.side == "Soviet Union"}
+    assert soviet == {"Karelia": ["3× Infantry"], "Archangel": ["3× Infantry"], "Russia": ["3× Infantry", "Tank", "Fighter"],
+                      "Caucasus": ["3× Infantry", "Tank"], "Siberia": ["3× Infantry"], "Sea Zone 4": ["Submarine"]}
+    assert all(r.provisional is None for r in aid.setup if r.side == "Soviet Union")
+    assert all(r.provisional for r in aid.setup if r.side != "Soviet Union")
+    assert not aid.arrivals  # nothing is scheduled: every unit is bought
+
+
+def test_no_retreat_card_list():
+    aid = build_aid(checked(ROOT / "games" / "no-retreat"))
+    deck = next(d for d in aid.decks if d.name == "events")
+    # §A3: 54 cards, 10 of them (45-54) only from 1945; reshuffled when one card remains
+    assert deck.composition == "54 cards (44 in the draw pile, 10 set aside)"
+    assert "reshuffle at: 1" in deck.rules and "drawn by Axis, Soviet" in deck.rules
+    c01 = next(c for c in deck.cards if c.name == "c01")
+    assert [(whose, rule.split(":")[0]) for whose, rule, _refs in c01.events] == [("Axis", "Erich von Manstein"), ("Soviet", "Stavka")]
+    assert c01.owners is None  # either side may hold it, as either draws from the deck
+    page = lxml.html.fromstring(render_html(aid))
+    card = page.xpath('//article[@data-card="c01"]')[0]
+    assert "Axis: Erich von Manstein: double a unit, or two counterblows §K01; Soviet: Stavka" in text(card)
+
+
+def test_stargard_cup_of_chits_is_said_by_its_piles():
+    aid = build_aid(checked(ROOT / "games" / "stargard-solstice"))
+    (cup,) = aid.decks
+    # §1.4: one common cup; §7.2: a chit arriving later waits for the turn after (the deck's own piles, named)
+    assert re.fullmatch(r"15 cards \(\d+ in “cup”, \d+ in “waiting”\)", cup.composition), cup.composition
+    assert {c.owners for c in cup.cards} == {"German", "Soviet"}  # a chit is its side's (§1.4)
+    # the unit chart's provisional note says each reason once, with the units it concerns
+    page = lxml.html.fromstring(render_html(aid))
+    note = text(page.xpath('//article[contains(@class, "units-card")]/p[contains(@class, "source-provisional")]')[0])
+    assert note.count("HQ colour not in the source text") == 1
+    hq_colour = next(units for reason, units in aid.units.provisional_notes() if reason.endswith("HQ colour not in the source text"))
+    assert len(hq_colour) > 100 and f"({', '.join(hq_colour)})" in note

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from warcodex.interpreter.board import Board, Provenance, Sheet, generate_hex_board
-from warcodex.interpreter.hexgrid import HexGrid
-from warcodex.interpreter.mapfile import load_map
+from warcodex.dsl.board import Board, Provenance, Sheet, generate_hex_board
+from warcodex.dsl.hexgrid import HexGrid
+from warcodex.dsl.mapfile import load_map
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS = ROOT / "tests" / "data" / "maps"

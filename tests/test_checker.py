@@ -8,7 +8,6 @@ positives on the valid parts). Fixtures that need several files live in tests/da
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -274,12 +273,6 @@ def test_map_names_and_locations():
         ("E-undeclared-map-name", "the map uses edge feature 'river', which the rules do not declare",
          "map.wcmap", 7, 8, 'declare it: edge river "Label" §section'),
     ], rendered(diags)
-
-
-def test_map_checks_are_skipped_without_the_map_loader(monkeypatch):
-    monkeypatch.setitem(sys.modules, "warcodex.interpreter.mapfile", None)  # import now fails
-    game, diags = check_path(BAD / "map_names")
-    assert not diags.items, rendered(diags)
 
 
 def test_missing_map_file(tmp_path):

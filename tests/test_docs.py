@@ -11,6 +11,7 @@ from pygments.token import Error
 
 from warcodex.dsl import ast
 from warcodex.dsl.diagnostics import DiagnosticError
+from warcodex.dsl.formatter import format_cell
 from warcodex.dsl.lexer import WarcodexLexer
 from warcodex.dsl.parser import parse_text
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, EVENTS, TYPES, UNIT_FIELDS
@@ -206,7 +207,7 @@ def test_tiny_rulebook_prints_the_crt_of_the_game():
     assert header[1:] == [k.text() for k in crt.columns.keys]
     assert [row[0] for row in body] == [r.key.text() for r in crt.table_rows]
     for row, source in zip(body, crt.table_rows):
-        assert row[1:] == [c.text() for c in source.cells]
+        assert row[1:] == [format_cell(c) for c in source.cells]
     assert "provisional" in _tiny_doc().lower() and "invented" in _tiny_doc().lower()
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from warcodex.dsl import ast
 from warcodex.dsl.diagnostics import DiagnosticError
 from warcodex.dsl.formatter import (
-    KEYWORDS, dump_ast, format_expr, format_module, format_path, format_text, quote, scan_comments,
+    KEYWORDS, dump_ast, format_cell, format_code, format_expr, format_module, format_path, format_text, quote,
+    scan_comments,
 )
 from warcodex.dsl.parser import parse_text
 
@@ -259,9 +260,11 @@ def test_format_expr_on_built_nodes() -> None:
     assert format_expr(ast.Num(value=Fraction(7))) == "7.0"
 
 
-def test_code_text_uses_the_formatter() -> None:
+def test_cells_and_codes_are_printed_as_written() -> None:
     code = ast.Code(name="DR", args=[ast.BinOp(op="+", left=ast.Name(id="x"), right=ast.Num(value=1))])
-    assert code.text() == "DR(x + 1)"
+    assert format_code(code) == "DR(x + 1)"
+    assert format_cell(ast.Cell(codes=[ast.Code(name="A1"), code])) == "A1/DR(x + 1)"
+    assert format_cell(ast.Cell()) == "-"
 
 
 def test_dump_ast_tells_node_classes_apart() -> None:

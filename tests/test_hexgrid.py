@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from warcodex.interpreter.hexgrid import (
+from warcodex.dsl.hexgrid import (
     FLAT_DIRECTIONS,
     POINTY_DIRECTIONS,
     HexGrid,

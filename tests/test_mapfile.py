@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from warcodex.dsl.board import Board
 from warcodex.dsl.diagnostics import DiagnosticError
-from warcodex.interpreter.board import Board
-from warcodex.interpreter.hexgrid import VassalHexNumbering, vassal_grid_spec
-from warcodex.interpreter.mapfile import load_map, parse_map_text
+from warcodex.dsl.hexgrid import VassalHexNumbering, vassal_grid_spec
+from warcodex.dsl.mapfile import load_map, parse_map_text
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS = ROOT / "tests" / "data" / "maps"

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from warcodex.cli import cli
 from warcodex.dsl.checker import check_path
 from warcodex.dsl.diagnostics import DiagnosticError
-from warcodex.interpreter.mapfile import parse_map_text
+from warcodex.dsl.mapfile import parse_map_text
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "maps.md"

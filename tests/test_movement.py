@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
+from warcodex.dsl.hexgrid import HexGrid
 from warcodex.dsl.loader import load_game
+from warcodex.dsl.mapfile import parse_map_text
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
-from warcodex.interpreter.hexgrid import HexGrid
-from warcodex.interpreter.mapfile import parse_map_text
 
 GRID = HexGrid("flat", "odd", cols=12, rows=10)
 GAME = load_game("games/tiny")

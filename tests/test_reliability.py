@@ -364,7 +364,7 @@ def test_a_set_left_by_a_killed_run_is_tidied(tmp_path):
 def test_vassal_refuses_a_board_too_large_and_cuts_a_grid_to_its_sheets(tmp_path, monkeypatch):
     from warcodex.exporters.vassal import board_svg
     from warcodex.exporters.vassal.module import ExportOptions, ExportRefused, build_module
-    from warcodex.interpreter.hexgrid import VassalHexNumbering, vassal_grid_spec
+    from warcodex.dsl.hexgrid import VassalHexNumbering, vassal_grid_spec
 
     folder = tmp_path / "wide"
     shutil.copytree(TINY, folder)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from warcodex.interpreter.board import Board
-from warcodex.interpreter.mapfile import load_map
+from warcodex.dsl.board import Board
+from warcodex.dsl.mapfile import load_map
 
 MAP = Path(__file__).resolve().parents[1] / "games" / "stalingrad42" / "map.wcmap"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from warcodex.dsl.checker import check_path
+from warcodex.dsl.hexgrid import HexGrid
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
-from warcodex.interpreter.hexgrid import HexGrid
 from warcodex.interpreter.tables import IllegalColumn
 from warcodex.interpreter.values import CellValue, Odds
 

@@ -8,12 +8,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from warcodex.dsl.checker import check_path
+from warcodex.dsl.hexgrid import HexGrid
+from warcodex.dsl.mapfile import parse_map_text
 from warcodex.interpreter.actions import ActionChoice
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.dice import FixedDice
 from warcodex.interpreter.engine import Engine
-from warcodex.interpreter.hexgrid import HexGrid
-from warcodex.interpreter.mapfile import parse_map_text
 from warcodex.interpreter.tables import IllegalColumn  # noqa: F401  (re-exported for the tests)
 from warcodex.interpreter.values import CellValue, Entity, UnitRef
 from scripted import Picker  # noqa: E402  (the tests folder is on the path, as for the other helpers)

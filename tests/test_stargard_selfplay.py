@@ -70,14 +70,14 @@ def test_a_save_in_the_middle_of_an_activation_resumes_to_the_same_log(tmp_path)
 def test_the_player_aid_lists_the_reinforcements_waiting_off_the_map():
     # the set-up keeps the reinforcements on their player sheet (a box per turn, §15): the aid's
     # set-up table lists them there, with the air units in their boxes (generic: from the facts)
-    from warcodex.exporters.aids.model import build_aid
+    from warcodex.exporters.aids import build_aid
 
     e = real_engine()
     aid = build_aid(e.base_game, "solstice", engine=e)
-    rows = {(r.unit, r.where) for r in aid.setup}
+    rows = {(str(u), r.where) for r in aid.setup for u in r.units}
     assert ("234P/163", "off the map: Turn 2") in rows
     assert ("1 JG", "off the map: Luftflotte 6") in rows and ("2 JG", "off the map: Grounded") in rows
-    assert ("Stell II HQ", "04.18") in rows
+    assert ("Stell II HQ", "04.18 Stettin (east)") in rows
     # the sequence of play shows the activation loop and who plays it
     kinds = []
 

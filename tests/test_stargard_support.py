@@ -10,12 +10,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from warcodex.dsl.checker import check_path
+from warcodex.dsl.hexgrid import HexGrid
+from warcodex.dsl.mapfile import parse_map_text
 from warcodex.interpreter.actions import ActionChoice
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.dice import FixedDice
 from warcodex.interpreter.engine import Engine
-from warcodex.interpreter.hexgrid import HexGrid
-from warcodex.interpreter.mapfile import parse_map_text
 from warcodex.interpreter.values import Entity, UnitRef
 from scripted import Picker
 

@@ -21,99 +21,26 @@ from __future__ import annotations
 
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from warcodex import console
+from warcodex.console import (UserError, bold, build_engine, err, include_roots, load_checked, out, parse_options,
+                              print_diagnostics, resolve_game, read_log, is_log, read_record, parse_agents)
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
-
-# Text printed is mostly the user's (names, titles, paths, messages): never read as console markup
-# or emoji codes (a diagnostic at `file:100:21` must not become an emoji); styles are given as
-# `style=` or `Text` spans instead.
-out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
-
-
-def bold(title: str, rest: str = "") -> Text:
-    """A bold title followed by plain text."""
-    return Text.assemble((title, "bold"), rest)
-
-class UserError(Exception):
-    """Bad input that is not located in a rules file (a missing log, a corrupt save...)."""
-
-
-def bundled_games() -> Path | None:
-    """Where the bundled games are: package data of an installed wheel, or the source tree's
-    games/ folder for an editable install (whose finder does not expose data-only packages)."""
-    try:
-        return Path(str(resources.files("warcodex.games")))
-    except ModuleNotFoundError:
-        import warcodex
-
-        tree = Path(warcodex.__file__).resolve().parent.parent / "games"
-        return tree if tree.is_dir() else None
-
-
-def resolve_game(arg: str) -> Path:
-    path = Path(arg)
-    if path.exists():
-        return path
-    root = bundled_games()
-    if root is not None and (root / arg).is_dir():
-        return root / arg
-    known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root is not None else []
-    raise click.BadParameter(f"no game folder or bundled game named '{arg}'"
-                             + (f" (bundled: {', '.join(known)})" if known else ""), param_hint="GAME")
-
-
-def print_diagnostics(diags: list[Diagnostic]) -> None:
-    for d in diags:
-        err.print(d.render(), markup=False, style="red" if d.severity is Severity.ERROR else "yellow")
-
-
-def include_roots() -> tuple[str, ...]:
-    """The folders named with `warcodex --include-root DIR` (none outside a command line)."""
-    ctx = click.get_current_context(silent=True)
-    root = ctx.find_root() if ctx is not None else None
-    return tuple(root.params.get("include_roots") or ()) if root is not None else ()
-
-
-def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
-    """Load and check a game; print errors and raise SystemExit(1) if there are any."""
-    from warcodex.dsl.checker import check_path
-
-    game, diags = check_path(resolve_game(game_arg), overlays, include_roots())
-    if diags.errors or game is None:
-        print_diagnostics(diags.errors + (diags.warnings if show_warnings else []))
-        err.print(f"{len(diags.errors)} error(s)", style="bold red")
-        raise SystemExit(1)
-    return game, diags
-
-
-def build_engine(game_arg: str, overlays=()):
-    from warcodex.interpreter.engine import Engine, settle_for_play
-
-    game, _ = load_checked(game_arg, overlays)
-    engine = Engine(game)
-    if _ONE_COMMAND:  # the process runs this command only: its engine lives as long
-        settle_for_play(engine)
-    return engine
-
-
-_ONE_COMMAND = False  # set by `main`, the console script (not by a test invoking `cli`)
-
+from warcodex.interpreter.saves import write_log
 
 # Commands that live with their feature (exporters, fuzzing) and are imported only when used, so
 # heavy dependencies (WeasyPrint...) never slow down `check` or `play`: name -> "module:attribute".
 LAZY_COMMANDS = {
     "aids": "warcodex.exporters.aids.command:aids",
     "vassal": "warcodex.exporters.vassal.command:vassal",
-    "fuzz": "warcodex.interpreter.fuzzing:fuzz",
+    "fuzz": "warcodex.fuzz_command:fuzz",
+    "view": "warcodex.exporters.viewer.command:view",
     "balance": "warcodex.balance.command:balance",
 }
 
@@ -440,37 +367,6 @@ def read_dice(text: str | None, file: str | None) -> list[int] | None:
     return rolls or None
 
 
-def write_log(path: Path, engine, game, options: dict) -> None:
-    from warcodex.interpreter.saves import write_log as write
-
-    write(path, engine, game, options)
-
-
-def read_log(path: Path) -> tuple[dict, list[dict]]:
-    """A log's header and entries, checked for shape (`saves.read_log`)."""
-    from warcodex.interpreter.saves import read_log as read
-
-    return read(path)
-
-
-def is_log(path: Path) -> bool:
-    """A Warcodex log starts with a header line whose `format` is warcodex-log (the file is read
-    as every record is: regular files only, bounded)."""
-    from warcodex.interpreter.saves import SaveError, is_log_text, read_record_text
-
-    try:
-        return is_log_text(read_record_text(path))
-    except SaveError:
-        return False
-
-
-def read_record(path: Path) -> list[dict]:
-    """The log entries of a log or of a save, checked for shape (`saves.read_entries`)."""
-    from warcodex.interpreter.saves import read_entries
-
-    return read_entries(path)
-
-
 def print_report(engine, game) -> None:
     s = game.summary()
     table = Table(title=f"{engine.game.game.header.title()}: scenario {s['scenario']}, seed {s['seed']}")
@@ -502,24 +398,6 @@ def first_combat(log: list[dict]) -> dict | None:
         return any("column" in d["what"] or has_lookup(d.get("steps", [])) for d in trace)
 
     return next((e for e in log if e.get("k") == "action" and has_lookup(e.get("trace", []))), None)
-
-
-def parse_options(pairs) -> dict:
-    options = {}
-    for pair in pairs:
-        key, _, value = pair.partition("=")
-        options[key] = {"true": True, "false": False}.get(value.lower(), int(value) if value.lstrip("-").isdigit() else value)
-    return options
-
-
-def parse_agents(engine, spec: str, seed: int) -> dict:
-    """The agents of `--agents` (one per side, or one for all), a usage error if malformed."""
-    from warcodex.interpreter.play import agents_for
-
-    try:
-        return agents_for(engine, [a for a in spec.split(",")], seed)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--agents") from None
 
 
 @cli.command()
@@ -967,8 +845,7 @@ def main(argv: list[str] | None = None) -> None:
     from warcodex.interpreter.values import RuleError
     from warcodex.outputs import OutputError
 
-    global _ONE_COMMAND
-    _ONE_COMMAND = True
+    console.ONE_COMMAND = True  # this process runs one command: its engine may settle for play
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Abort:

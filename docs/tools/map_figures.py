@@ -50,7 +50,7 @@ def grid_map(name: str, grid: str) -> str:
 
 
 def _board(text: str, name: str):
-    from warcodex.interpreter.mapfile import parse_map_text
+    from warcodex.dsl.mapfile import parse_map_text
 
     return parse_map_text(text, name)
 

@@ -1,8 +1,9 @@
-"""Player aids generated from the running rules: tables with their beyond-the-table rules, result
-legends and the rules that feed them, a terrain effects chart, unit and production charts, the
-sequence of play, the turn track and reinforcements, and odds charts, as HTML, PDF and SVG.
+"""Player aids rendered from a game's facts (`warcodex.facts`): tables with their beyond-the-table
+rules, result legends and the rules that feed them, effects charts, unit, production and hit
+charts, the sequence of play, the set-up, reinforcements and turn track, and odds charts, as HTML,
+PDF and SVG.
 
-    aid = build_aid(game, scenario=None, lang="en", paper="a4")   # model.py: plain data
+    aid = build_aid(game, scenario=None, lang="en", paper="a4")   # aid.py: plain data
     html = render_html(aid)                                         # render.py: jinja2 templates
     write_aids(game, out_dir, ...)                                  # all files, written atomically
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warcodex.exporters.aids.model import Aid, build_aid
+from warcodex.exporters.aids.aid import Aid, build_aid
 from warcodex.exporters.aids.render import chart_files, render_html
 
 __all__ = ["Aid", "build_aid", "render_html", "chart_files", "write_aids"]

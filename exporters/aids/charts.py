@@ -11,7 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 from html import escape
 
-from warcodex.exporters.aids.model import OFF_TABLE, Category, HitChart, OddsChart, pct
+from warcodex.exporters.aids.hits import HitChart
+from warcodex.exporters.aids.odds import OFF_TABLE, Category, OddsChart, pct
 
 # A diverging scale (low rows -> high rows), readable when printed in grey: lightness varies too.
 # The pale middle of the usual red-blue scale is left out so that every result stays visible.

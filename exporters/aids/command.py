@@ -18,7 +18,7 @@ from warcodex.exporters.aids.words import LANGS
               help="A .wcx file loaded last, e.g. the published CRT (repeatable).")
 def aids(game: str, scenario: str | None, lang: str, paper: str, out_dir: str, overlays) -> None:
     """Write player aids for GAME: DIR/aids.html, DIR/aids.pdf and the odds charts as SVG."""
-    from warcodex.cli import err, load_checked, out
+    from warcodex.console import err, load_checked, out
     from warcodex.exporters.aids import write_aids
 
     gamedef, _ = load_checked(game, overlays)

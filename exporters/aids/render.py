@@ -10,7 +10,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from warcodex.exporters.aids.charts import hits_chart_svg, odds_chart_svg, palette, tint
-from warcodex.exporters.aids.model import Aid
+from warcodex.exporters.aids.aid import Aid
 
 TEMPLATES = Path(__file__).parent / "templates"
 

@@ -20,6 +20,37 @@ LANG_NAMES = {"en": "English", "ru": "русский", "pl": "polski", "uk": "у
 # The aid's own captions. A key missing in a language falls back to English.
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "pile_named": "in “{pile}”",
+        "every_side": "every side",
+        "cards_count_one": "{n} card",
+        "option_used": "the optional rule “{option}” is used",
+        "drawn_by": "drawn by {sides}",
+        "either_side": "either side",
+        "cards_in": "{n} {where}",
+        "pile_draw": "in the draw pile",
+        "pile_discard": "on the discard pile",
+        "pile_removed": "removed",
+        "pile_set_aside": "set aside",
+        "pile_play": "in play",
+        "pile_hand": "in {side}'s hand",
+        "owners": "Owner",
+        "events": "Events",
+        "depends": "depends",
+        "provisional_setup": "rows marked † come from set-up cards the rulebook does not print",
+        "provisional_schedule": "rows marked † come from data the rulebook does not print",
+        "box_named": "the {box} box",
+        "steps_of": "{n} of {m} steps",
+        "turn_or_later": "turn {t} or later",
+        "a_unit_from": "a unit from {box}",
+        "to_box": "to {box}",
+        "for_each_of": "one for each of {what}",
+        "chosen_among": "chosen among {what}",
+        "if_else_later": "if {cond}; otherwise on a later turn ({turns})",
+        "track_arrivals": "{side} +{n}",
+        "track_withdrawals": "{side} withdrawals",
+        "not_in_scenario": "not in this scenario",
+        "withdrawals": "withdrawals",
+        "units_at_start": "Units",
         "player_aids": "Player aids",
         "scenario": "Scenario",
         "edition": "Rulebook edition",
@@ -145,6 +176,37 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "columns",
     },
     "ru": {
+        "pile_named": "в «{pile}»",
+        "every_side": "все стороны",
+        "cards_count_one": "карт: {n}",
+        "option_used": "применяется дополнительное правило «{option}»",
+        "drawn_by": "берут: {sides}",
+        "either_side": "любая сторона",
+        "cards_in": "{n} {where}",
+        "pile_draw": "в колоде",
+        "pile_discard": "в сбросе",
+        "pile_removed": "удалены",
+        "pile_set_aside": "отложены",
+        "pile_play": "в игре",
+        "pile_hand": "на руке у стороны {side}",
+        "owners": "Владелец",
+        "events": "События",
+        "depends": "зависит",
+        "provisional_setup": "строки с † взяты из карточек расстановки, которых нет в правилах",
+        "provisional_schedule": "строки с † взяты из данных, которых нет в правилах",
+        "box_named": "ячейка «{box}»",
+        "steps_of": "{n} из {m} шагов",
+        "turn_or_later": "ход {t} или позже",
+        "a_unit_from": "подразделение из {box}",
+        "to_box": "в {box}",
+        "for_each_of": "по одному на каждое из: {what}",
+        "chosen_among": "по выбору среди: {what}",
+        "if_else_later": "если {cond}; иначе в более поздний ход ({turns})",
+        "track_arrivals": "{side} +{n}",
+        "track_withdrawals": "{side}: выводы",
+        "not_in_scenario": "не в этом сценарии",
+        "withdrawals": "выводы",
+        "units_at_start": "Подразделения",
         "group": "учитывается только одно из «{group}»",
         "round_up": "с округлением вверх",
         "round_down": "с округлением вниз",
@@ -251,6 +313,36 @@ STRINGS: dict[str, dict[str, str]] = {
         "off_table": "вне таблицы",
     },
     "pl": {
+        "pile_named": "w „{pile}”",
+        "every_side": "każda strona",
+        "option_used": "stosowana jest zasada opcjonalna „{option}”",
+        "drawn_by": "dobierają: {sides}",
+        "either_side": "każda strona",
+        "cards_in": "{n} {where}",
+        "pile_draw": "w talii",
+        "pile_discard": "na stosie odrzuconych",
+        "pile_removed": "usunięte",
+        "pile_set_aside": "odłożone",
+        "pile_play": "w grze",
+        "pile_hand": "w ręce: {side}",
+        "owners": "Właściciel",
+        "events": "Wydarzenia",
+        "depends": "zależnie",
+        "provisional_setup": "wiersze oznaczone † pochodzą z kart rozstawienia, których nie ma w zasadach",
+        "provisional_schedule": "wiersze oznaczone † pochodzą z danych, których nie ma w zasadach",
+        "box_named": "pole „{box}”",
+        "steps_of": "{n} z {m} kroków",
+        "turn_or_later": "tura {t} lub później",
+        "a_unit_from": "jednostka z {box}",
+        "to_box": "do {box}",
+        "for_each_of": "po jednej na każdą z: {what}",
+        "chosen_among": "do wyboru spośród: {what}",
+        "if_else_later": "jeśli {cond}; w przeciwnym razie w późniejszej turze ({turns})",
+        "track_arrivals": "{side} +{n}",
+        "track_withdrawals": "{side}: wycofania",
+        "not_in_scenario": "nie w tym scenariuszu",
+        "withdrawals": "wycofania",
+        "units_at_start": "Jednostki",
         "group": "liczy się tylko jedno z „{group}”",
         "round_up": "zaokrąglając w górę",
         "round_down": "zaokrąglając w dół",
@@ -312,6 +404,36 @@ STRINGS: dict[str, dict[str, str]] = {
         "columns": "kolumny",
     },
     "uk": {
+        "pile_named": "у «{pile}»",
+        "every_side": "усі сторони",
+        "option_used": "застосовується додаткове правило «{option}»",
+        "drawn_by": "беруть: {sides}",
+        "either_side": "будь-яка сторона",
+        "cards_in": "{n} {where}",
+        "pile_draw": "у колоді",
+        "pile_discard": "у скиді",
+        "pile_removed": "вилучені",
+        "pile_set_aside": "відкладені",
+        "pile_play": "у грі",
+        "pile_hand": "на руці у сторони {side}",
+        "owners": "Власник",
+        "events": "Події",
+        "depends": "залежно",
+        "provisional_setup": "рядки з † узято з карток розстановки, яких немає в правилах",
+        "provisional_schedule": "рядки з † узято з даних, яких немає в правилах",
+        "box_named": "комірка «{box}»",
+        "steps_of": "{n} з {m} кроків",
+        "turn_or_later": "хід {t} або пізніше",
+        "a_unit_from": "підрозділ з {box}",
+        "to_box": "до {box}",
+        "for_each_of": "по одному на кожне з: {what}",
+        "chosen_among": "на вибір серед: {what}",
+        "if_else_later": "якщо {cond}; інакше в пізніший хід ({turns})",
+        "track_arrivals": "{side} +{n}",
+        "track_withdrawals": "{side}: виведення",
+        "not_in_scenario": "не в цьому сценарії",
+        "withdrawals": "виведення",
+        "units_at_start": "Підрозділи",
         "played_by": "грає {side}",
         "off_map_box": "поза мапою: {box}",
         "repeat": "Повторювати",
@@ -457,11 +579,19 @@ _BUILTIN_WORDS = {"terrain": "terrain", "edge": "hexside", "units_at": "units in
                   "difference": "{0} minus {1}", "allowed": "{1} allowed on the {0}", "abs": "|{0}|",
                   "round_up": "{0} rounded up", "round_down": "{0} rounded down", "sum": "total of {0}",
                   "first": "first of {0}", "enemies": "enemies of {0}", "allies": "allies of {0}",
-                  "is_enemy": "{0} at war with {1}", "locations": "every location", "sides": "every side",
+                  "is_enemy": "{0} at war with {1}", "locations": "locations", "sides": "every side",
                   "reachable": "locations {0} can reach", "traceable": "a {0} path from {1} to {2}",
-                  "eliminated_units": "eliminated units", "hand": "hand of {0}", "deck_size": "cards left in {0}"}
+                  "eliminated_units": "eliminated units", "hand": "hand of {0}", "deck_size": "cards left in {0}",
+                  "loc": "{0}"}
 _SPECIAL_NAMES = {"active": "the active side", "none": "none", "turn": "turn", "phase": "phase",
                   "first_turn": "first turn", "last_turn": "last turn", "turn_order": "turn order"}
+
+
+def _literal(e) -> bool:
+    """A written value (a string, a number, a location id) rather than a name bound in play."""
+    if isinstance(e, (ast.Str, ast.Num, ast.Bool, ast.OddsLit)):
+        return True
+    return isinstance(e, ast.Call) and e.func == "loc" and bool(e.args) and isinstance(e.args[0], ast.Str)
 
 
 class Words:
@@ -488,7 +618,10 @@ class Words:
         if isinstance(e, ast.OddsLit):
             return f"{e.attack}-{e.defense}"
         if isinstance(e, ast.Name):
-            if e.id in self.game.names and not isinstance(self.game.names[e.id], ast.VarDecl):
+            decl = self.game.names.get(e.id)
+            if isinstance(decl, ast.Entity) and decl.kind == "option":
+                return self.labels.ui("option_used", option=self.labels.of(decl))
+            if decl is not None and not isinstance(decl, ast.VarDecl):
                 return self.labels.name(e.id)
             return _SPECIAL_NAMES.get(e.id, key_words(e.id))
         if isinstance(e, ast.Attr):
@@ -501,8 +634,14 @@ class Words:
             decl = self.game.names.get(e.func)
             if isinstance(decl, (ast.Function, ast.Quantity)):
                 if decl.header.label:
+                    # a label says what the rule computes; literal arguments say of what
+                    if any(_literal(a) for a in e.args):
+                        return f"{self.labels.of(decl)} ({', '.join(w(a) for a in e.args)})"
                     return self.labels.of(decl)
                 return f"{key_words(e.func)}({', '.join(w(a) for a in e.args)})"
+            if e.func == "units_in_box" and len(e.args) == 1:
+                box = e.args[0]
+                return f"units in the {w(box)} box" if isinstance(box, ast.Str) else f"units in {w(box)}"
             pattern = _BUILTIN_WORDS.get(e.func)
             if pattern is not None:
                 args = [w(a) for a in e.args] + [""] * 4
@@ -534,6 +673,9 @@ class Words:
             op = {"*": "×", "/": "÷", "%": "mod"}.get(e.op, e.op)
             return f"{self._paren(e.left, depth)} {op} {self._paren(e.right, depth)}"
         if isinstance(e, ast.Compare):
+            some = self._some(e, depth)
+            if some is not None:
+                return some
             return f"{w(e.left)} {_CMP_WORDS[e.op]} {w(e.right)}"
         if isinstance(e, ast.And):
             return f"{self._paren(e.left, depth, ast.Or)} and {self._paren(e.right, depth, ast.Or)}"
@@ -559,6 +701,28 @@ class Words:
         if isinstance(e, ast.Index):
             return f"{w(e.obj)}[{', '.join(w(a) for a in e.args)}]"
         return type(e).__name__
+
+    def _some(self, e: ast.Compare, depth: int) -> str | None:
+        """`count(X) > 0` as "there are X", `count(X) == 0` as "there are no X"."""
+        def counted(x):
+            if isinstance(x, ast.Call) and x.func == "count" and len(x.args) == 1:
+                if isinstance(x.args[0], ast.Call) and x.args[0].func == "edge":  # the features of a hexside
+                    return "features on the hexside"
+                return self.expr(x.args[0], depth + 1)
+            if isinstance(x, ast.Comprehension) and x.func == "count" and isinstance(x.element, ast.Name) and x.element.id == x.var:
+                return self.expr(x.source, depth + 1) + (f" where {self.expr(x.where, depth + 1)}" if x.where is not None else "")
+            return None
+
+        what, op, n = counted(e.left), e.op, e.right
+        if what is None:
+            what, op, n = counted(e.right), {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(e.op, e.op), e.left
+        if what is None or not isinstance(n, ast.Num):
+            return None
+        if (op in (">", "!=") and n.value == 0) or (op == ">=" and n.value == 1):
+            return f"there are {what}"
+        if (op in ("==", "<=") and n.value == 0) or (op == "<" and n.value == 1):
+            return f"there are no {what}"
+        return None
 
     def _paren(self, e: ast.Expr, depth: int, *kinds) -> str:
         text = self.expr(e, depth + 1)

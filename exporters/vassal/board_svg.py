@@ -27,8 +27,8 @@ import math
 import random
 from dataclasses import dataclass
 
+from warcodex.dsl.board import HEX_EDGE_FEATURES, WRAP_EDGE_FEATURE
 from warcodex.exporters.vassal.svg import FONT_CONDENSED, Svg, ink_on, mix, stable_color, text_width
-from warcodex.interpreter.board import HEX_EDGE_FEATURES, WRAP_EDGE_FEATURE
 
 TERRAIN_COLORS = (  # (name fragments, fill): first match wins
     (("clear", "open", "plain", "grass", "steppe", "field"), "#eef0d6"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from warcodex.dsl import ast
+from warcodex.dsl.formatter import format_cell
 from warcodex.exporters.vassal.svg import FONT_CONDENSED, Svg, text_width
 
 FS = 13.0
@@ -68,21 +69,15 @@ def _axis_title(axis: ast.Axis | None, default: str) -> str:
     return {"odds": "odds", "diff": "difference"}.get(axis.kind, default)
 
 
-def _column_headings(table: ast.Table) -> list[str]:
-    """The columns as the rulebook prints them (a differential table's as ranges: "-3 or less")."""
-    from warcodex.interpreter.tables import CompiledTable
-    from warcodex.interpreter.values import CellValue
-
-    return CompiledTable(table, lambda *_: CellValue(())).column_range_texts()
-
-
-def table_chart(game, table: ast.Table) -> Chart:
+def table_chart(game, table: ast.Table, compiled) -> Chart:
+    """The chart of a table; `compiled` is the table as the game's facts hold it (its columns as
+    the rulebook prints them: a differential table's as ranges, "-3 or less")."""
     cols = table.columns.keys if table.columns is not None else []
-    header = [_axis_title(table.rows, "row")] + (_column_headings(table) if cols else ["result"])
-    rows = [[r.key.text()] + [c.text() for c in r.cells] for r in table.table_rows]
+    header = [_axis_title(table.rows, "row")] + (compiled.column_range_texts() if cols else ["result"])
+    rows = [[r.key.text()] + [format_cell(c) for c in r.cells] for r in table.table_rows]
     notes = []
     for b in table.beyond:
-        what = {"use": f"use {b.use.text() if b.use else ''}", "result": f"result {b.cell.text() if b.cell else ''}",
+        what = {"use": f"use {b.use.text() if b.use else ''}", "result": f"result {format_cell(b.cell) if b.cell else ''}",
                 "illegal": "not allowed"}[b.action]
         notes.append(f"{b.direction} {b.key.text()}: {what}" + (f" - {b.message}" if b.message else ""))
     codes = []
@@ -136,5 +131,8 @@ def game_charts(game, engine) -> list[Chart]:
     tec = tec_chart(game, engine)
     if tec is not None:
         charts.append(tec)
-    charts += [table_chart(game, t) for t in game.tables]
+    from warcodex.facts import facts_of
+
+    compiled = {t.name: t.compiled for t in facts_of(engine).tables}
+    charts += [table_chart(game, t, compiled[t.name]) for t in game.tables]
     return charts

@@ -72,7 +72,7 @@ from warcodex.dsl.diagnostics import (
     did_you_mean,
     remember_source,
 )
-from warcodex.interpreter.board import (
+from warcodex.dsl.board import (
     HEX_EDGE_FEATURES,
     WRAP_EDGE_FEATURE,
     AttrValue,
@@ -81,7 +81,7 @@ from warcodex.interpreter.board import (
     Sheet,
     hex_adjacency,
 )
-from warcodex.interpreter.hexgrid import HexGrid, parse_id_format
+from warcodex.dsl.hexgrid import HexGrid, parse_id_format
 
 GRAMMAR_PATH = Path(__file__).with_name("mapfile.lark")
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
-from warcodex.interpreter.hexgrid import HexGrid
+from warcodex.dsl.hexgrid import HexGrid
 
 AttrValue = int | str | bool
 EMPTY: frozenset[str] = frozenset()
@@ -81,7 +81,7 @@ class Board:
     """A map: locations, adjacency, terrain, features, attributes and edge (hexside) features.
 
     Build with `Board.hex_board(...)`, `Board.area_map(...)`, `generate_hex_board(...)` or
-    `warcodex.interpreter.mapfile.load_map(path)`.
+    `warcodex.dsl.mapfile.load_map(path)`.
     """
 
     def __init__(

@@ -1,0 +1,138 @@
+"""What the commands of the command line share: the two consoles (results on stdout, progress and
+messages on stderr), finding a game (a folder or a bundled game's name), loading and checking it
+with its errors printed, compiling it, and reading `--option NAME=VALUE` pairs.
+
+The CLI (`warcodex/cli.py`) and the commands that live with their feature (the exporters'
+`command.py`, `fuzz_command.py`) import these; nothing below the command line does.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from warcodex.dsl.diagnostics import Diagnostic, Severity
+
+# Text printed is mostly the user's (names, titles, paths, messages): never read as console markup
+# or emoji codes (a diagnostic at `file:100:21` must not become an emoji); styles are given as
+# `style=` or `Text` spans instead.
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+def bold(title: str, rest: str = "") -> Text:
+    """A bold title followed by plain text."""
+    return Text.assemble((title, "bold"), rest)
+
+
+class UserError(Exception):
+    """Bad input that is not located in a rules file (a missing log, a corrupt save...)."""
+
+
+def bundled_games() -> Path | None:
+    """Where the bundled games are: package data of an installed wheel, or the source tree's
+    games/ folder for an editable install (whose finder does not expose data-only packages)."""
+    try:
+        return Path(str(resources.files("warcodex.games")))
+    except ModuleNotFoundError:
+        import warcodex
+
+        tree = Path(warcodex.__file__).resolve().parent.parent / "games"
+        return tree if tree.is_dir() else None
+
+
+def resolve_game(arg: str) -> Path:
+    path = Path(arg)
+    if path.exists():
+        return path
+    root = bundled_games()
+    if root is not None and (root / arg).is_dir():
+        return root / arg
+    known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root is not None else []
+    raise click.BadParameter(f"no game folder or bundled game named '{arg}'"
+                             + (f" (bundled: {', '.join(known)})" if known else ""), param_hint="GAME")
+
+
+def print_diagnostics(diags: list[Diagnostic]) -> None:
+    for d in diags:
+        err.print(d.render(), markup=False, style="red" if d.severity is Severity.ERROR else "yellow")
+
+
+def include_roots() -> tuple[str, ...]:
+    """The folders named with `warcodex --include-root DIR` (none outside a command line)."""
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    return tuple(root.params.get("include_roots") or ()) if root is not None else ()
+
+
+def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
+    """Load and check a game; print errors and raise SystemExit(1) if there are any."""
+    from warcodex.dsl.checker import check_path
+
+    game, diags = check_path(resolve_game(game_arg), overlays, include_roots())
+    if diags.errors or game is None:
+        print_diagnostics(diags.errors + (diags.warnings if show_warnings else []))
+        err.print(f"{len(diags.errors)} error(s)", style="bold red")
+        raise SystemExit(1)
+    return game, diags
+
+
+def build_engine(game_arg: str, overlays=()):
+    from warcodex.interpreter.engine import Engine, settle_for_play
+
+    game, _ = load_checked(game_arg, overlays)
+    engine = Engine(game)
+    if ONE_COMMAND:  # the process runs this command only: its engine lives as long
+        settle_for_play(engine)
+    return engine
+
+
+ONE_COMMAND = False  # set by `warcodex.cli.main`, the console script (not by a test invoking `cli`)
+
+
+def parse_options(pairs) -> dict:
+    options = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        options[key] = {"true": True, "false": False}.get(value.lower(), int(value) if value.lstrip("-").isdigit() else value)
+    return options
+
+
+# ------------------------------------------------------------------ records (logs and saves)
+def read_log(path: Path) -> tuple[dict, list[dict]]:
+    """A log's header and entries, checked for shape (`saves.read_log`)."""
+    from warcodex.interpreter.saves import read_log as read
+
+    return read(path)
+
+
+def is_log(path: Path) -> bool:
+    """A Warcodex log starts with a header line whose `format` is warcodex-log (the file is read
+    as every record is: regular files only, bounded)."""
+    from warcodex.interpreter.saves import SaveError, is_log_text, read_record_text
+
+    try:
+        return is_log_text(read_record_text(path))
+    except SaveError:
+        return False
+
+
+def read_record(path: Path) -> list[dict]:
+    """The log entries of a log or of a save, checked for shape (`saves.read_entries`)."""
+    from warcodex.interpreter.saves import read_entries
+
+    return read_entries(path)
+
+
+def parse_agents(engine, spec: str, seed: int) -> dict:
+    """The agents of `--agents` (one per side, or one for all), a usage error if malformed."""
+    from warcodex.interpreter.play import agents_for
+
+    try:
+        return agents_for(engine, [a for a in spec.split(",")], seed)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agents") from None
