@@ -111,15 +111,21 @@ def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | No
                 watcher(entry)
             on_entry(game, entry)
         game.runner.on_entry = after_entry
-    if any(e.get("k") == "end" for e in log):
-        return game.run()
-    # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and
-    # `--max-actions` where it would have asked for the next decision
-    last_turn = max((e.get("turn", 0) for e in log if isinstance(e.get("turn"), int)), default=None)
     try:
-        game.run(until_turn=last_turn)
-    except LogExhausted:
-        pass
+        if any(e.get("k") == "end" for e in log):
+            return game.run()
+        # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and
+        # `--max-actions` where it would have asked for the next decision
+        last_turn = max((e.get("turn", 0) for e in log if isinstance(e.get("turn"), int)), default=None)
+        try:
+            game.run(until_turn=last_turn)
+        except LogExhausted:
+            pass
+    except Exception as exc:
+        # a game that failed (a broken invariant, with check_invariants): the caller compares the
+        # log up to the failure with the recorded one
+        exc.replayed_game = game
+        raise
     return game
 
 

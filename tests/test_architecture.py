@@ -7,10 +7,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"dsl": 0, "interpreter": 1, "facts": 2, "exporters": 3, "warcodex": 3, "lsp": 3}
+LAYERS = {"dsl": 0, "interpreter": 1, "facts": 2, "exporters": 3, "warcodex": 3, "lsp": 3, "balance": 3}
 PACKAGES = {"warcodex.dsl": "dsl", "warcodex.interpreter": "interpreter", "warcodex.facts": "facts",
             "warcodex.exporters": "exporters", "warcodex.cli": "warcodex", "warcodex.console": "warcodex",
-            "warcodex.fuzz_command": "warcodex", "warcodex.lsp": "lsp"}
+            "warcodex.fuzz_command": "warcodex", "warcodex.lsp": "lsp",
+            "warcodex.balance": "balance"}
 
 
 def _imports(path: Path):

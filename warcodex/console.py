@@ -126,3 +126,13 @@ def read_record(path: Path) -> list[dict]:
     from warcodex.interpreter.saves import read_entries
 
     return read_entries(path)
+
+
+def parse_agents(engine, spec: str, seed: int) -> dict:
+    """The agents of `--agents` (one per side, or one for all), a usage error if malformed."""
+    from warcodex.interpreter.play import agents_for
+
+    try:
+        return agents_for(engine, [a for a in spec.split(",")], seed)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agents") from None
