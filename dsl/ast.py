@@ -557,6 +557,25 @@ class Invariant(Decl):
     props: list[Prop]
 
 
+class Term(Node):
+    """One weighted term of an `evaluation`: `term "victory points" weight 10: s.vp §10`."""
+
+    label: str
+    weight: Expr | None = None  # 1 when not written
+    value: Expr
+    when: Expr | None = None
+    citations: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None
+
+
+class Evaluation(Decl):
+    """How well a side stands, as the weighted sum of its terms: what search agents maximise
+    (interpreter/evaluation.py). One parameter, the side being judged."""
+
+    params: list[Param]
+    terms: list[Term] = Field(default_factory=list)
+
+
 class Card(Decl):
     props: list[Prop] = Field(default_factory=list)
 

@@ -349,8 +349,8 @@ class _Checker:
         # The map comes first: place()/loc() checks need its locations.
         for family in (self.check_map, self.check_names, self.check_tables, self.check_declared_types,
                        self.check_citations, self.check_sequence, self.check_scenarios,
-                       self.check_invariants, self.check_provisional, self.check_tests, self.check_values,
-                       self.check_recursion):
+                       self.check_invariants, self.check_evaluations, self.check_provisional, self.check_tests,
+                       self.check_values, self.check_recursion):
             try:
                 family()
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other reports
@@ -440,6 +440,14 @@ class _Checker:
                     w.cond(p.value)
                 elif p.value is not None:
                     w.expr(p.value)
+        for ev in g.evaluations.values():
+            w = self.walker({p.name: p.type for p in ev.params})
+            for t in ev.terms:
+                if t.weight is not None:
+                    w.expr(t.weight)
+                w.expr(t.value)
+                if t.when is not None:
+                    w.cond(t.when)
         for scenario in g.scenarios.values():
             w = self.walker()
             for p in scenario.props:
@@ -773,7 +781,7 @@ class _Checker:
             self.diags.error("E-type", f"unknown type '{type_name}'", span,
                              hint=did_you_mean(type_name, stdlib.TYPES) or f"types are: {', '.join(stdlib.TYPES)}")
 
-        decls = list(self.game.names.values()) + self.triggers
+        decls = list(self.game.names.values()) + self.triggers + list(self.game.evaluations.values())
         for decl in decls:
             for p in getattr(decl, "params", []):
                 if isinstance(p, ast.Param):
@@ -793,6 +801,7 @@ class _Checker:
         must_cite = [d for d in g.names.values()
                      if isinstance(d, CITED_DECLS) or (isinstance(d, ast.Entity) and d.kind in CITED_ENTITY_KINDS)]
         must_cite += self.triggers + list(g.invariants.values()) + list(g.scenarios.values()) + self.phases()
+        must_cite += list(g.evaluations.values())
         must_cite += list(g.tests.values())  # a test says which sections it tests
         for decl in must_cite:
             if not decl.header.citations:
@@ -984,6 +993,23 @@ class _Checker:
             return
         self.diags.error("E-invariant", f"`check:` of invariant '{inv.name}' must be {INVARIANT_CHECKS}",
                          v.span if v is not None else prop.span)
+
+    # ------------------------------------------------------------ 9b: evaluations
+    def check_evaluations(self) -> None:
+        for ev in self.game.evaluations.values():
+            if len(ev.params) != 1 or ev.params[0].type != "side":
+                self.diags.error("E-evaluation", f"evaluation '{ev.name}' must take one parameter, the side it judges",
+                                 ev.params[0].span if ev.params else ev.header.span,
+                                 hint=f"write `evaluation {ev.name}(s: side) ...`")
+            if not ev.terms:
+                self.diags.error("E-evaluation", f"evaluation '{ev.name}' has no term", ev.header.span,
+                                 hint='add `term "LABEL" weight W: EXPRESSION §N`')
+            seen: dict[str, ast.Term] = {}
+            for t in ev.terms:
+                if t.label in seen:
+                    self.diags.error("E-evaluation", f"evaluation '{ev.name}' has two terms labelled \"{t.label}\"",
+                                     t.span, hint="labels name the terms an overlay reweighs: make them distinct")
+                seen[t.label] = t
 
     # ------------------------------------------------------------ 10: provisional data
     def check_provisional(self) -> None:

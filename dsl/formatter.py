@@ -84,7 +84,7 @@ KEYWORDS = frozenset("""
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns player_turn repeat while phase
-    allow limit until scenario setup invariant deck card let set if else for in choose by otherwise optional reroll hidden per bookkeeping
+    allow limit until scenario setup invariant evaluation term weight deck card let set if else for in choose by otherwise optional reroll hidden per bookkeeping
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
     test example map turn active dice answer expect legal marked count because without box offered asked same
@@ -523,6 +523,15 @@ class _Layout:
         if d.order:
             inner.append(f"{i2}order: {', '.join(d.order)}")
         return self._body(f"quantity {d.name}{_params(d.params)}{qtype}{_header_meta(d.header)}", inner, ind)
+
+    def _evaluation(self, d: ast.Evaluation, ind: str) -> list[str]:
+        i2 = ind + INDENT
+        inner = []
+        for t in d.terms:
+            weight = f" weight {format_expr(t.weight)}" if t.weight is not None else ""
+            when = f" when {format_expr(t.when)}" if t.when is not None else ""
+            inner.append(f"{i2}term {quote(t.label)}{weight}: {format_expr(t.value)}{when}{_cites(t.citations)}{_prov(t.provenance)}")
+        return self._body(f"evaluation {d.name}{_params(d.params)}{_header_meta(d.header)}", inner, ind)
 
     def _function(self, d: ast.Function, ind: str) -> list[str]:
         ftype = f": {d.type}" if d.type is not None else ""

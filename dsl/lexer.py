@@ -65,7 +65,7 @@ _END = r"(?![A-Za-z0-9_])"  # the end of a word (the grammar's keyword boundary)
 # Declaration kinds, grouped by what the declared name is.
 _DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option",
                "unit", "scenario", "invariant", "deck", "card", "phase", "test", "example", "map")
-_DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement")
+_DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement", "evaluation")
 _DECL_VAR = ("var", "side_var", "unit_var", "location_var")
 # Declarations without a name of their own.
 _DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns", "player_turn", "repeat")
@@ -73,7 +73,7 @@ _DECL_BARE = ("include", "sections", "sequence", "turns", "player_turns", "playe
 # Clause and statement words.
 _KEYWORDS = (
     # quantities, tables
-    "base", "modifier", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row", "at_most",
+    "base", "modifier", "term", "weight", "round", "up", "down", "nearest", "group", "order", "columns", "rows", "row", "at_most",
     "at_least",
     "clamp", "beyond", "above", "below", "from", "upto", "use", "result", "illegal",
     # actions, procedures, statements

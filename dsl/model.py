@@ -23,6 +23,7 @@ class GameDef:
         self.triggers: list[ast.Trigger] = []
         self.scenarios: dict[str, ast.Scenario] = {}
         self.invariants: dict[str, ast.Invariant] = {}
+        self.evaluations: dict[str, ast.Evaluation] = {}  # in declaration order: the first is the default
         self.decls: list[ast.Decl] = []  # in load order, for coverage and formatting
         # rule tests (tests/*.wcx, loaded with tests=True): never part of the game played
         self.tests: dict[str, ast.Test] = {}
@@ -64,6 +65,8 @@ class GameDef:
             self._add_named(self.scenarios, decl, diags, "scenario")
         elif isinstance(decl, ast.Invariant):
             self._add_named(self.invariants, decl, diags, "invariant")
+        elif isinstance(decl, ast.Evaluation):
+            self._add_named(self.evaluations, decl, diags, "evaluation")
         elif isinstance(decl, ast.Test):
             self._add_named(self.tests, decl, diags, "test")
             return  # not a rule: coverage, aids and formatting of the rules never see it
@@ -119,13 +122,14 @@ class GameDef:
         derived.games = [copy.deepcopy(g) for g in self.games]
         derived.sections, derived.names = dict(self.sections), dict(self.names)
         derived.scenarios, derived.invariants = dict(self.scenarios), dict(self.invariants)
+        derived.evaluations = dict(self.evaluations)
         derived.triggers, derived.decls = list(self.triggers), list(self.decls)
         derived.replaced = list(self.replaced)  # the board is shared, never copied
         diags = Diagnostics()
         for decl in scenario.overrides:
             decl = copy.deepcopy(decl)
             decl.override = True
-            for table in (derived.names, derived.scenarios, derived.invariants):
+            for table in (derived.names, derived.scenarios, derived.invariants, derived.evaluations):
                 if table.get(decl.name) is not None and not isinstance(decl, (ast.Game, ast.Sequence, ast.Trigger, ast.Sections)):
                     table[decl.name] = copy.deepcopy(table[decl.name])
             derived.add(decl, diags)
@@ -188,6 +192,9 @@ class GameDef:
             for m in getattr(decl, "modifiers", []) or []:
                 if m.provenance is not None and m.provenance.kind == "provisional":
                     found.append((f"modifier '{m.label}' of {decl.name}", m, m.provenance))
+            for t in getattr(decl, "terms", []) or []:  # an evaluation's weights
+                if t.provenance is not None and t.provenance.kind == "provisional":
+                    found.append((f"term '{t.label}' of evaluation {decl.name}", t, t.provenance))
             for sv in getattr(decl, "step_values", []) or []:  # a counter's other side
                 for p in sv.props:
                     if p.provenance is not None and p.provenance.kind == "provisional":
@@ -272,6 +279,16 @@ def merge(old: ast.Decl, new: ast.Decl) -> list[tuple[ast.Prop, ast.Prop]]:
                 old.modifiers.append(m)
         if new.order:
             old.order = new.order
+    elif isinstance(old, ast.Evaluation):
+        # terms merge by label, like a quantity's modifiers: an overlay reweighs one term
+        labels = {t.label: i for i, t in enumerate(old.terms)}
+        for t in new.terms:
+            if t.label in labels:
+                old.terms[labels[t.label]] = t
+            else:
+                old.terms.append(t)
+        if new.params:
+            old.params = new.params
     elif isinstance(old, (ast.Function,)):
         old.body = new.body
         old.params = new.params

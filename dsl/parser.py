@@ -753,6 +753,18 @@ class _ToAst(Transformer):
     def invariant(self, meta, name, label, m, props):
         return ast.Invariant(header=self.header(meta, name, label, m), props=props, span=self.sp(meta))
 
+    def term(self, meta, label, *items):
+        items = list(items)
+        m = items.pop()
+        when = items.pop()[1] if items and isinstance(items[-1], tuple) and items[-1][0] == "when" else None
+        weight, value = (items[0], items[1]) if len(items) == 2 else (None, items[0])
+        return ast.Term(label=_unquote(label), weight=weight, value=value, when=when, citations=m.citations,
+                        provenance=m.provenance, span=self.sp(meta))
+
+    def evaluation(self, meta, name, params, label, m, *terms):
+        return ast.Evaluation(header=self.header(meta, name, label, m), params=params, terms=list(terms),
+                              span=self.sp(meta))
+
     def card(self, meta, name, label, m, props=None):
         return ast.Card(header=self.header(meta, name, label, m), props=props or [], span=self.sp(meta))
 

@@ -71,13 +71,20 @@ class UnitTypeFacts:
 
 @dataclass(frozen=True)
 class PhaseStep:
-    """One phase of a game turn, for one side inside player turns; sub-phases as a path."""
+    """One phase of a game turn, for one side inside player turns; sub-phases as a path.
+
+    The steps of all the scenario's turns, in sequence order: a phase some turns leave out (a
+    condition on the turn, a player turn a scenario's first turn skips) is a step with the turns
+    it is played on."""
     name: str
     labels: tuple[str, ...]  # the phase's label and its enclosing phases' ("Combat Phase", "Attack")
     side: str | None
     when: ast.Expr | None  # the phase's condition, if any (`turn >= 17`)
     turns: tuple[int, ...] | None  # the scenario's turns on which it can be played; None: every turn
     decl: ast.Phase
+    # turns on which whether it is played depends on play (its condition reads the game's state,
+    # `when interim_turn_pending`): it may be played, a player's sequence says "if applicable"
+    maybe_turns: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -123,6 +130,7 @@ class GameFacts:
     unit_types: list[UnitTypeFacts]
     markers: list[tuple[str, str]]  # (name, label)
     at_start: dict[str, list[PlacedUnit]]  # location -> units, in stack order
+    location_markers: dict[str, tuple[str, ...]]  # location -> the markers the set-up puts on it (control...)
     boxes: dict[str, list[PlacedUnit]]  # off-map box -> units at the start
     movements: list[Movement]  # arrivals and withdrawals, in turn order
     steps: list[PhaseStep]
@@ -158,6 +166,21 @@ class GameFacts:
         return [u.name for u in self.unit_types if u.owners.may_field(side)]
 
     # computed on first use: they need more of the engine than the rest
+    @property
+    def box_names(self) -> list[str]:
+        """Every off-map box the rules name: the set-up's, then each `place_in_box` and `to_box`
+        whose box is written in the rules (a box computed in play is not known here)."""
+        from warcodex.facts.entries import all_sites, static_str
+
+        names = list(self.boxes)
+        for site, _definite in all_sites(self.engine):
+            index = {"place_in_box": 2, "to_box": 1}.get(site.func)
+            if index is not None and len(site.args) > index:
+                box = static_str(site.args[index])
+                if box and box not in names:
+                    names.append(box)
+        return names
+
     @property
     def tables(self) -> list[TableFacts]:
         return table_facts(self.engine)
@@ -256,7 +279,8 @@ def _build(engine, scenario: str | None) -> GameFacts:
         turn_order=tuple(state.turn_order) if state is not None else (),
         sides=sides, alliances=alliances, unit_types=unit_types,
         markers=[(m.name, m.header.title()) for m in game.entities("marker")],
-        at_start=at_start, boxes=boxes, movements=movements,
+        at_start=at_start, location_markers={loc: tuple(sorted(ms)) for loc, ms in state.loc_markers.items() if ms} if state is not None else {},
+        boxes=boxes, movements=movements,
         steps=_steps(engine, state, first, end) if state is not None else [],
         sequence=sequence_facts(engine, scenario, state, first, end),
         dice=dice_of(game), variables=_variables(engine, state), incomes=incomes(engine, state),
@@ -297,26 +321,64 @@ def _provisional_prop(sc: ast.Scenario, key: str) -> str | None:
 
 
 def _steps(engine, state, first: int, last: int) -> list[PhaseStep]:
+    """The phases of every turn from `first` to `last`, merged in sequence order. Each turn's
+    sequence is expanded on the set-up position with that turn number (the player turns a rule
+    gives, `player_turns player_turn_order()`), and each phase's condition is evaluated for that
+    turn and side by the partial evaluator: false (not played), true, or depending on play."""
     from warcodex.facts.partial import Partial, truth
     from warcodex.interpreter.context import Context
 
-    try:
-        ops = engine.sequence.program(Context(engine, state.snapshot()))
-    except RuleError:
-        return []
-    steps: list[PhaseStep] = []
-    stack: list[str] = []
-    for op in ops:
-        if op.kind == "phase_start":
-            stack.append(op.phase.header.title())
-            turns = None
-            if op.phase.when is not None:
-                turns = tuple(t for t in range(first, last + 1)
-                              if truth(Partial(engine, turn=t, scenario=state.scenario, active=op.side).ev(op.phase.when)) is not False)
-            steps.append(PhaseStep(op.phase.name, tuple(stack), op.side, op.phase.when, turns, op.phase))
-        elif op.kind == "phase_end":
-            stack.pop()
+    Key = tuple  # (phase name, side, labels): one step
+    order: list[Key] = []  # the merged sequence
+    played: dict[Key, dict[int, bool]] = {}  # step -> turn -> certainly played (False: maybe)
+    first_seen: dict[Key, tuple] = {}
+    for t in range(first, last + 1):
+        snapshot = state.snapshot()
+        snapshot.position.turn = t
+        try:
+            ops = engine.sequence.program(Context(engine, snapshot))
+        except RuleError:
+            if t == first:
+                return []
+            continue
+        turn_keys: list[Key] = []
+        stack: list[tuple[str, bool | None]] = []  # (label, played) of the open phases
+        for op in ops:
+            if op.kind == "phase_start":
+                outer = stack[-1][1] if stack else True
+                here = True if op.phase.when is None else truth(
+                    Partial(engine, turn=t, scenario=state.scenario, active=op.side).ev(op.phase.when))
+                now = False if outer is False or here is False else (True if outer is True and here is True else None)
+                stack.append((op.phase.header.title(), now))
+                key = (op.phase.name, op.side, tuple(label for label, _ in stack))
+                first_seen.setdefault(key, (op, key[2]))
+                turn_keys.append(key)
+                if now is not False:
+                    played.setdefault(key, {})[t] = now is True
+            elif op.kind == "phase_end":
+                stack.pop()
+        _merge(order, turn_keys)
+    span = set(range(first, last + 1))
+    steps = []
+    for key in order:
+        op, labels = first_seen[key]
+        on = played.get(key, {})
+        turns = None if set(on) == span else tuple(sorted(on))
+        steps.append(PhaseStep(key[0], labels, key[1], op.phase.when, turns, op.phase,
+                               tuple(sorted(t for t, sure in on.items() if not sure))))
     return steps
+
+
+def _merge(order: list, seq: list) -> None:
+    """Add the items of `seq` missing from `order`, each right after the item before it in `seq`
+    (at the front if it is the first), so both sequences' orders hold where they can."""
+    for i, item in enumerate(seq):
+        if item in order:
+            continue
+        if i == 0:
+            order.insert(0, item)
+        else:
+            order.insert(order.index(seq[i - 1]) + 1, item)
 
 
 def _variables(engine, state) -> list[VariableFacts]:

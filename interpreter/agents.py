@@ -6,6 +6,7 @@
 - FirstAgent: always the first legal instance in the engine's deterministic order.
 - ScriptedAgent: replays the decisions recorded in a log, checking each is still legal.
 - HumanAgent: a terminal prompt listing legal actions; `?N` explains an action before taking it.
+- GreedyAgent, MCTSAgent (search_agents.py): search judged by the game's `evaluation`.
 Agents draw from their own RNG, never the game's dice.
 """
 
@@ -279,11 +280,30 @@ class HumanAgent(Agent):
             self.print("  not a valid choice")
 
 
+AGENT_KINDS = ("random", "first", "human", "greedy", "mcts")
+
+
 def make_agent(spec: str, seed: int, engine=None):
-    if spec == "random":
+    """An agent from its spec: a kind, then options as `:key=value` (`mcts:playouts=16:rollout=greedy`).
+    The search agents (greedy, mcts) live in search_agents.py and judge positions with the game's
+    `evaluation`."""
+    kind, *pairs = spec.strip().split(":")
+    options = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise ValueError(f"agent '{spec}': options are written key=value, as in mcts:playouts=16")
+        options[key.strip()] = value.strip()
+    if kind in ("greedy", "mcts"):
+        from warcodex.interpreter.search_agents import make_search_agent
+
+        return make_search_agent(kind, options, seed)
+    if options:
+        raise ValueError(f"agent '{kind}' takes no options")
+    if kind == "random":
         return RandomAgent(seed)
-    if spec == "first":
+    if kind == "first":
         return FirstAgent()
-    if spec == "human":
+    if kind == "human":
         return HumanAgent()
-    raise ValueError(f"unknown agent '{spec}' (random, first, human)")
+    raise ValueError(f"unknown agent '{kind}' ({', '.join(AGENT_KINDS)})")

@@ -122,6 +122,9 @@ class Engine:
 
         self.sequence = TurnSequence(self)
         self.invariants = self._compile_invariants()
+        from warcodex.interpreter.evaluation import compile_evaluation
+
+        self.evaluations = {name: compile_evaluation(self, ev) for name, ev in game.evaluations.items()}
         for name, decl in self.vars.items():  # compiled now, so that they are cached with the rest
             if decl.default is None:
                 continue
@@ -180,6 +183,10 @@ class Engine:
                 if isinstance(m, Entity):
                     alliance_of[m.name] = al.name
         return alliance_of
+
+    def alliance_of(self, side: str) -> str | None:
+        """The name of the alliance `side` belongs to, or None."""
+        return self._alliance_of.get(side)
 
     def enemies_of(self, side: Entity) -> tuple[Entity, ...]:
         found = self._enemies.get(side.name)

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import Counter
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException, StopTest
@@ -96,6 +97,7 @@ class FuzzReport:
     interrupted: bool = False
     shrink_limited: bool = False  # shrinking stopped by the shrink limit
     ended_by: str = ""  # the exception hypothesis ended with (the failure, or Flaky...)
+    rule_counts: Counter = field(default_factory=Counter)  # rules fired by the generated games
 
     @property
     def examples_per_second(self) -> float:
@@ -136,10 +138,13 @@ def _classify(exc: BaseException) -> tuple[tuple, str, str]:
 
 def fuzz_game(engine, scenario: str | None = None, examples: int = 100, seed: int = 0,
               max_actions: int = DEFAULT_MAX_ACTIONS, options: dict | None = None, on_example=None,
-              shrink_limit: int = DEFAULT_SHRINK_LIMIT) -> FuzzReport:
+              shrink_limit: int = DEFAULT_SHRINK_LIMIT, rule_counter=None, steer: bool = False) -> FuzzReport:
     """Play `examples` hypothesis-driven games; shrink and reproduce every failure found.
     Shrinking stops after `shrink_limit` more games (a count, so runs stay deterministic).
-    `on_example(report, shrinking)` is called before each game (progress bars)."""
+    `on_example(report, shrinking)` is called before each game (progress bars).
+    With `rule_counter` (rule_coverage.RuleCounter), the rules each generated game fired are added
+    up in `report.rule_counts`; with `steer`, hypothesis is asked to maximise the number of distinct
+    rules a game fires (`hypothesis.target`), which steers generation towards rarely used rules."""
     scenario = engine.scenario(scenario).name
     report = FuzzReport(scenario, seed)
     found: dict[tuple, Failure] = {}
@@ -166,7 +171,9 @@ def fuzz_game(engine, scenario: str | None = None, examples: int = 100, seed: in
             on_example(report, shrinking)
         game, failed = None, None
         try:
-            game = start_drawn(data.draw, engine, scenario, seed, options, check_invariants=True)
+            # traced only when the rules fired are counted (the explain traces are where they show)
+            game = start_drawn(data.draw, engine, scenario, seed, options, check_invariants=True,
+                               trace=rule_counter is not None)
             game.run(max_actions=cap["actions"])
         except (HypothesisException, StopTest):  # hypothesis's own: an example it cut short...
             raise
@@ -177,6 +184,11 @@ def fuzz_game(engine, scenario: str | None = None, examples: int = 100, seed: in
         if not shrinking:
             report.examples += 1  # a whole example (hypothesis also runs some it cuts short)
             report.actions += actions
+            if rule_counter is not None and log:
+                fired = rule_counter.count_log(log)
+                report.rule_counts.update(fired)
+                if steer:
+                    target(float(sum(1 for k in fired if k[0] != "quantity")), label="distinct rules fired")
         if failed is None:
             return
         key, kind, message = _classify(failed)

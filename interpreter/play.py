@@ -89,11 +89,12 @@ def play(engine, scenario: str | None = None, seed: int = 0, agents: dict | None
 
 
 def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | None = None, dice=None, watch=None,
-           **kw) -> Game:
+           on_entry=None, **kw) -> Game:
     """Re-execute a recorded game from its decisions (and its fixed dice, if it had some); the
     caller compares the logs. `watch(game)`, if given, is called once the game is set up, before
     its first step (a tool that records each step attaches itself there: `Game.runner.on_entry`,
-    `GameState.watched_units`)."""
+    `GameState.watched_units`); `on_entry(game, entry)` is called after each log entry with the
+    game as that entry left it."""
     # the scenario's engine decodes the recorded arguments: its declared names (entities) are its
     # own objects, and a scenario that overrides a rule has other ones than the base game
     engine = engine.for_scenario(scenario)
@@ -102,15 +103,29 @@ def replay(engine, scenario: str, seed: int, log: list[dict], options: dict | No
     game = start(engine, scenario, seed, agents, options=options, dice=dice, **kw)
     if watch is not None:
         watch(game)
-    if any(e.get("k") == "end" for e in log):
-        return game.run()
-    # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and
-    # `--max-actions` where it would have asked for the next decision
-    last_turn = max((e.get("turn", 0) for e in log if isinstance(e.get("turn"), int)), default=None)
+    if on_entry is not None:
+        watcher = game.runner.on_entry  # a `watch` may have attached itself: both are called
+
+        def after_entry(entry):
+            if watcher is not None:
+                watcher(entry)
+            on_entry(game, entry)
+        game.runner.on_entry = after_entry
     try:
-        game.run(until_turn=last_turn)
-    except LogExhausted:
-        pass
+        if any(e.get("k") == "end" for e in log):
+            return game.run()
+        # a game stopped early: `--until T` stopped it at the end of the last turn it logged, and
+        # `--max-actions` where it would have asked for the next decision
+        last_turn = max((e.get("turn", 0) for e in log if isinstance(e.get("turn"), int)), default=None)
+        try:
+            game.run(until_turn=last_turn)
+        except LogExhausted:
+            pass
+    except Exception as exc:
+        # a game that failed (a broken invariant, with check_invariants): the caller compares the
+        # log up to the failure with the recorded one
+        exc.replayed_game = game
+        raise
     return game
 
 

@@ -146,6 +146,9 @@ class LogHeader(Record):
     dice: list[Annotated[int, Field(ge=1, le=10**6)]] | None = Field(
         default=None, description="the fixed die rolls the game was played with (play --dice)")
     entries: Count = Field(description="how many entries follow, before the end marker")
+    overlays: list[str] | None = Field(
+        default=None, description="the rule overlays the game was played with (a failure of warcodex balance)")
+    agents: list[str] | None = Field(default=None, description="the agents' specs, one a side (warcodex balance)")
 
 
 class LogEnd(Record):
@@ -435,14 +438,17 @@ def log_header(engine, game, options: dict, entries: int) -> dict:
     return header
 
 
-def write_log(path: str | Path, engine, game, options: dict) -> None:
-    """The log file of a game: header, entries, end marker (written atomically)."""
+def log_file_text(header: dict, log: list[dict]) -> str:
+    """A log file's text: the header (its `entries` the number of entries), the entries, the end marker."""
     from warcodex.interpreter.play import log_text
 
-    n = len(game.log)
-    text = (json.dumps(log_header(engine, game, options, n), sort_keys=True) + "\n" + log_text(game.log)
-            + json.dumps({"end": LOG_FORMAT, "entries": n}, sort_keys=True) + "\n")
-    write_atomic(Path(path), text)
+    return (json.dumps(header, sort_keys=True) + "\n" + log_text(log)
+            + json.dumps({"end": LOG_FORMAT, "entries": len(log)}, sort_keys=True) + "\n")
+
+
+def write_log(path: str | Path, engine, game, options: dict) -> None:
+    """The log file of a game: header, entries, end marker (written atomically)."""
+    write_atomic(Path(path), log_file_text(log_header(engine, game, options, len(game.log)), game.log))
 
 
 def is_log_text(text: str) -> bool:

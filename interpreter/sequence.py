@@ -168,7 +168,7 @@ class Runner:
         self.actions_taken = 0
         self.checked_version = -1  # the state version the invariants were last checked at
         self.on_action = None  # optional callback(entry) after each logged action (progress bars)
-        self.on_entry = None  # optional callback(entry) after each log entry, any kind (watchers)
+        self.on_entry = None  # optional callback(entry) after each log entry, the state as it left it (watchers)
         self.passes: dict[tuple[int, int], int] = {}  # (turn, repeat op) -> passes made (a safety net)
 
     def side_of(self, op: Op) -> str | None:

@@ -7,10 +7,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"dsl": 0, "interpreter": 1, "facts": 2, "exporters": 3, "warcodex": 3, "lsp": 3}
+LAYERS = {"dsl": 0, "interpreter": 1, "facts": 2, "exporters": 3, "warcodex": 3, "lsp": 3, "balance": 3}
 PACKAGES = {"warcodex.dsl": "dsl", "warcodex.interpreter": "interpreter", "warcodex.facts": "facts",
             "warcodex.exporters": "exporters", "warcodex.cli": "warcodex", "warcodex.console": "warcodex",
-            "warcodex.fuzz_command": "warcodex", "warcodex.lsp": "lsp"}
+            "warcodex.fuzz_command": "warcodex", "warcodex.lsp": "lsp",
+            "warcodex.balance": "balance"}
 
 
 def _imports(path: Path):
@@ -67,9 +68,13 @@ RENDERER_ENGINE_USES = {"warcodex.interpreter.values", "warcodex.interpreter.eng
 
 
 def test_renderers_read_the_facts_not_the_rules():
+    # a feature's `command.py` is the command line's, not a renderer: it may run the engine (replay
+    # a log to the positions it renders) before it hands them to the renderer beside it
     found = []
     for path in sorted((ROOT / "exporters").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
+        if path.name == "command.py":
+            continue
         for module in _imports(path):
             if module.startswith("warcodex.facts."):
                 found.append(f"{rel} imports {module} (use the names `warcodex.facts` exports)")

@@ -19,7 +19,7 @@ def test_check_ok_exits_0_and_lists_provisional_data():
     r = run("check", "games/tiny")
     assert r.returncode == 0, r.stderr
     assert "Tiny Front: ok" in r.stdout
-    assert "provisional data (6 item(s)" in r.stderr
+    assert "provisional data (7 item(s)" in r.stderr
     assert "table crt is provisional: invented grid for the example game" in r.stderr
 
 
@@ -102,7 +102,7 @@ def test_save_and_continue_from_the_command_line(tmp_path):
 
 def test_info_coverage_and_schema(tmp_path):
     r = run("info", "tiny")
-    assert r.returncode == 0 and "meeting" in r.stdout and "provisional items: 6" in r.stdout
+    assert r.returncode == 0 and "meeting" in r.stdout and "provisional items: 7" in r.stdout
     html = tmp_path / "cov.html"
     r = run("coverage", "tiny", "--html", str(html))
     assert r.returncode == 0 and "22 encoded" in r.stdout

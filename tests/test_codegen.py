@@ -66,6 +66,15 @@ def _same_game(ref, gen, scenario, seed, actions=None):
         for x, y in zip(text_a.splitlines(), text_b.splitlines()):
             assert x == y
     assert text_a == text_b
+    # the game's evaluations (language.md section 25) judge both final positions the same way
+    from warcodex.interpreter.context import Context
+
+    ra, rb = logs
+    for name, ev in ra.engine.evaluations.items():
+        other = rb.engine.evaluations[name]
+        for side in ra.engine.side_entities:
+            assert ev.breakdown(Context(ra.engine, ra.state), side) == \
+                other.breakdown(Context(rb.engine, rb.state), rb.engine.entities[side.name]), (name, side.name)
     return logs[0]
 
 

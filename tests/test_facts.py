@@ -139,6 +139,32 @@ def test_phases_as_a_player_reads_them(tiny, fall_blau):
     assert weather.label == "Weather Phase" and weather.turns == ()  # from Turn 17 (§23.1): not in Fall Blau
 
 
+def test_phases_of_a_scenario_whose_turns_differ(sg):
+    # §S3.4: Uranus's first turn (28) has no Axis player turn and no Soviet Initial Phase; play
+    # begins with the Soviet Movement Phase, and the Axis Interim turn follows the Soviet player
+    # turn (§33.2.3). From Turn 29 both player turns are played in full, Soviet first (§S3.3).
+    uranus = facts_of(Engine(sg, scenario="uranus"), "uranus")
+    by = {(s.side, s.name): s for s in uranus.steps}
+    later = tuple(range(29, 37))
+    assert by[("soviet", "initial")].turns == later
+    assert by[("soviet", "movement")].turns is None  # every turn
+    assert all(by[("axis", p)].turns == later for p in ("initial", "movement", "combat", "recovery", "supply"))
+    order = [(s.side, s.name) for s in uranus.steps]
+    assert order.index(("soviet", "supply")) < order.index(("axis", "initial")) < order.index(("axis", "interim"))
+    # the Interim turn is played when the rules have one pending: whether is up to play
+    assert by[("axis", "interim")].turns is None and by[("axis", "interim")].maybe_turns == tuple(range(28, 37))
+    played_28 = [(s.side, s.label) for s in uranus.steps if s.turns is None or 28 in s.turns]
+    assert played_28[0] == ("soviet", "Movement Phase")  # no Weather Phase: Turn 28 is Overcast
+    assert by[(None, "weather_phase")].turns == later
+
+
+def test_location_markers_of_the_set_up(fall_blau):
+    # the set-up marks control of the cities and VP hexes each side holds at the start (§16.3.4)
+    markers = {m for ms in fall_blau.location_markers.values() for m in ms}
+    assert {"control_axis", "control_soviet"} <= markers
+    assert all(ms == tuple(sorted(ms)) and ms for ms in fall_blau.location_markers.values())
+
+
 def test_dice_variables_and_tables(tiny):
     assert [d.text() for d in tiny.dice] == ["d6"]
     weather = next(v for v in tiny.variables if v.name == "weather")

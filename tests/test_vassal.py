@@ -3,7 +3,9 @@ catalog of VASSAL classes, piece definitions through VASSAL's decoder, grid numb
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -14,7 +16,8 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from warcodex.dsl.checker import check_path
-from warcodex.exporters.vassal import counters
+from warcodex.exporters.vassal import counters, palette, tracker
+from warcodex.exporters.vassal.buildfile import DicePlan, build
 from warcodex.exporters.vassal.catalog import (
     B, CLASSES, EMBELLISHMENT_VERSION_FIELD, GRID, MAP, NOT_IN_37, TRAITS, VASSAL_VERSION, WIDGET, Catalog, M,
     check_value)
@@ -151,7 +154,7 @@ def test_moduledata_from_the_game_metadata(tiny):
     values = {e.tag: e.text or "" for e in md}
     assert values["VassalVersion"] == VASSAL_VERSION == "3.7.0"
     assert values["name"] == "Tiny Front"
-    assert values["version"] == tiny.data.version
+    assert values["version"] == f"{tiny.data.version}-meeting"  # one per scenario: VASSAL's tile cache is per version
     assert "Meeting Engagement" in values["description"] and "Tiny Front example rules" in values["description"]
     assert values["dateSaved"].isdigit()
     root = _tree(tiny)
@@ -313,6 +316,65 @@ def test_nato_symbols_from_unit_classes():
     assert counters.nato_kind(["cavalry"], "cossacks") == "cavalry"
     assert counters.nato_kind([], "battleship") == "naval"
     assert counters.nato_kind([], "zzz") == "unknown"
+    # an echelon (division, corps) or an honorific (guards) is not an arm: a Stalingrad panzer
+    # division of class `division` is armor, a guards tank corps too, a guards rifle division infantry
+    assert counters.nato_kind(["mechanized", "armor", "panzer", "division"], "panzer_division") == "armor"
+    assert counters.nato_kind(["mechanized", "armor", "guards", "panzer"], "guards_tank_corps") == "armor"
+    assert counters.nato_kind(["infantry_type", "guards", "division"], "guards_rifle_division") == "infantry"
+    assert counters.nato_kind(["infantry_type", "naval_infantry"], "naval_infantry_brigade") == "infantry"
+    # a leader or a supply point that moves as mechanized is still a leader, a supply point
+    assert counters.nato_kind(["leader", "non_combat", "mechanized"], "leader_manstein") == "leader"
+    assert counters.nato_kind(["supply_point", "non_combat", "mechanized"], "axis_supply_point") == "supply"
+
+
+# =============================================================================== palette
+def test_palette_groups_by_the_symbol_a_counter_shows():
+    few = [("a", "infantry"), ("b", "armor")]
+    assert palette.arrange(few) == [(None, ["a", "b"])]
+    many = [(f"t{i}", kind) for i, kind in enumerate(["leader", "infantry", "armor", "mountain", "mechanized"] * 6)]
+    tabs = palette.arrange(many)
+    assert [title for title, _ in tabs] == ["Armor & mechanized", "Infantry", "HQ, leaders & supply"]
+    assert sorted(n for _, names in tabs for n in names) == sorted(n for n, _ in many)  # each once
+    assert tabs[1][1][:3] == ["t1", "t3", "t6"]  # the declaration order within a group
+    assert palette.arrange([(f"t{i}", "infantry") for i in range(40)]) == [(None, [f"t{i}" for i in range(40)])]
+    assert palette.arrange([("z", "unknown"), ("y", "infantry")], group_above=1) == [("Infantry", ["y"]),
+                                                                                     (palette.OTHER, ["z"])]
+
+
+def test_palette_is_a_window_of_counter_grids(tiny, monkeypatch):
+    root = _tree(tiny)
+    windows = list(root.iter(M + "PieceWindow"))
+    # VASSAL docks the first PieceWindow above the map at the chat's height: an empty hidden one
+    # takes that place, the palette gets a window of its own
+    assert windows[0].get("hidden") == "true" and len(windows[0]) == 0
+    palette_window = windows[1]
+    assert palette_window.get("hidden") == "false" and palette_window.get("text") == "Counters"
+    panels = list(palette_window.iter(WIDGET + "PanelWidget"))
+    assert panels and all(p.get("fixed") == "true" and p.get("nColumns") == str(palette.COLUMNS) for p in panels)
+    tabs = [t.get("entryName") for t in palette_window.find(WIDGET + "TabWidget")]
+    assert tabs == ["Axis", "Soviet", "Markers"]
+    # a side with many types: a tab per group inside its tab
+    monkeypatch.setattr(palette, "GROUP_ABOVE", 1)
+    grouped = _tree(build_module(TINY))
+    axis = next(t for t in grouped.iter(WIDGET + "TabWidget") if t.get("entryName") == "Axis")
+    # the other side's types come last, named by whose they are (not taken for the "Other" arms)
+    assert [p.get("entryName") for p in axis] == ["Armor & mechanized", "Infantry", "Soviet types"]
+    assert [s.get("entryName") for s in axis[0]] == ["Panzer division"]
+
+
+def test_counter_sheet_leaves_out_other_sides_types_in_a_sides_colours(tiny):
+    """The counter sheet shows each side's own counters: a Soviet rifle division drawn in Axis
+    colours (the Axis tab's "Soviet types", for captures) is not a counter of the game."""
+    from warcodex.exporters.vassal.module import _slot_images, counter_sheet_items
+
+    plan = tiny.plan
+    sheet = {svg for svg, _ in counter_sheet_items(plan.maps, plan.palette, tiny.svgs)}
+    images = {own: {img for tab in plan.palette for p in tab.panels if p.own == own for s in p.slots
+                    for img, _ in _slot_images(s)} for own in (True, False)}
+    assert images[False] and images[True]
+    assert all(tiny.svgs[img] in sheet for img in images[True])
+    others = images[False] - images[True]
+    assert others and not any(tiny.svgs[img] in sheet for img in others)
 
 
 # =============================================================================== grid and set-up
@@ -431,13 +493,9 @@ def test_units_set_up_on_an_area_map(tmp_path):
 # =============================================================================== toolbar parts
 def test_turn_tracker_dice_properties_charts_help(tiny):
     root = _tree(tiny)
-    level = next(root.iter(M + "turn.CounterTurnLevel"))
-    assert level.get("property") == "Turn" and level.get("start") == "1"
-    phases = parse_string_array(next(root.iter(M + "turn.ListTurnLevel")).get("list"))
-    assert phases[0] == "Weather Phase (if turn >= 2)" and phases[1] == "Axis: Movement Phase"
-    assert phases[-1] == "Soviet: Recovery Phase" and len(phases) == 7
     dice = [(d.get("name"), d.get("nDice"), d.get("nSides")) for d in root.iter(M + "DiceButton")]
     assert dice == [("d6", "1", "6")]
+    root = _tree(tiny)
     props = {p.get("name"): p.get("initialValue") for p in root.iter(M + "properties.GlobalProperty")}
     assert props["Turn"] == "1" and props["weather"] == "fair" and props["vp_axis"] == "0"
     charts = [c.get("chartName") for c in root.iter(WIDGET + "Chart", WIDGET + "HtmlChart")]
@@ -454,6 +512,56 @@ def test_turn_tracker_dice_properties_charts_help(tiny):
     assert f"{encoded} encoded" in coverage and "§7.3" in coverage
     markers = {e.get("entryName") for e in root.iter(WIDGET + "PieceSlot")}
     assert {"Game Turn", "Disrupted", "Weather", "Axis VP", "Soviet VP"} <= markers
+
+
+def test_turn_tracker_opens_where_the_scenario_starts(tiny):
+    """Tiny's Weather Phase is played from Turn 2 (§4): Turn 1 opens on the Axis Movement Phase,
+    and the tracker is two segments, each looping over its own turns so Next goes from one to the
+    next; phases are named as a player reads them, never by their condition."""
+    root = _tree(tiny)
+    tracker_el = next(root.iter(M + "turn.TurnTracker"))
+    levels = tracker_el.findall(M + "turn.CounterTurnLevel")
+    assert [(lv.get("name"), lv.get("property"), lv.get("start"), lv.get("loop"), lv.get("loopLimit"))
+            for lv in levels] == [("Turn 1", "Turn", "1", "true", "1"), ("Turns 2-6", "Turn", "2", "true", "6")]
+    lists = [lv.find(M + "turn.ListTurnLevel") for lv in levels]
+    assert {lv.get("property") for lv in lists} == {"Phase"}
+    turn1, later = (parse_string_array(lv.get("list")) for lv in lists)
+    assert turn1 == ["Axis: Movement Phase", "Axis: Combat Phase", "Axis: Recovery Phase",
+                     "Soviet: Movement Phase", "Soviet: Combat Phase", "Soviet: Recovery Phase"]
+    assert later == ["Weather Phase"] + turn1
+    assert tracker_el.get("turnFormat") == "$level1$ - $level2$"
+
+
+def test_tracker_segments_follow_the_turns_each_phase_is_played():
+    from warcodex.exporters.vassal.gamedata import Step
+
+    steps = [Step("Weather Phase", None, "turn >= 3", turns=(3, 4)), Step("Initial Phase", "Axis", None, turns=(2, 3, 4)),
+             Step("Movement Phase", "Axis", None), Step("Axis Interim turn", "Axis", "pending", maybe_turns=(1, 2, 3, 4))]
+    segs = tracker.segments(steps, 1, 4)
+    assert [(s.name, s.first, s.last) for s in segs] == [("Turn 1", 1, 1), ("Turn 2", 2, 2), ("Turns 3-4", 3, 4)]
+    assert segs[0].phases == ("Axis: Movement Phase", "Axis Interim turn (if applicable)")
+    assert segs[2].phases[:2] == ("Weather Phase", "Axis: Initial Phase")
+    open_ended = tracker.segments(steps[2:3], 5, None)
+    assert [(s.name, s.first, s.last) for s in open_ended] == [("Turns 5+", 5, None)]
+    assert tracker.segments([], 1, 3) == [tracker.Segment(1, 3, ())]
+
+
+def test_dice_keep_buttons_keep_and_report_the_dice(tiny):
+    """`3d6 keep highest 1`: VASSAL keeps the highest die (keepOption l, keepCount 1) and reports
+    it with the dice it was kept from; other buttons keep VASSAL's default keepOption '>' (its
+    DiceButton applies l/s even with keepDice false)."""
+    from dataclasses import replace
+
+    plan = replace(tiny.plan, dice=[DicePlan("3d6 keep highest 1", 3, 6, "Roll", 1, True),
+                                    DicePlan("2d6 keep lowest 1", 2, 6, "Roll", 1, False), DicePlan("2d6", 2, 6, "Roll")])
+    buttons = {d.get("name"): d for d in etree.fromstring(build(plan)).iter(M + "DiceButton")}
+    keep = buttons["3d6 keep highest 1"]
+    assert (keep.get("nDice"), keep.get("keepDice"), keep.get("keepOption"), keep.get("keepCount")) == ("3", "true", "l", "1")
+    assert "$numericalTotal$" in keep.get("reportFormat") and "$rawRolls$" in keep.get("reportFormat")
+    assert buttons["2d6 keep lowest 1"].get("keepOption") == "s"
+    plain = buttons["2d6"]
+    assert (plain.get("keepDice"), plain.get("keepOption")) == ("false", ">")
+    assert "$numericalTotal$" in plain.get("reportFormat") and "$result$" in plain.get("reportFormat")
 
 
 # =============================================================================== command line
@@ -519,6 +627,149 @@ def test_other_games_export(folder, monkeypatch):
                 assert v.location_name(*v.get_location(s.get("location"))) == s.get("location")
             else:
                 assert s.get("location") in {r.get("name") for r in regions.iter(GRID + "Region")}
+
+
+def test_a_location_marker_of_the_set_up_is_at_start(tmp_path):
+    """The set-up's markers on locations (control, fortifications) are placed at start, under the
+    location's units (which stay visible on top), or alone on their hex."""
+    import shutil
+
+    game = tmp_path / "tiny"
+    shutil.copytree(TINY, game, ignore=shutil.ignore_patterns("tests"))
+    scenarios = game / "scenarios.wcx"
+    scenarios.write_text(scenarios.read_text(encoding="utf-8").replace(
+        '    place(rifle, soviet, "0908")\n', '    place(rifle, soviet, "0908")\n    mark(loc("0908"), disrupted)\n'
+        '    mark(loc("0505"), disrupted)\n', 1), encoding="utf-8")
+    module = build_module(game)
+    assert module.data.location_markers == {"0505": ("disrupted",), "0908": ("disrupted",)}
+    stacks = {st.location: [s.entry_name for s in st.slots] for st in module.plan.maps[0].stacks}
+    assert stacks["0908"] == ["Disrupted", "Rifle division"] and stacks["0505"] == ["Disrupted"]  # under the units
+
+
+# =============================================================================== saved games and logs
+def test_vassal_obfuscation_round_trip():
+    """ObfuscatingOutputStream: "!VCSK", the key as two hex digits, each byte xor the key in hex."""
+    from warcodex.exporters.vassal import savegame
+
+    assert savegame.obfuscate("ab", key=0x10) == b"!VCSK10" + b"7172"
+    text = "begin_save\x1b+/1/piece;;;a.png;Panzer \u00e9/null;0;0;1;0\x1bend_save"
+    assert savegame.deobfuscate(savegame.obfuscate(text, key=0xA7)) == text
+    assert savegame.deobfuscate(text.encode()) == text  # a plain savedGame is read as it is
+
+
+def _saved_commands(module, state):
+    from warcodex.exporters.vassal import savegame
+
+    data = zipfile.ZipFile(io.BytesIO(savegame.saved_game(module, state)))
+    assert set(data.namelist()) == {"savedGame", "savedata", "moduledata"}
+    assert data.read("moduledata") == module.files["moduledata"]
+    return decode(savegame.deobfuscate(data.read("savedGame")), savegame.ESC)
+
+
+def test_saved_game_of_the_set_up(tiny):
+    """The set-up as a saved game: begin_save, the pieces (each stack of a location at the
+    location's point, VASSAL's own centre of the hex), the components, end_save."""
+    from warcodex.exporters.vassal import savegame
+
+    commands = _saved_commands(tiny, tiny.data.engine.new_game("meeting"))
+    assert commands[0] == "begin_save" and commands[-1] == "end_save"
+    assert "SETUP_STACK\t" in commands  # not a new game: VASSAL does not place the at-start stacks again
+    assert "GlobalProperty\t;Turn;1;Module" in commands and "GlobalProperty\t;vp_axis;0;Module" in commands
+    adds = [decode(a[2:], "/") for a in decode(commands[1], savegame.ESC) if a.startswith("+/")]
+    stacks = [decode(state, ";") for _, type_, state in adds if type_ == "stack"]
+    units = {pid: decode_piece("+/" + encode([pid, t, st], "/")) for pid, t, st in adds if t != "stack"}
+    assert len(units) == 10 and len(stacks) == 9
+    main = tiny.plan.maps[0]
+    numbering = VassalHexNumbering(*main.hex_grid)
+    at_0305 = next(s for s in stacks if s[0] == main.name and (int(s[1]), int(s[2])) == numbering.get_location("0305"))
+    panzer = units[at_0305[3]]
+    assert [t.prefix for t in panzer.traits] == ["emb2;", "mark;", "mark;", "report;", "delete;", "piece;"]  # expanded
+    assert panzer.traits[-1].state.startswith(f"{main.name};") and "UniqueID" in panzer.traits[-1].state
+    assert trait_fields(panzer.traits[-1])[3] == "11th Panzer"
+    turn3 = [s for s in stacks if s[0] == "Holding boxes"]
+    assert len(turn3) == 1 and len(turn3[0]) == 3 + 2 + 1  # the two Turn 3 reinforcements, waiting
+    tracker_cmd = next(c for c in commands if c.startswith("TURN"))
+    assert tracker_cmd == "TURNTurnTracker0\t" + savegame.tracker_state(tiny.plan.tracker, 1, "Axis: Movement Phase")
+
+
+def test_tracker_state_as_vassal_writes_it(tiny):
+    """TurnTracker.getState: the current level, then each level (turn; sub-level; loop; limit;
+    its phase list's state: index; sub-level; first; the active flags)."""
+    from warcodex.exporters.vassal import savegame
+
+    assert savegame.tracker_state(tiny.plan.tracker, 1, "Axis: Movement Phase") == (
+        "0|1;0;true;1;0\\;0\\;0\\;true,true,true,true,true,true|1;0;true;6;1\\;0\\;0\\;true,true,true,true,true,true,true")
+    state = savegame.tracker_state(tiny.plan.tracker, 4, "Soviet: Combat Phase")
+    assert state.startswith("1|4;0;true;1;4\\;") and "|4;0;true;6;5\\;" in state  # every level at Turn 4
+
+
+def test_reinforcements_wait_in_their_box_until_they_come(tiny):
+    from warcodex.exporters.vassal import savegame
+    from warcodex.interpreter.play import play
+
+    start = savegame.position(tiny, tiny.data.engine.new_game("meeting"))
+    assert {k[1] for k in start.pieces} >= {"Turn 3"}
+    later = play(tiny.data.engine, "meeting", seed=1, until_turn=3)
+    pos = savegame.position(tiny, later.state)
+    assert ("Holding boxes", "Turn 3") not in pos.pieces  # 24th Panzer and 13th Tank Corps have come
+    labels = [p.traits[-1].type for placed in pos.pieces.values() for p in placed]
+    assert sum("24th Panzer" in t for t in labels) == 1
+
+
+def test_game_log_steps(tiny):
+    """A VASSAL log: the restore commands, then one token per step, each a chain of LOG commands
+    (VASSAL's Step button plays one chain): the chat line first, then the changes."""
+    from warcodex.exporters.vassal import savegame
+
+    engine = tiny.data.engine
+    before = engine.new_game("meeting")
+    after = before.snapshot()
+    uid = after.at["0305"][0]
+    after.at = {**after.at, "0305": (), "0405": (uid,)}
+    after.units[uid] = dataclasses.replace(after.units[uid], loc="0405")
+    start, moved = savegame.position(tiny, before), savegame.position(tiny, after)
+    data = zipfile.ZipFile(io.BytesIO(savegame.game_log(tiny, start, [savegame.Step("11th Panzer moves", moved)], "t")))
+    commands = decode(savegame.deobfuscate(data.read("savedGame")), savegame.ESC)
+    end = commands.index("end_save")
+    steps = commands[end + 1:]
+    assert len(steps) == 1
+    chain = decode(steps[0], savegame.ESC)
+    assert chain[0] == "LOG\tCHAT* 11th Panzer moves"
+    assert len(chain) == 2 and chain[1].startswith("LOG\tM/")  # the piece moves: a MovePiece
+    x, y = VassalHexNumbering(*tiny.plan.maps[0].hex_grid).get_location("0405")
+    assert decode(chain[1][len("LOG\tM/"):], "/")[1:4] == ["Tiny Front", str(x), str(y)]
+
+
+def test_cli_from_a_save_or_a_log(tmp_path):
+    from warcodex.cli import cli
+
+    runner = CliRunner()
+    played = runner.invoke(cli, ["play", str(TINY), "--seed", "2", "--until", "2", "--log", str(tmp_path / "g.log"),
+                                 "--save", str(tmp_path / "g.json")])
+    assert played.exit_code == 0, played.output
+    made = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.json"), "-o", str(tmp_path / "g.vsav")],
+                         catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    assert zipfile.ZipFile(tmp_path / "g.vsav").namelist() == ["savedGame", "savedata", "moduledata"]
+    made = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.log"), "-o", str(tmp_path / "w.vlog")])
+    assert made.exit_code == 0 and (tmp_path / "w.vlog").is_file() and (tmp_path / "w.vmod").is_file()
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.json"), "-o", str(tmp_path / "x.vlog")])
+    assert bad.exit_code != 0 and "is a save" in str(bad.exception)  # a UserError: warcodex.cli.main prints it
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.json"), "-o", str(tmp_path / "x.zip")])
+    assert bad.exit_code == 2 and ".vsav" in bad.output
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "g.log"), "-s", "nope"])
+    assert bad.exit_code == 2 and "scenario 'meeting'" in bad.output
+    assert "Traceback" not in bad.output
+    # a log is read and checked as `warcodex replay` reads it: a cut log, a log of another game
+    lines = (tmp_path / "g.log").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "cut.log").write_text("".join(lines[:-1]), encoding="utf-8")
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "cut.log"), "-o", str(tmp_path / "c.vlog")])
+    assert bad.exit_code != 0 and "incomplete" in str(bad.exception) and not (tmp_path / "c.vlog").exists()
+    other = json.loads(lines[0]) | {"game": "stalingrad42"}
+    (tmp_path / "other.log").write_text(json.dumps(other) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    bad = runner.invoke(cli, ["vassal", str(TINY), "--from", str(tmp_path / "other.log"), "-o", str(tmp_path / "o.vlog")])
+    assert bad.exit_code != 0 and "is a log of 'stalingrad42'" in str(bad.exception)
+    assert not (tmp_path / "o.vlog").exists() and not (tmp_path / "o.vmod").exists()
 
 
 def test_prototype_names_are_unique_even_when_two_types_share_a_label(tmp_path):

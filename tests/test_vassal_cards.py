@@ -77,3 +77,19 @@ def test_the_piles_a_deck_declares_are_decks_too():
     assert cards["Command chits: Later"] == ["Blue Late"] and cards["Command chits: Drawn"] == []
     cup = piles["Command chits: Cup"]
     assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Never"
+
+
+def test_a_card_face_shows_values_as_a_player_reads_them():
+    """Stargard Solstice's 61st Army chit (§1.4, §15.2: commands 61a and 7gc, a Soviet chit): a list
+    reads "61a, 7gc" and the owner is the side's name, not Python's rendering of the values."""
+    from warcodex.dsl import ast
+    from warcodex.exporters.vassal import gamedata
+    from warcodex.exporters.vassal.cards import card_infos
+
+    data = gamedata.load("games/stargard-solstice")
+    (deck,) = data.engine.game.of_kind(ast.Deck)
+    chit = next(c for c in card_infos(deck, data.engine) if c.name == "chit_61a")
+    fields = dict(chit.fields)
+    assert chit.label == "61st Army"
+    assert fields["commands"] == "61a, 7gc" and fields["owner"] == "Soviet"
+    assert fields["usable from"] == "1" and fields["usable to"] == "10"

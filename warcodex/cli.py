@@ -30,7 +30,7 @@ from rich.text import Text
 
 from warcodex import console
 from warcodex.console import (UserError, bold, build_engine, err, include_roots, load_checked, out, parse_options,
-                              print_diagnostics, resolve_game)
+                              print_diagnostics, resolve_game, read_log, is_log, read_record, parse_agents)
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
 from warcodex.interpreter.saves import write_log
 
@@ -41,6 +41,7 @@ LAZY_COMMANDS = {
     "vassal": "warcodex.exporters.vassal.command:vassal",
     "fuzz": "warcodex.fuzz_command:fuzz",
     "view": "warcodex.exporters.viewer.command:view",
+    "balance": "warcodex.balance.command:balance",
 }
 
 
@@ -366,31 +367,6 @@ def read_dice(text: str | None, file: str | None) -> list[int] | None:
     return rolls or None
 
 
-def read_log(path: Path) -> tuple[dict, list[dict]]:
-    """A log's header and entries, checked for shape (`saves.read_log`)."""
-    from warcodex.interpreter.saves import read_log as read
-
-    return read(path)
-
-
-def is_log(path: Path) -> bool:
-    """A Warcodex log starts with a header line whose `format` is warcodex-log (the file is read
-    as every record is: regular files only, bounded)."""
-    from warcodex.interpreter.saves import SaveError, is_log_text, read_record_text
-
-    try:
-        return is_log_text(read_record_text(path))
-    except SaveError:
-        return False
-
-
-def read_record(path: Path) -> list[dict]:
-    """The log entries of a log or of a save, checked for shape (`saves.read_entries`)."""
-    from warcodex.interpreter.saves import read_entries
-
-    return read_entries(path)
-
-
 def print_report(engine, game) -> None:
     s = game.summary()
     table = Table(title=f"{engine.game.game.header.title()}: scenario {s['scenario']}, seed {s['seed']}")
@@ -428,7 +404,8 @@ def first_combat(log: list[dict]) -> dict | None:
 @click.argument("game")
 @click.option("--scenario", "-s", help="Scenario name (default: the first).")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--agents", default="random", show_default=True, help="Comma-separated, one per side or one for all: random, first, human.")
+@click.option("--agents", default="random", show_default=True, help="Comma-separated, one per side or one for all: random, first, human, greedy, mcts "
+                   "(options after colons: greedy:samples=16, mcts:playouts=32:horizon=20:rollout=greedy; docs/balance.md).")
 @click.option("--until", "until_turn", type=int, help="Stop after this turn.")
 @click.option("--option", "options", multiple=True, help="Scenario option NAME=VALUE (repeatable).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Write the game log (JSON lines) here.")
@@ -456,7 +433,7 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
         state, agent_objs, log = load_save(engine, load_path, force=force)
         g = Game(engine.for_scenario(state.scenario), state, agent_objs, log=log, check_invariants=check_invariants)
     else:
-        g = start(engine, scenario, seed, agents_for(engine, agents.split(","), seed), options=opts,
+        g = start(engine, scenario, seed, parse_agents(engine, agents, seed), options=opts,
                   check_invariants=check_invariants, dice=dice)
     for note in g.state.setup_notes:
         out.print(f"set-up: {note}", markup=False)
@@ -494,20 +471,36 @@ def play(game, scenario, seed, agents, until_turn, options, log_path, save_path,
 @cli.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "game_arg", help="Game folder (default: the one recorded in the log).")
+@click.option("--check-invariants", is_flag=True,
+              help="Check the invariants while replaying: a log that ends at a broken invariant (a failure of "
+                   "`warcodex balance`) is reproduced up to it, then the failure is shown (exit 1).")
 @click.option("--force", is_flag=True, help="Replay a log made with other rules files (to see where they differ).")
-def replay(log: str, game_arg: str | None, force: bool) -> None:
-    """Re-execute LOG from its decisions and verify it reproduces the same game."""
+def replay(log: str, game_arg: str | None, check_invariants: bool, force: bool) -> None:
+    """Re-execute LOG from its decisions and verify it reproduces the same game (with the overlays
+    the log names, if any)."""
     from warcodex.interpreter.consistency import check_log
     from warcodex.interpreter.play import log_text, replay as run_replay
+    from warcodex.interpreter.values import RuleError
 
     header, entries = read_log(Path(log))
-    engine = build_engine(game_arg or header.get("game_dir") or header["game"])
+    overlays = [o for o in header.get("overlays") or () if Path(o).exists()]
+    for missing in sorted(set(header.get("overlays") or ()) - set(overlays)):
+        err.print(f"warning: the log was played with the overlay {missing}, which is not there", style="yellow")
+    engine = build_engine(game_arg or header.get("game_dir") or header["game"], overlays)
     check_log(engine, header, entries, log, force=force)
     if header["rules"] != engine.fingerprint:
         err.print(f"warning: the log was made with rules {header['rules']}, these are {engine.fingerprint} (--force)",
                   style="yellow")
-    g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
-                   dice=header.get("dice"))
+    try:
+        g = run_replay(engine, header["scenario"], header["seed"], entries, options=header.get("options") or {},
+                       dice=header.get("dice"), check_invariants=check_invariants)
+    except RuleError as exc:
+        g = getattr(exc, "replayed_game", None)
+        if g is None or log_text(g.log) != log_text(entries):
+            raise
+        out.print(f"reproduced: {len(entries)} log entries identical, then the failure:")
+        print_diagnostics([exc.diagnostic()])
+        raise SystemExit(1)
     if log_text(g.log) == log_text(entries):
         out.print(f"reproduced: {len(entries)} log entries identical; winner {g.state.winner or 'none'}")
         return

@@ -100,3 +100,39 @@ def parse_options(pairs) -> dict:
         key, _, value = pair.partition("=")
         options[key] = {"true": True, "false": False}.get(value.lower(), int(value) if value.lstrip("-").isdigit() else value)
     return options
+
+
+# ------------------------------------------------------------------ records (logs and saves)
+def read_log(path: Path) -> tuple[dict, list[dict]]:
+    """A log's header and entries, checked for shape (`saves.read_log`)."""
+    from warcodex.interpreter.saves import read_log as read
+
+    return read(path)
+
+
+def is_log(path: Path) -> bool:
+    """A Warcodex log starts with a header line whose `format` is warcodex-log (the file is read
+    as every record is: regular files only, bounded)."""
+    from warcodex.interpreter.saves import SaveError, is_log_text, read_record_text
+
+    try:
+        return is_log_text(read_record_text(path))
+    except SaveError:
+        return False
+
+
+def read_record(path: Path) -> list[dict]:
+    """The log entries of a log or of a save, checked for shape (`saves.read_entries`)."""
+    from warcodex.interpreter.saves import read_entries
+
+    return read_entries(path)
+
+
+def parse_agents(engine, spec: str, seed: int) -> dict:
+    """The agents of `--agents` (one per side, or one for all), a usage error if malformed."""
+    from warcodex.interpreter.play import agents_for
+
+    try:
+        return agents_for(engine, [a for a in spec.split(",")], seed)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--agents") from None

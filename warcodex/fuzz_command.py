@@ -31,7 +31,11 @@ from warcodex.interpreter.fuzzing import (DEFAULT_MAX_ACTIONS, DEFAULT_SHRINK_LI
 @click.option("--save-counterexample", "save_path", type=click.Path(dir_okay=False),
               help="Write the shrunk failing game here, as a log `warcodex replay` reproduces "
                    "(several failures: FILE, then FILE-2...).")
-def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, save_path):
+@click.option("--rule-coverage", "coverage_path", type=click.Path(dir_okay=False),
+              help="Write which rules the generated games fired, and which never, to FILE.json and FILE.html.")
+@click.option("--steer-coverage", is_flag=True,
+              help="Steer hypothesis towards games that fire more distinct rules (hypothesis.target).")
+def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, save_path, coverage_path, steer_coverage):
     """Property-test GAME: play hypothesis-chosen legal games, check invariants, shrink failures.
 
     Exit status 1 when an invariant is broken (or a rule fails), 0 otherwise."""
@@ -57,8 +61,24 @@ def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, sav
             rate = report.examples / max(time.perf_counter() - started, 1e-9)
             progress.update(task, completed=min(report.examples, examples),
                             status=f"{report.actions} actions, {rate:.3g} examples/s")
+    counter = index = None
+    if coverage_path or steer_coverage:
+        from warcodex.interpreter.rule_coverage import RuleCounter, rule_index
+
+        index = rule_index(engine, engine.scenario(scenario).name)
+        counter = RuleCounter(index)
     with progress:
-        report = fuzz_game(engine, scenario, examples, seed, max_actions, opts, on_example, shrink_limit)
+        report = fuzz_game(engine, scenario, examples, seed, max_actions, opts, on_example,
+                           shrink_limit, counter, steer_coverage)
+    if coverage_path:
+        from warcodex.interpreter.rule_coverage import coverage_report, write_coverage
+
+        cov = coverage_report(index, report.rule_counts, report.examples,
+                              f"Rule coverage: fuzzing {engine.game.game.header.title()}, {report.scenario}, "
+                              f"{report.examples} examples of at most {max_actions} actions (seed {seed})")
+        paths = write_coverage(coverage_path, cov)
+        never = sum(k["never_fired"] for k in cov["kinds"].values())
+        out.print(f"rule coverage: {never} rule(s) never fired; written to {paths[0]} and {paths[1]}", highlight=False)
     rate = f"{report.examples} examples in {report.seconds:.1f} s ({report.examples_per_second:.3g} examples/s, " \
            f"{report.actions} actions)"
     if not report.failures:

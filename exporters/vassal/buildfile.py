@@ -26,6 +26,10 @@ class Slot:
     width: int
     height: int
     text: str  # the piece definition (encoder.piece_definition)
+    # what the piece stands for (not written to buildFile.xml; saved games find pieces by it)
+    unit: tuple[str, str, str] | None = None  # (unit type, side, label)
+    marker: str | None = None  # a marker's name
+    card: str | None = None  # a card's name
 
 
 @dataclass
@@ -48,6 +52,10 @@ class DeckPlan:
     face_down: bool = False
     shuffle: bool = False
     reshuffle_target: str | None = None  # "send to another deck": the discard pile back into the draw pile
+    # what it holds in the rules (saved games fill it from a game state): a deck's pile, or a side's hand
+    deck: str | None = None
+    pile: str | None = None
+    hand: str | None = None
 
 
 @dataclass
@@ -68,13 +76,18 @@ class MapPlan:
 
 @dataclass
 class PanelPlan:
+    """A grid of piece slots, `columns` wide (VASSAL's fixed-cell PanelWidget)."""
+
     name: str
     slots: list[Slot]
     columns: int = 6
+    own: bool = True  # False: other sides' types in this side's colours (not on the counter sheet)
 
 
 @dataclass
 class TabPlan:
+    """A palette tab: its one panel, or a tab per panel inside it."""
+
     name: str
     panels: list[PanelPlan]
 
@@ -95,6 +108,8 @@ class DicePlan:
     n_dice: int
     n_sides: int
     tooltip: str
+    keep: int | None = None  # keep the `keep` highest (or lowest) dice, the rest are only shown
+    keep_highest: bool = True
 
 
 @dataclass
@@ -115,8 +130,7 @@ class ModulePlan:
     palette: list[TabPlan]
     global_properties: list[GlobalPropertyPlan]
     dice: list[DicePlan]
-    first_turn: int
-    steps: list[str]  # the turn tracker's phase list (may be empty)
+    tracker: list  # tracker.Segment: the turn tracker's levels, in turn order
     charts: list[ChartPlan]
     help_files: list[tuple[str, str]]  # title, archive path
 
@@ -187,9 +201,7 @@ def build(plan: ModulePlan) -> bytes:
         _map(b, root, m)
     _palette(b, root, plan.palette)
     for d in plan.dice:
-        b.el(root, M + "DiceButton", name=d.name, text=d.name, tooltip=d.tooltip, icon="/images/die.gif", hotkey="",
-             nDice=d.n_dice, nSides=d.n_sides, plus=0, addToTotal=0, reportTotal=False, prompt=False,
-             sortDice=False, reportFormat="** $name$ = $result$ *** <$PlayerName$>")
+        _dice_button(b, root, d)
     _turn_tracker(b, root, plan)
     if plan.charts:
         win = b.el(root, M + "ChartWindow", name="Charts", description="Player aids", text="Charts",
@@ -201,6 +213,26 @@ def build(plan: ModulePlan) -> bytes:
             else:
                 b.el(tabs, WIDGET + "Chart", chartName=c.name, description="", fileName=c.file)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=False, pretty_print=True)
+
+
+def _dice_button(b: _Builder, root, d: DicePlan) -> None:
+    """A DiceButton. One die reports its face; several dice their total and each die; a "keep"
+    roll keeps the highest (or lowest) dice as VASSAL 3.7 does (keepOption l/s, keepCount: the
+    kept dice are $result$ and their sum $numericalTotal$) and reports every die rolled after it
+    ($rawRolls$), so players see the kept die and what it was kept from. Other buttons write
+    keepOption ">" (VASSAL's default): DiceButton.DR applies keepOption l/s even when keepDice is
+    false."""
+    keep = d.keep is not None and d.keep < d.n_dice
+    if keep:
+        report = "** $name$ = $numericalTotal$ *** (rolled $rawRolls$) <$PlayerName$>"
+    elif d.n_dice > 1:
+        report = "** $name$ = $numericalTotal$ *** ($result$) <$PlayerName$>"
+    else:
+        report = "** $name$ = $result$ *** <$PlayerName$>"
+    b.el(root, M + "DiceButton", name=d.name, text=d.name, tooltip=d.tooltip, icon="/images/die.gif", hotkey="",
+         nDice=d.n_dice, nSides=d.n_sides, plus=0, addToTotal=0, reportTotal=False, prompt=False,
+         sortDice=False, reportFormat=report, keepDice=keep,
+         keepOption=("l" if d.keep_highest else "s") if keep else ">", keepCount=d.keep if keep else 1)
 
 
 def _map(b: _Builder, root, m: MapPlan) -> None:
@@ -258,38 +290,55 @@ def _slot(b: _Builder, parent, slot: Slot) -> None:
 
 
 def _palette(b: _Builder, root, tabs: list[TabPlan]) -> None:
+    """The counter palette, in a window of its own: a tab per TabPlan; a tab with several panels
+    holds a tab per panel. Panels are fixed-cell grids (`fixed`: a GridLayout of nColumns; without
+    it VASSAL lays a panel out as one long strip).
+
+    VASSAL docks the first PieceWindow into the main window, above the map, at the chat's height
+    (about ten lines), where a grid of counters is squeezed flat and nothing scrolls. So the first
+    PieceWindow is an empty hidden one (hidden: no button, never docked, `PieceWindow.addTo`), and
+    the palette is the second, a window sized to its counters that the player moves and resizes."""
     if not tabs:
         return
+    b.el(root, M + "PieceWindow", name="Docked palette (unused)", hidden=True, text="", tooltip="",
+         description="Takes the docked place so that the Counters palette gets a window of its own",
+         hotkey="", scale=1.0, defaultWidth=0)
     win = b.el(root, M + "PieceWindow", name="Counters", description="Counter palette", hidden=False,
                text="Counters", tooltip="Counters by side and type", icon="/images/counter.gif",
                hotkey="", scale=1.0, defaultWidth=0)
     top = b.el(win, WIDGET + "TabWidget", entryName="Counters", description="")
+
+    def panel(parent, name: str, p: PanelPlan) -> None:
+        el = b.el(parent, WIDGET + "PanelWidget", entryName=name, description="", fixed=True,
+                  nColumns=max(1, p.columns), vert=False, scale=1.0)
+        for slot in p.slots:
+            _slot(b, el, slot)
+
     for tab in tabs:
         if len(tab.panels) == 1:
-            p = tab.panels[0]
-            panel = b.el(top, WIDGET + "PanelWidget", entryName=tab.name, description="", fixed=False,
-                         nColumns=p.columns, vert=False, scale=1.0)
-            for slot in p.slots:
-                _slot(b, panel, slot)
+            panel(top, tab.name, tab.panels[0])
             continue
-        lst = b.el(top, WIDGET + "ListWidget", entryName=tab.name, description="", scale=1.0, width=0, height=0,
-                   divider=150)
+        inner = b.el(top, WIDGET + "TabWidget", entryName=tab.name, description="")
         for p in tab.panels:
-            panel = b.el(lst, WIDGET + "PanelWidget", entryName=p.name, description="", fixed=False,
-                         nColumns=p.columns, vert=False, scale=1.0)
-            for slot in p.slots:
-                _slot(b, panel, slot)
+            panel(inner, p.name, p)
 
 
 def _turn_tracker(b: _Builder, root, plan: ModulePlan) -> None:
+    """The TurnTracker: one CounterTurnLevel per segment of turns (tracker.py), each holding the
+    ListTurnLevel of its phases; segments loop over their own turns so that the tracker moves
+    from one to the next, and share the properties Turn and Phase."""
     from warcodex.exporters.vassal.encoder import string_array
 
+    segments = plan.tracker
+    phased = any(seg.phases for seg in segments)
     tracker = b.el(root, M + "turn.TurnTracker", name="Turn", description="Sequence of play",
                    buttonText="Turn", hotkey="", nexthotkey="", prevhotkey="",
-                   turnFormat="$level1$ - $level2$" if plan.steps else "$level1$",
+                   turnFormat="$level1$ - $level2$" if phased else "$level1$",
                    reportFormat="* <$PlayerId$> Turn Updated from $oldTurn$ to $newTurn$", tooltip="Turn tracker")
-    level = b.el(tracker, M + "turn.CounterTurnLevel", name="Turn", property="Turn", turnFormat="Turn $value$",
-                 start=plan.first_turn, incr=1, loop=False, loopLimit=-1)
-    if plan.steps:
-        b.el(level, M + "turn.ListTurnLevel", name="Phase", property="Phase", turnFormat="$value$",
-             list=string_array(plan.steps), configList=False, configFirst=False)
+    for seg in segments:
+        loop = seg.last is not None and len(segments) > 1
+        level = b.el(tracker, M + "turn.CounterTurnLevel", name=seg.name, property="Turn", turnFormat="Turn $value$",
+                     start=seg.first, incr=1, loop=loop, loopLimit=seg.last if loop else -1)
+        if seg.phases:
+            b.el(level, M + "turn.ListTurnLevel", name=f"Phase ({seg.name})", property="Phase", turnFormat="$value$",
+                 list=string_array(list(seg.phases)), configList=False, configFirst=False)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from warcodex.dsl import ast
 from warcodex.exporters.vassal.buildfile import DeckPlan, MapPlan, Slot
+from warcodex.exporters.vassal.gamedata import player_text
 from warcodex.exporters.vassal.encoder import basic_piece, clean_text, keystroke, piece_definition, trait
 from warcodex.exporters.vassal.svg import Svg, text_width
 
@@ -48,7 +49,7 @@ def card_infos(deck: ast.Deck, engine) -> list[CardInfo]:
             if p.value is None:
                 flags.append(p.key.replace("_", " "))
             else:
-                fields.append((p.key.replace("_", " "), str(ent.props.get(p.key))))
+                fields.append((p.key.replace("_", " "), player_text(ent.props.get(p.key))))
         prov = (c.header.provenance is not None and c.header.provenance.kind == "provisional") or any(
             p.provenance is not None and p.provenance.kind == "provisional" for p in c.props)
         out.append(CardInfo(c.name, c.header.title(), fields, flags, prov))
@@ -120,12 +121,15 @@ def card_back_svg(deck_title: str) -> bytes:
 
 
 def card_slot(card: CardInfo, face: str, back: str, gpid: int) -> Slot:
-    """A card piece: a Mask (Obscurable) with the back image around a BasicPiece with the face."""
+    """A card piece: a Mask (Obscurable) with the back image around a BasicPiece with the face.
+    The Mask's fields are written as VASSAL writes them back (Obscurable.myGetType: key, image,
+    command, display style B(ackground), mask name, access, peek command, description, auto-peek,
+    deal key, deal expression), so a saved card is the card of the module."""
     label = clean_text(card.label)
     return Slot(label, gpid, CARD_W, CARD_H, piece_definition([
-        trait("obs;", [keystroke(None), back, "Face down", "B"], "null"),
+        trait("obs;", [keystroke(None), back, "Face down", "B", "?", "player:", "Peek", "", False, "", ""], "null;"),
         trait("delete;", ["Delete", keystroke(68, 130), "Delete"]),
-        basic_piece(face, label, gpid)]))
+        basic_piece(face, label, gpid)]), card=card.name)
 
 
 def deck_piles(engine, deck: str, piles: dict[str, list[str]]) -> list[str]:
@@ -164,7 +168,8 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
             table_decks.append(DeckPlan(f"{title}: {pile_title(pile)}", 40 + (CARD_W + 60) * i,
                                         60 + (CARD_H + 110) * col, CARD_W, CARD_H, slots, face_down=face_down,
                                         shuffle=face_down or own,
-                                        reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None))
+                                        reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None,
+                                        deck=deck.name, pile=pile))
         for side, hand in state.hands.items():
             hands.setdefault(side, []).extend(card_slot(infos[n], faces[n], back, next_gpid())
                                               for n in hand if n in infos)
@@ -180,7 +185,7 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
         maps.append(MapPlan(f"{s.label} hand", f"{s.label} hand", hand_img, CARD_W + 80, CARD_H + 110, launch=True,
                             button=f"{s.label} hand", hand_side=s.label,
                             decks=[DeckPlan(f"{s.label} hand", 40, 60, CARD_W, CARD_H, hands.get(s.name, []),
-                                            face_down=False, shuffle=False)]))
+                                            face_down=False, shuffle=False, hand=s.name)]))
     return maps
 
 
@@ -193,6 +198,8 @@ def _table_svg(width: int, height: int, names: list[str], decks) -> bytes:
     for d in decks:
         svg.el(None, "rect", x=d.x - 4, y=d.y - 4, width=d.width + 8, height=d.height + 8, rx=14, fill="none",
                stroke="#d9d2bc", stroke_width=2, stroke_dasharray="6,4")
-        for i, line in enumerate(_wrap(d.name, 12, d.width + 40)[:2]):
-            svg.text(None, d.x + d.width / 2, d.y - 30 + i * 14, line, 12, weight="bold", fill="#f3efe2")
+        lines = _wrap(d.name, 12, d.width + 40)[:2]
+        for i, line in enumerate(lines):  # a title of two lines starts higher: VASSAL draws a pile's top card raised
+            svg.text(None, d.x + d.width / 2, d.y - 30 - 14 * (len(lines) - 1) + i * 14, line, 12, weight="bold",
+                     fill="#f3efe2")
     return svg.tostring()

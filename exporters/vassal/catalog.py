@@ -8,7 +8,7 @@ against this table: every tag, every attribute, every value's type, every elemen
 Every fact comes from notes/vassal-format.md (read from VASSAL's source, tag 3.7.26); the `source`
 of each entry is the Java file the note cites (`VASSAL/...` = vassal-app/src/main/java/VASSAL/...).
 Only the attributes we rely on are listed; VASSAL accepts more. Where two 3.7.x versions differ we
-write only the common subset (DiceButton's keep options are left out for that reason).
+write only the common subset.
 
 Value types (`check_value`):
   str    any text                      int    Integer.parseInt (a load-aborting error otherwise)
@@ -152,7 +152,7 @@ _CLASSES = [
     _c(M + "DiceButton", "build/module/DiceButton.java (toolbar part: build/AbstractToolbarItem.java)",
        (B + "GameModule",), **_TOOLBAR,
        nDice="int", nSides="int", plus="int", addToTotal="int", reportTotal="bool", prompt="bool",
-       sortDice="bool", reportFormat="fmt"),
+       sortDice="bool", reportFormat="fmt", keepDice="bool", keepOption="s|l|>|<|=", keepCount="int"),
     _c(M + "turn.TurnTracker", "build/module/turn/TurnTracker.java", (B + "GameModule",),
        name="str", description="str", buttonText="str", icon="image", hotkey="key", nexthotkey="key",
        prevhotkey="key", turnFormat="fmt", reportFormat="fmt", tooltip="str"),

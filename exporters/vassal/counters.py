@@ -21,9 +21,13 @@ from lxml import etree
 
 from warcodex.exporters.vassal.svg import FONT_CONDENSED, SVG_NS, Svg, ink_on, mix
 
-# NATO symbol kinds, first match over the type's classes, then its name and label.
+# NATO symbol kinds, first match over the type's classes, then its name and label. Echelon words
+# (division, corps, brigade...) name a unit's size and honorifics (guards) its status, not its arm,
+# so they choose no symbol.
 NATO_KINDS = (  # each word gets the first kind it matches, so "antitank" is never armor
     ("headquarters", ("headquarter", "hq", "command")),
+    ("leader", ("leader", "general", "commander")),
+    ("supply", ("supply", "depot", "logistic")),
     ("airborne", ("airborne", "parachute", "para", "glider")),
     ("mountain", ("mountain", "alpine", "gebirgs")),
     ("antitank", ("antitank", "anti_tank", "anti-tank", "tank_destroyer")),
@@ -34,9 +38,10 @@ NATO_KINDS = (  # each word gets the first kind it matches, so "antitank" is nev
     ("recon", ("recon", "reconnaissance", "scout")),
     ("artillery", ("artillery", "gun", "howitzer", "rocket", "mortar")),
     ("engineer", ("engineer", "pioneer", "sapper")),
+    ("infantry", ("naval_infantry", "naval infantry", "marine")),  # before naval: marines are infantry
     ("naval", ("naval", "ship", "battleship", "cruiser", "destroyer", "carrier", "submarine", "transport", "fleet")),
     ("air", ("air", "fighter", "bomber", "plane", "aircraft")),
-    ("infantry", ("infantry", "rifle", "guards", "militia", "grenadier", "foot", "division", "corps")),
+    ("infantry", ("infantry", "rifle", "militia", "grenadier", "foot")),
 )
 
 
@@ -44,15 +49,16 @@ def _word_kind(word: str) -> str | None:
     return next((k for k, frags in NATO_KINDS if any(f in word for f in frags)), None)
 
 
-ROLE_KINDS = ("airborne", "mountain", "cavalry", "recon", "artillery", "antiaircraft", "antitank", "engineer",
+ROLE_KINDS = ("leader", "supply", "airborne", "mountain", "cavalry", "recon", "artillery", "antiaircraft", "antitank", "engineer",
               "naval", "air")
 
 
 def nato_kind(classes: list[str], name: str, label: str = "") -> str:
     """The symbol for a unit type, from its classes (names and labels) first, then its own name
     and label. Headquarters first; armor wins over mechanized unless the type is also infantry (a
-    panzer division is armor, mechanized infantry gets the cross and the oval); a role (artillery,
-    cavalry, anti-tank...) wins over mere mechanization (motorized artillery is artillery)."""
+    panzer division is armor, mechanized infantry gets the cross and the oval); a role (a leader,
+    supply, artillery, cavalry, anti-tank...) wins over mere mechanization (a motorized supply
+    point is supply, motorized artillery is artillery)."""
     for words in ([c.lower().replace(" ", "_") for c in classes], [name.lower(), label.lower().replace(" ", "_")]):
         kinds = [k for k in (_word_kind(w) for w in words) if k is not None]
         if not kinds:
@@ -110,6 +116,12 @@ def nato_symbol(svg: Svg, parent, kind: str, x: float, y: float, w: float, h: fl
     if kind == "air":
         svg.el(parent, "ellipse", cx=cx - w * 0.14, cy=cy, rx=w * 0.14, ry=h * 0.2, fill="none", **line)
         svg.el(parent, "ellipse", cx=cx + w * 0.14, cy=cy, rx=w * 0.14, ry=h * 0.2, fill="none", **line)
+    if kind == "leader":  # a general's star
+        pts = [(cx + math.sin(i * math.pi / 5) * h * (0.42 if i % 2 == 0 else 0.17),
+                cy - math.cos(i * math.pi / 5) * h * (0.42 if i % 2 == 0 else 0.17)) for i in range(10)]
+        svg.polygon(parent, pts, fill="#000")
+    if kind == "supply":  # NATO combat service support: a bar across the foot of the frame
+        svg.line(parent, (x, y + h * 0.78), (x + w, y + h * 0.78), **line)
     if kind == "unknown" and fallback:
         svg.text(parent, cx, cy + h * 0.2, fallback[:3].upper(), h * 0.55, weight="bold", max_width=w * 0.9)
 

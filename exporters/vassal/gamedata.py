@@ -84,8 +84,12 @@ class Step:
     """One step of the flattened sequence of play (a phase, for one side where it applies)."""
 
     label: str
-    side: str | None
-    condition: str | None
+    side: str | None  # the side's label
+    condition: str | None  # the phase's condition as written (the help page shows it)
+    turns: tuple[int, ...] | None = None  # the scenario's turns it is played on; None: every turn
+    maybe_turns: tuple[int, ...] = ()  # turns on which it is played only if the game calls for it
+    name: str = ""  # the phase's name in the rules (a game state's `phase`)
+    side_name: str | None = None  # the side's name (a game state's `active`)
 
 
 @dataclass
@@ -105,7 +109,9 @@ class GameData:
     markers: list[tuple[str, str]]  # marker entities: (name, label)
     palette: dict[str, list[str]]  # side -> unit type names for its palette tab
     at_start: dict[str, list[PlacedUnit]]  # location -> units (stack order)
+    location_markers: dict[str, tuple[str, ...]]  # location -> markers the set-up puts on it
     boxes: dict[str, list[PlacedUnit]]  # off-map holding box -> units at start
+    box_names: list[str]  # every off-map box the rules name (the set-up's first)
     reinforcements: list[Reinforcement]
     state_vars: list[StateVar]
     side_vars: list[SideVar]
@@ -129,6 +135,16 @@ def _num(v: Any) -> str:
     if isinstance(v, Entity):
         return v.label or v.name
     return str(show(v))
+
+
+def player_text(v: Any) -> str:
+    """A runtime value as a player reads it on a card or counter: a list as "a, b", an entity by
+    its label, a fraction as 1/2 (not Python's rendering of the value)."""
+    if isinstance(v, (tuple, list)):
+        return ", ".join(player_text(x) for x in v)
+    if isinstance(v, (set, frozenset)):
+        return ", ".join(sorted(player_text(x) for x in v))
+    return "" if v is None else _num(v)
 
 
 def value_text(v: Any) -> str:
@@ -188,7 +204,8 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
         last_turn=facts.last_turn, sides=sides, unit_types=unit_types, markers=list(facts.markers),
         palette={s.name: facts.palette(s.name) for s in facts.sides},
         at_start={loc: [_placed(u) for u in units] for loc, units in facts.at_start.items()},
-        boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()},
+        location_markers=dict(facts.location_markers),
+        boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()}, box_names=facts.box_names,
         reinforcements=reinforcements, state_vars=_state_vars(facts), side_vars=_side_vars(facts),
         dice=list(facts.dice), steps=_steps(facts), board=facts.engine.board, warnings=list(facts.warnings),
     )
@@ -220,5 +237,6 @@ def _steps(facts) -> list[Step]:
     """The sequence of play of one game turn, flattened: one step per phase (per side inside
     player turns), sub-phases as "Phase / Sub-phase"."""
     labels = {s.name: s.label for s in facts.sides}
-    return [Step(s.label, labels.get(s.side) if s.side else None, format_expr(s.when) if s.when is not None else None)
+    return [Step(s.label, labels.get(s.side) if s.side else None, format_expr(s.when) if s.when is not None else None,
+                 s.turns, s.maybe_turns, s.name, s.side)
             for s in facts.steps]

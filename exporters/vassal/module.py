@@ -27,7 +27,7 @@ from pathlib import Path
 from lxml import etree
 from lxml.html import builder as H
 
-from warcodex.exporters.vassal import board_svg, charts, counters, gamedata
+from warcodex.exporters.vassal import board_svg, charts, counters, gamedata, palette, tracker
 from warcodex.exporters.vassal.buildfile import (
     ChartPlan, DicePlan, GlobalPropertyPlan, MapPlan, ModulePlan, PanelPlan, SetupStackPlan, Slot, TabPlan, build)
 from warcodex.exporters.vassal.catalog import VASSAL_VERSION
@@ -39,6 +39,12 @@ from warcodex.outputs import OutputError
 
 HOLDING_MAP = "Holding boxes"
 ELIMINATED = "Eliminated"
+ELIMINATED_BOX = "eliminated"  # the engine's box of eliminated units
+
+
+def box_title(box: str) -> str:
+    """The Region of the holding map for an off-map box of the rules."""
+    return ELIMINATED if box == ELIMINATED_BOX else box.replace("_", " ").capitalize()
 
 
 @dataclass
@@ -46,6 +52,7 @@ class ExportOptions:
     hex_size: float = 44.0  # hex circumradius in board pixels
     counter_size: int = 56
     include_aids: bool = True
+    boxes: tuple[str, ...] = ()  # off-map boxes the holding map must have besides the rules' own (a saved position's)
 
 
 @dataclass
@@ -56,6 +63,9 @@ class Module:
     warnings: list[str] = field(default_factory=list)
     svgs: dict[str, bytes] = field(default_factory=dict)  # image name -> its SVG source (docs, tests)
     location_names: dict[str, str] = field(default_factory=dict)  # our location id -> VASSAL location name
+    box_regions: dict[str, str] = field(default_factory=dict)  # an off-map box of the rules -> its Region
+    reinforcements: list = field(default_factory=list)  # (gamedata.Reinforcement, its Region), turn order
+    options: ExportOptions = field(default_factory=ExportOptions)
 
     def zip_bytes(self) -> bytes:
         import io
@@ -154,10 +164,14 @@ class _Pieces:
         return out
 
     # ---------------------------------------------------------------- units
-    def unit_image(self, ut: gamedata.UnitType, side: gamedata.SideInfo, label: str, steps: int) -> str:
+    def kind(self, ut: gamedata.UnitType) -> str:
+        """The NATO symbol of a unit type's counters (and its palette group)."""
         class_words = ut.classes + [self.data.engine.entities[c].label or c for c in ut.classes
                                     if c in self.data.engine.entities]
-        kind = counters.nato_kind(class_words, ut.name, ut.label)
+        return counters.nato_kind(class_words, ut.name, ut.label)
+
+    def unit_image(self, ut: gamedata.UnitType, side: gamedata.SideInfo, label: str, steps: int) -> str:
+        kind = self.kind(ut)
         svg = counters.unit_counter_svg(name=label, kind=kind, color=side.color, factors=ut.factors(steps),
                                         steps=steps, max_steps=ut.max_steps, size=self.size,
                                         provisional=ut.provisional, type_label=ut.label)
@@ -182,7 +196,7 @@ class _Pieces:
             image = self.unit_image(ut, side, label, 1)
         traits += [trait("prototype;", [self.type_proto(ut)]), trait("prototype;", [self.side_proto(side)]),
                    trait("prototype;", ["Unit"]), basic_piece(image, label, gpid)]
-        return Slot(label, gpid, self.size, self.size, piece_definition(traits))
+        return Slot(label, gpid, self.size, self.size, piece_definition(traits), unit=(type_name, side_name, label))
 
     # ---------------------------------------------------------------- markers
     def marker_slot(self, name: str, image: str) -> Slot:
@@ -192,7 +206,9 @@ class _Pieces:
 
     def unit_marker_slot(self, marker: str, label: str) -> Slot:
         img = self.images.add(f"marker {marker}", counters.marker_svg(counters.wrap_words(label), self.size))
-        return self.marker_slot(label, img)
+        slot = self.marker_slot(label, img)
+        slot.marker = marker
+        return slot
 
     def turn_marker_slot(self) -> Slot:
         img = self.images.add("marker game turn", counters.marker_svg(["GAME", "TURN"], self.size, bg="#ffffff"))
@@ -291,25 +307,35 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
             location_names[loc] = box_region(clean_text(board.attr(loc, "name", loc)) or loc, loc)
             on_holding.add(loc)
     box_units: dict[str, list[gamedata.PlacedUnit]] = {}
+    waiting: list[tuple[gamedata.Reinforcement, str]] = []  # each reinforcement and its turn's box
     for r in sorted(data.reinforcements, key=lambda r: (r.turn is None, r.turn or 0)):
         key = box_region(f"Turn {r.turn}" if r.turn is not None else "Conditional")
         box_units.setdefault(key, []).append(r.unit)
+        waiting.append((r, key))
+    box_regions: dict[str, str] = {}  # an off-map box of the rules -> its Region
     for box, units in data.boxes.items():
-        box_units.setdefault(box_region(box.replace("_", " ").capitalize(), box), []).extend(units)
-    box_region(ELIMINATED)
+        box_regions[box] = box_region(box_title(box), box)
+        box_units.setdefault(box_regions[box], []).extend(units)
+    for box in [*data.box_names, *options.boxes]:  # the boxes the rules (or a saved position) put units in
+        if box != ELIMINATED_BOX and box not in box_regions:
+            box_regions[box] = box_region(box_title(box), box)
+    box_regions[ELIMINATED_BOX] = box_region(ELIMINATED)
 
-    # ---- at-start stacks (the scenario set-up, with markers on top of each unit stack)
+    # ---- at-start stacks (the scenario set-up: each location's own markers - control,
+    # fortifications - of declared markers at the bottom, the units on them, the units' markers on top)
     holding_stacks: list[SetupStackPlan] = []
-    for loc, units in data.at_start.items():
-        slots = []
-        for u in units:
-            slots.append(pieces.unit_slot(u.type, u.side, u.label, u.steps))
-        for u in units:
-            for m in u.markers:
-                label = next((lab for n, lab in data.markers if n == m), m)
-                slots.append(pieces.unit_marker_slot(m, label))
-        stack = SetupStackPlan(f"{location_names[loc]}: " + ", ".join(u.label for u in units), location_names[loc],
-                               slots)
+    marker_labels = dict(data.markers)
+    marked = [loc for loc in sorted(data.location_markers) if loc not in data.at_start and loc in location_names]
+    for loc in [*data.at_start, *marked]:
+        units = data.at_start.get(loc, [])
+        slots = [pieces.unit_marker_slot(m, marker_labels[m]) for m in data.location_markers.get(loc, ())
+                 if m in marker_labels]
+        slots += [pieces.unit_slot(u.type, u.side, u.label, u.steps) for u in units]
+        slots += [pieces.unit_marker_slot(m, marker_labels.get(m, m)) for u in units for m in u.markers]
+        if not slots:
+            continue
+        shown = [u.label for u in units] or [marker_labels.get(m, m) for m in data.location_markers[loc]]
+        stack = SetupStackPlan(f"{location_names[loc]}: " + ", ".join(shown), location_names[loc], slots)
         (holding_stacks if loc in on_holding else main.stacks).append(stack)
 
     names = list(box_titles)
@@ -328,15 +354,19 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
 
     maps += deck_maps(data, images, pieces.next_gpid, data.sides)
 
-    # ---- palette: a tab per side (one counter per unit type), and the markers
+    # ---- palette: a tab per side (one counter per unit type, wrapped into a grid, a tab per group
+    # of arms when the side has many), the other sides' types, and the markers
     tabs = []
     for side in data.sides:
         own = data.palette.get(side.name, [])
-        panels = [PanelPlan(side.label, [pieces.unit_slot(t, side.name) for t in own], columns=6)] if own else []
+        groups = palette.arrange([(t, pieces.kind(data.unit_type(t))) for t in own])
+        panels = [PanelPlan(title or f"{side.label} units", [pieces.unit_slot(t, side.name) for t in types],
+                            columns=palette.COLUMNS) for title, types in groups]
         others = [u.name for u in data.unit_types if u.name not in own]
         if others:  # bought or captured units, other sides' types: available, but out of the way
-            panels.append(PanelPlan(f"{side.label}: other types", [pieces.unit_slot(t, side.name) for t in others],
-                                    columns=6))
+            panels.append(PanelPlan(_others_title(data, side.name, others), [pieces.unit_slot(t, side.name)
+                                                                           for t in others],
+                                    columns=palette.COLUMNS, own=False))
         if panels:
             tabs.append(TabPlan(side.label, panels))
     marker_slots = [pieces.turn_marker_slot()]
@@ -345,7 +375,7 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     for v in data.side_vars:
         if v.type in ("int", "num"):
             marker_slots += [pieces.side_var_slot(v, s) for s in data.sides]
-    tabs.append(TabPlan("Markers", [PanelPlan("Markers", marker_slots, columns=6)]))
+    tabs.append(TabPlan("Markers", [PanelPlan("Markers", marker_slots, columns=palette.COLUMNS)]))
 
     # ---- global properties: turn, state variables (weather...), side variables (VP...)
     props = [GlobalPropertyPlan("Turn", str(data.first_turn), "Game turn (kept by the turn tracker)", True,
@@ -360,9 +390,7 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
                                             v.type == "int" and _is_int(value)))
 
     # ---- dice
-    dice = [DicePlan(d.text(), d.count, d.sides,
-                     f"Roll {d.text()}" + (" (apply the keep rule to the dice shown)" if d.keep is not None else ""))
-            for d in data.dice]
+    dice = [DicePlan(d.text(), d.count, d.sides, f"Roll {d.text()}", d.keep, d.keep_highest) for d in data.dice]
 
     # ---- charts: the player aids if that exporter is installed, else our table images
     chart_plans: list[ChartPlan] = []
@@ -383,19 +411,18 @@ def build_module(game, scenario: str | None = None, options: ExportOptions | Non
     files["help/about.html"] = _about_html(data, location_names, warnings)
     files["help/coverage.html"] = _coverage_html(data)
 
-    steps = [(f"{s.side}: {s.label}" if s.side else s.label) + (f" (if {s.condition})" if s.condition else "")
-             for s in data.steps]
     description = f"{data.title}, scenario {data.scenario_label}" + (f"; {data.edition}" if data.edition else "") + \
         f". Generated by Warcodex from the rules (fingerprint {data.engine.fingerprint})."
     plan = ModulePlan(
-        name=data.title, version=data.version, description=description, sides=[s.label for s in data.sides],
+        name=data.title, version=module_version(data), description=description, sides=[s.label for s in data.sides],
         prototypes=pieces.prototypes(), maps=maps, palette=tabs, global_properties=props, dice=dice,
-        first_turn=data.first_turn, steps=steps, charts=chart_plans, help_files=help_files)
+        tracker=tracker.segments(data.steps, data.first_turn, data.last_turn), charts=chart_plans,
+        help_files=help_files)
     ordered: dict[str, bytes] = {"moduledata": moduledata(plan), "buildFile.xml": build(plan)}
     for name, png in images.png.items():
         ordered["images/" + name] = png
     ordered.update(files)
-    return Module(data, plan, ordered, warnings, dict(images.svg), location_names)
+    return Module(data, plan, ordered, warnings, dict(images.svg), location_names, box_regions, waiting, options)
 
 
 def _slot_images(slot: Slot) -> list[tuple[str, str]]:
@@ -422,11 +449,21 @@ def _slot_images(slot: Slot) -> list[tuple[str, str]]:
     return []
 
 
+def _others_title(data: gamedata.GameData, side: str, others: list[str]) -> str:
+    """The tab of the types a side does not own, named by whose they are ("Soviet types"), so that
+    it is not taken for the "Other" group of arms."""
+    owners = [s.label for s in data.sides if s.name != side and any(t in data.palette.get(s.name, []) for t in others)]
+    unowned = [t for t in others if not any(t in data.palette.get(s.name, []) for s in data.sides)]
+    if len(owners) == 1 and not unowned:
+        return f"{owners[0]} types"
+    return "Other sides' types" if owners else "Unassigned types"
+
+
 def counter_sheet_items(maps: list[MapPlan], tabs: list[TabPlan], svgs: dict[str, bytes]) -> list[tuple[bytes, str]]:
     """The counter sheet: every unit of the set-up and the holding boxes (each step), the palette's
     own unit types, then the markers (each face); each image once."""
     slots = [s for m in maps for st in m.stacks for s in st.slots]
-    slots += [s for tab in tabs for p in tab.panels if not p.name.endswith("other types") for s in p.slots]
+    slots += [s for tab in tabs for p in tab.panels if p.own for s in p.slots]
     seen: set[str] = set()
     units, markers = [], []
     for slot in slots:
@@ -436,6 +473,14 @@ def counter_sheet_items(maps: list[MapPlan], tabs: list[TabPlan], svgs: dict[str
             seen.add(img)
             (units if img.startswith("unit_") else markers).append((svgs[img], caption))
     return units + markers
+
+
+def module_version(data: gamedata.GameData) -> str:
+    """The game's version (or the rules' fingerprint) and the scenario: VASSAL keeps a module's map
+    tiles under its name and version, and takes them as fresh when newer than the image in the zip
+    (TilingHandler.isFresh; our zips carry one fixed date), so two scenarios' modules of one
+    version would show each other's holding boxes."""
+    return f"{data.version}-{data.scenario}"
 
 
 def _is_int(text: str) -> bool:
@@ -465,15 +510,41 @@ def _table(header: list[str], rows: list[list[str]]):
                    H.TR(*[H.TH(h) for h in header]), *[H.TR(*[H.TD(str(c)) for c in r]) for r in rows])
 
 
+def _step_text(s: gamedata.Step) -> str:
+    """A phase of the sequence with when this scenario plays it, and the condition as written."""
+    text = tracker.phase_text(s)
+    if s.turns is not None:
+        text += f" - turns {_runs(s.turns)}" if s.turns else " - not played in this scenario"
+    if s.maybe_turns and s.condition:
+        text += f" - if applicable: {s.condition}"
+    elif s.condition and s.turns is None:
+        text += f" - when {s.condition}"
+    return text
+
+
+def _runs(turns: tuple[int, ...]) -> str:
+    """1, 3, 5-9: a set of turns as ranges."""
+    out: list[str] = []
+    start = prev = None
+    for t in sorted(turns) + [None]:
+        if t is not None and prev is not None and t == prev + 1:
+            prev = t
+            continue
+        if start is not None:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = t
+    return ", ".join(out)
+
+
 def _about_html(data: gamedata.GameData, names: dict[str, str], warnings: list[str]) -> bytes:
     turns = f"turns {data.first_turn}-{data.last_turn}" if data.last_turn is not None else f"from turn {data.first_turn}"
     parts = [
         H.P(f"Scenario {data.scenario_label} ({data.scenario}), {turns}. "
             + (f"Rules edition: {data.edition}. " if data.edition else "")
-            + f"Module version {data.version}; generated by Warcodex from the rules, which are the authority."),
+            + f"Module version {module_version(data)}; generated by Warcodex from the rules, which are the authority."),
         H.H3("Sequence of play (the turn tracker's phases)"),
-        H.OL(*[H.LI((f"{s.side}: " if s.side else "") + s.label + (f" - only when {s.condition}" if s.condition else ""))
-               for s in data.steps]) if data.steps else H.P("The rules declare no sequence of play."),
+        H.OL(*[H.LI(_step_text(s)) for s in data.steps]) if data.steps
+        else H.P("The rules declare no sequence of play."),
         H.H3("Set-up"),
         H.P(f"{sum(len(u) for u in data.at_start.values())} units in {len(data.at_start)} locations are placed at the "
             "start (at-start stacks of the map)."),

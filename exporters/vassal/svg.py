@@ -84,11 +84,29 @@ def text_width(text: str, size: float, weight: str = "normal", condensed: bool =
     return len(text) * CHAR_EM[key] * size
 
 
+_PNG_CACHE: dict[tuple[bytes, float], bytes] = {}
+_PNG_CACHE_LIMIT = 256 * 2**20  # bytes of PNG kept: a game's counters and boards, several times
+_png_cached = 0
+
+
 def to_png(svg: bytes, scale: float = 1.0) -> bytes:
-    """Rasterise with cairosvg (a runtime dependency; it needs the system's libcairo)."""
+    """Rasterise with cairosvg (a runtime dependency; it needs the system's libcairo).
+
+    Remembered per process by the SVG's digest: the modules of a game's scenarios share most of
+    their art (the board, the counters), and cairosvg takes most of an export's time."""
     import cairosvg
 
-    return cairosvg.svg2png(bytestring=svg, scale=scale)
+    global _png_cached
+    key = (hashlib.sha256(svg).digest(), scale)
+    png = _PNG_CACHE.get(key)
+    if png is None:
+        png = cairosvg.svg2png(bytestring=svg, scale=scale)
+        if _png_cached + len(png) > _PNG_CACHE_LIMIT:
+            _PNG_CACHE.clear()
+            _png_cached = 0
+        _PNG_CACHE[key] = png
+        _png_cached += len(png)
+    return png
 
 
 # ---------------------------------------------------------------------------- colours

@@ -1,0 +1,205 @@
+"""Evaluations (the language construct and its value) and the agents that search with them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from warcodex.dsl.checker import check_game, check_path
+from warcodex.dsl.loader import load_game
+from warcodex.interpreter.agents import make_agent
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.evaluation import WIN_VALUE, utility
+from warcodex.interpreter.play import agents_for, log_text, play, start
+from warcodex.interpreter.search_agents import GreedyAgent, MCTSAgent
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    game, diags = check_path("games/tiny")
+    assert not diags.errors
+    return game
+
+
+def _objectives(engine):
+    return [h for h in engine.board.locations if "objective" in engine.board.features(h)]
+
+
+@pytest.mark.parametrize("evaluator", ["generated", "reference"])
+def test_tiny_front_evaluation_is_the_weighted_sum_of_its_terms(tiny, evaluator):
+    engine = Engine(tiny, evaluator=evaluator)
+    state = engine.new_game("meeting", 1)
+    ctx = Context(engine, state)
+    ev = engine.evaluations["standing"]
+    axis = engine.entities["axis"]
+    # at set-up nobody controls an objective (§10: control comes from entering); four 2-step units
+    breakdown = {label: (w, v) for label, w, v in ev.breakdown(ctx, axis)}
+    assert breakdown["objective VP held"] == (10, 0)
+    assert breakdown["steps on the map"] == (2, 8)
+    board = engine.board
+    distances = sum(min(board.distance(u.loc, h) for h in _objectives(engine))
+                    for u in state.units.values() if u.side == "axis")
+    assert breakdown["distance to objectives not held"] == (Fraction(-1, 4), distances)
+    assert ev.score(ctx, axis) == 16 - Fraction(distances, 4)
+    # Millerovo (1 VP) taken by the Axis: +10 for it, and it no longer counts as a target
+    state.loc_vars.setdefault("0305", {})["controller"] = axis
+    state.touch()
+    assert dict((label, v) for label, _, v in ev.breakdown(Context(engine, state), axis))["objective VP held"] == 1
+
+
+def test_utility_is_the_alliance_minus_its_enemies_and_a_win_dominates(tiny):
+    engine = Engine(tiny)
+    state = engine.new_game("meeting", 1)
+    ev = engine.evaluations["standing"]
+    ctx = Context(engine, state)
+    a, s = ev.score(ctx, engine.entities["axis"]), ev.score(ctx, engine.entities["soviet"])
+    assert utility(engine, ctx, ev, "axis") == pytest.approx(float(a - s))
+    assert utility(engine, ctx, ev, "soviet") == pytest.approx(float(s - a))
+    state.winner = "soviet"
+    assert utility(engine, ctx, ev, "soviet") > WIN_VALUE / 2 > -WIN_VALUE / 2 > utility(engine, ctx, ev, "axis")
+
+
+def test_an_overlay_reweighs_one_term_by_its_label(tiny, tmp_path):
+    overlay = tmp_path / "weights.wcx"
+    overlay.write_text('override evaluation standing(s: side) { term "steps on the map" weight 5: '
+                       'sum(u.steps for u in units_of(s)) §2.1 }\n')
+    game, diags = check_path("games/tiny", [overlay])
+    assert not diags.errors
+    ev = Engine(game).evaluations["standing"]
+    assert [t.label for t in ev.terms] == ["objective VP held", "steps on the map", "distance to objectives not held"]
+    state = Engine(game).new_game("meeting", 1)
+    assert dict((lb, w) for lb, w, _ in ev.breakdown(Context(Engine(game), state), Engine(game).entities["axis"]))["steps on the map"] == 5
+
+
+BASE = '''game g "G" §1 { }
+sections { §1 "One" }
+sequence §1 { phase main §1 { } }
+side a
+side b
+side_var vp: int = 0
+'''
+
+
+def _check(tmp_path, text):
+    (tmp_path / "game.wcx").write_text(text, encoding="utf-8")
+    return check_game(load_game(tmp_path))
+
+
+def test_checker_errors_of_evaluations(tmp_path):
+    diags = _check(tmp_path, BASE + 'evaluation e(x: int) "E" §1 { term "vp": x }\n'
+                   'evaluation f(s: side) "F" { term "vp": s.vp term "vp": 1 }\n'
+                   'evaluation g2(s: side) "G" §1 { }\n')
+    messages = [d.message for d in diags.errors]
+    assert any("evaluation 'e' must take one parameter, the side it judges" in m for m in messages)
+    assert any("evaluation 'f' cites no rulebook section" in m for m in messages)
+    assert any("two terms labelled \"vp\"" in m for m in messages)
+    assert any("evaluation 'g2' has no term" in m for m in messages)
+    errors = _check(tmp_path, BASE + 'evaluation e(s: side) "E" §1 { term "x": 1 + nothing }\n').errors
+    assert any("nothing" in d.message for d in errors), [d.message for d in errors]
+
+
+def test_agent_specs_and_their_options():
+    assert isinstance(make_agent("greedy", 1), GreedyAgent)
+    agent = make_agent("mcts:playouts=5:horizon=3:rollout=greedy:c=0.5", 1)
+    assert isinstance(agent, MCTSAgent) and (agent.playouts, agent.horizon, agent.rollout, agent.exploration) == (5, 3, "greedy", 0.5)
+    assert make_agent("greedy:samples=3", 1).samples == 3
+    for bad, message in [("greedy:sample=3", "unknown option 'sample'"), ("mcts:playouts=x", "is not a int"),
+                         ("random:x=1", "takes no options"), ("clever", "unknown agent 'clever'"),
+                         ("mcts:rollout=smart", "rollout must be random or greedy"), ("greedy:3", "key=value")]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(bad, 1)
+
+
+def test_greedy_is_deterministic_for_a_seed_and_keeps_the_invariants(tiny):
+    engine = Engine(tiny)
+    logs = [log_text(start(engine, "meeting", 4, agents_for(engine, ["greedy", "random"], 4), check_invariants=True).run().log)
+            for _ in range(2)]
+    assert logs[0] == logs[1]
+
+
+def test_greedy_beats_random_on_tiny_front_from_either_side(tiny):
+    # the issue's target on the smallest bundled game: 6 seeds with greedy as each side
+    engine = Engine(tiny)
+    for greedy_side, specs in (("axis", ["greedy", "random"]), ("soviet", ["random", "greedy"])):
+        wins = losses = 0
+        for seed in range(1, 7):
+            g = play(engine, "meeting", seed, agents_for(engine, specs, seed), trace=False)
+            wins += g.state.winner == greedy_side
+            losses += g.state.winner not in (greedy_side, None)
+        assert wins > losses + 2, (greedy_side, wins, losses)
+
+
+def test_mcts_is_seeded_and_legal(tiny):
+    engine = Engine(tiny)
+    logs = []
+    for _ in range(2):
+        g = start(engine, "meeting", 2, agents_for(engine, ["mcts:playouts=4:horizon=4", "random"], 2),
+                  check_invariants=True)
+        g.run(until_turn=2)
+        logs.append(log_text(g.log))
+    assert logs[0] == logs[1] and '"action": "move"' in logs[0]
+
+
+def test_search_does_not_see_the_games_dice(tiny):
+    # looking ahead rolls dice of the agent's own: the game's dice stream is untouched, so the game
+    # rolls exactly what a game without lookahead at that point would roll
+    engine = Engine(tiny)
+    g = start(engine, "meeting", 3, agents_for(engine, ["greedy", "greedy"], 3))
+    before = g.state.rng.getstate()
+    agent = g.agents["axis"]
+    g.run(until_turn=1, max_actions=0)  # to the first decision
+    from warcodex.interpreter.agents import LegalActions
+
+    legal = LegalActions(engine, g.ctx, ["move"])
+    agent.choose_action(g.ctx, "axis", legal)
+    assert g.state.rng.getstate() == before
+
+
+@pytest.fixture(scope="module")
+def stargard():
+    game, diags = check_path("games/stargard-solstice")
+    assert not diags.errors
+    return game
+
+
+@pytest.mark.parametrize("evaluator", ["generated", "reference"])
+def test_stargard_evaluation_follows_the_soviet_vp_total_and_the_sudden_victory(stargard, evaluator):
+    # games/stargard-solstice/evaluation.wcx: the Soviet VP total the position would score against
+    # the draw level (§14, §16.4), for the Soviets and against the Germans; while the German sudden
+    # victory is possible (before the end of turn 3, §14.2.1), the units exited and Arnswalde count
+    engine = Engine(stargard, evaluator=evaluator)
+    state = engine.new_game("solstice", 1)
+    ev = engine.evaluations["standing"]
+    german, soviet = engine.entities["german"], engine.entities["soviet"]
+    table = engine.tables["vp_markers"]
+
+    def cell(column, hex_):
+        return int(str(table.lookup([column, hex_], None)))
+
+    # the end-of-game markers (no flip turn) the Soviets hold at the set-up (victory.wcx)
+    held = sum(cell("vp", h) for h in (k.text() for k in table.decl.rows.keys)
+               if cell("flip_turn", h) == 0 and state.loc_vars.get(h, {}).get("controller") == soviet)
+    steps = {s: sum(u.steps for u in state.units.values() if u.side == s and u.loc is not None)
+             for s in ("german", "soviet")}
+
+    def terms(side):
+        return {label: (w, v) for label, w, v in ev.breakdown(Context(engine, state), side)}
+
+    assert terms(soviet)["Soviet VP against the draw level"] == (10, held - 9)
+    assert terms(german)["Soviet VP against the draw level"] == (10, 9 - held)
+    assert terms(german)["steps on the map"] == (1, steps["german"])
+    assert "units exited for the sudden victory" not in terms(soviet)
+    # turn 2: two German units exited and Arnswalde relieved: 5 x 2 + 10 for the Germans
+    before = ev.score(Context(engine, state), german)
+    state.position = replace(state.position, turn=2)
+    state.side_vars.setdefault("german", {})["exited"] = 2
+    state.vars["arnswalde_relieved"] = True
+    state.touch()
+    assert ev.score(Context(engine, state), german) == before + 20
+    # after turn 3 the sudden victory is gone, and so are its terms
+    state.position = replace(state.position, turn=4)
+    state.touch()
+    assert ev.score(Context(engine, state), german) == before
