@@ -55,42 +55,47 @@ def measure(folder: Path) -> tuple[float, float, int, int]:
     return timed(uncached), timed(cached), size, lines
 
 
+# the rule declarations a synthetic game repeats (renamed); the rest (data, sections, sides, the
+# sequence, scenarios, invariants, triggers) exists once
+RULE_KINDS = ("Quantity", "Function", "Procedure", "Action", "Movement", "Table")
+
+
 def synthetic(folder: Path, copies: int, target: Path) -> Path:
     """The game's rules repeated `copies` times, every rule name renamed per copy (the first copy
-    keeps the game, sections, sides and sequence), so the checker sees a game `copies` x larger."""
-    shutil.copytree(folder, target)
-    extra = []
-    rules = [p for p in sorted(folder.glob("*.wcx")) if p.name not in ("game.wcx", "sections.wcx", "sequence.wcx", "scenarios.wcx")]
-    from warcodex.dsl.loader import load_game
+    is the game itself), so the checker sees a game `copies` x larger. The rule declarations are
+    cut out of the files by their parsed spans, in the game's load order, so an `override` still
+    comes after what it overrides."""
+    from warcodex.dsl.loader import load_game, load_modules
 
+    shutil.copytree(folder, target)
     game = load_game(folder)
-    renamable = sorted((n for n, d in game.names.items() if n and type(d).__name__ in ("Quantity", "Function", "Procedure", "Action", "Movement", "Table")), key=len, reverse=True)
+    renamable = sorted((n for n, d in game.names.items() if n and type(d).__name__ in RULE_KINDS), key=len, reverse=True)
     if not renamable:
         raise ValueError(f"{folder.name} has no rules to replicate")
-    # rule names, but not property names after a dot (`u.attack` stays)
-    pattern = re.compile(r"(?<![.\w])(" + "|".join(map(re.escape, renamable)) + r")\b")
-    for i in range(1, copies):
-        for p in rules:
-            extra.append(pattern.sub(lambda m: f"{m.group(1)}_{i}", p.read_text(encoding="utf-8")))
-    (target / "extra.wcx").write_text(_drop_data_decls("\n".join(extra)), encoding="utf-8")
+    rules = "\n\n".join(_rule_text(m) for m in load_modules(folder))
+    # rule names, but not property names after a dot (`u.attack` stays) nor a tag after `is`
+    # (`terrain(h) is unplayable` tests a flag that a function may share its name with)
+    pattern = re.compile(r"(?<![.\w])(?<!\bis )(?<!\bis not )(" + "|".join(map(re.escape, renamable)) + r")\b")
+    extra = [pattern.sub(lambda m: f"{m.group(1)}_{i}", rules) for i in range(1, copies)]
+    (target / "extra.wcx").write_text("\n\n".join(extra) + "\n", encoding="utf-8")
     entry = target / "game.wcx"
-    entry.write_text('include "extra.wcx"\n' + entry.read_text(encoding="utf-8"), encoding="utf-8")
+    entry.write_text(entry.read_text(encoding="utf-8") + '\ninclude "extra.wcx"\n', encoding="utf-8")
     return target
 
 
-def _drop_data_decls(text: str) -> str:
-    """Keep only rule declarations (renamed); data declarations (terrain, units...) exist once."""
-    out, keep = [], True
-    for line in text.splitlines():
-        if re.match(r"^(terrain|edge|feature|marker|class|unit|var|side_var|unit_var|location_var|option|result|side|alliance)\b", line):
-            keep = False
-        elif re.match(r"^(quantity|function|procedure|action|movement|table|#|$)", line):
-            keep = True
-        elif re.match(r"^\S", line) and not line.startswith("}"):
-            keep = keep
-        if keep:
-            out.append(line)
-    return "\n".join(out)
+def _rule_text(module) -> str:
+    """The text of a module's rule declarations (with their `override`), in file order."""
+    text = Path(module.path).read_text(encoding="utf-8")
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    out = []
+    for decl in module.decls:
+        if type(decl).__name__ not in RULE_KINDS or decl.span is None:
+            continue
+        begin = starts[decl.span.line - 1] + decl.span.column - 1
+        if decl.override:  # the span starts at the declaration's keyword, after `override`
+            begin = text.rindex("override", 0, begin)
+        out.append(text[begin:starts[decl.span.end_line - 1] + decl.span.end_column - 1])
+    return "\n\n".join(out)
 
 
 def main() -> None:

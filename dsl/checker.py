@@ -343,6 +343,7 @@ class _Checker:
         self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.emitted: dict[str, ast.Expr] = {}
         self._free: dict[str, dict[str, Span | None] | None] = {}  # result name -> free names
+        self._elements: dict[int, str | None] = {}  # id(function) -> the type of its list's elements
 
     def run(self) -> None:
         # The map comes first: place()/loc() checks need its locations.
@@ -381,6 +382,16 @@ class _Checker:
 
     def walker(self, names: dict[str, str | None] | None = None, free: dict | None = None) -> "_Walker":
         return _Walker(self, dict(names or {}), free)
+
+    def function_elements(self, decl: ast.Function) -> str | None:
+        """What the list a function returns holds, read from its body (a declared type says only
+        `list`); None when unknown, or while reading a recursive function's own body."""
+        key = id(decl)
+        if key not in self._elements:
+            self._elements[key] = None
+            if decl.type in (None, "list"):
+                self._elements[key] = self.walker({p.name: p.type for p in decl.params}).elements(decl.body)
+        return self._elements[key]
 
     def free_names(self, result: ast.Result) -> dict[str, Span | None]:
         """Names a result body uses but neither declares nor gets as parameters (memoized)."""
@@ -573,7 +584,7 @@ class _Checker:
         w = self.walker()
         for param in action.params:
             w.expr(param.source)
-            w.locals[param.name] = None
+            w.bind_element(param.name, param.source, param.subset)
             if param.where is not None:
                 w.cond(param.where)
         for p in action.props:
@@ -1403,7 +1414,64 @@ class _Walker:
         self.game = checker.game
         self.diags = checker.diags
         self.locals = locals_
+        self.lists: dict[str, str] = {}  # local lists whose elements' type is known
         self.free = free
+
+    # ------------------------------------------------------------ what is known of a value's type
+    def bind(self, name: str, type_: str | None, elements: str | None = None) -> None:
+        """A local name (re)defined: its type, and for a list the type of its elements."""
+        self.locals[name] = type_
+        if elements is None:
+            self.lists.pop(name, None)
+        else:
+            self.lists[name] = elements
+
+    def bind_element(self, name: str, source: ast.Expr, subset: bool = False) -> None:
+        """`for x in SOURCE`, `choose x from SOURCE` (a `subset` is a list of its elements)."""
+        if subset:
+            self.bind(name, "list", self.elements(source))
+        else:
+            self.bind(name, self.elements(source))
+
+    def elements(self, e: ast.Expr | None) -> str | None:
+        """The type of the elements of the list `e` computes, when it is known: a built-in's
+        (`units_at(h)`: units), a function's (from its body), a local list's, `list(...)` of one."""
+        if isinstance(e, ast.Name):
+            return self.lists.get(e.id)
+        if isinstance(e, ast.Call):
+            builtin = stdlib.BUILTINS.get(e.func)
+            if e.func == "list" and len(e.args) == 1 and not e.kwargs:
+                return self.elements(e.args[0])
+            if builtin is not None:
+                return builtin.elements
+            decl = self.game.names.get(e.func)
+            return self.c.function_elements(decl) if isinstance(decl, ast.Function) else None
+        if isinstance(e, ast.Comprehension) and e.func == "list":
+            return self._element_of(e)
+        if isinstance(e, ast.Cond) or (isinstance(e, ast.BinOp) and e.op == "+"):
+            a, b = (e.then, e.orelse) if isinstance(e, ast.Cond) else (e.left, e.right)
+            ta, tb = self.elements(a), self.elements(b)
+            return ta if ta == tb else None
+        return None
+
+    def value_type(self, e: ast.Expr | None) -> str | None:
+        """The type of a value, when it is known (a local's, `first(u for u in UNITS ...)`...)."""
+        if isinstance(e, ast.Name):
+            return self.locals.get(e.id)
+        if isinstance(e, ast.Comprehension) and e.func == "first":
+            return self._element_of(e)
+        if isinstance(e, ast.Call) and e.func == "pick_random" and len(e.args) == 1:
+            return self.elements(e.args[0])
+        if isinstance(e, ast.Cond):
+            ta, tb = self.value_type(e.then), self.value_type(e.orelse)
+            return ta if ta == tb else None
+        return None
+
+    def _element_of(self, e: ast.Comprehension) -> str | None:
+        """`list(x for x in SOURCE ...)`, `first(...)`: the elements of SOURCE, when it yields x."""
+        if isinstance(e.element, ast.Name) and e.element.id == e.var:
+            return self.elements(e.source)
+        return None
 
     def defined(self, name: str) -> bool:
         # `DR2`: a result code with its number, the way a table cell holds it
@@ -1417,7 +1485,7 @@ class _Walker:
     def stmt(self, s: ast.Stmt) -> None:
         if isinstance(s, ast.Let):
             self.expr(s.value)
-            self.locals[s.name] = None
+            self.bind(s.name, self.value_type(s.value), self.elements(s.value))
         elif isinstance(s, ast.SetStmt):
             self.target(s.target)
             self.expr(s.value)
@@ -1428,11 +1496,11 @@ class _Walker:
             self.body(s.orelse)
         elif isinstance(s, ast.For):
             self.expr(s.source)
-            self.locals[s.var] = None
+            self.bind_element(s.var, s.source)
             self.body(s.body)
         elif isinstance(s, ast.Choose):
             self.expr(s.source)
-            self.locals[s.var] = None
+            self.bind_element(s.var, s.source, s.subset)
             if s.where is not None:
                 self.cond(s.where)
             self.expr(s.by)
@@ -1657,10 +1725,10 @@ class _Walker:
                              "used as a statement", e.span)
         self.expr(e.source)
         # The variable is visible inside the comprehension only.
-        saved = self.locals
-        self.locals = dict(saved)
-        self.locals[e.var] = None
+        saved = self.locals, self.lists
+        self.locals, self.lists = dict(saved[0]), dict(saved[1])
+        self.bind_element(e.var, e.source)
         self.expr(e.element)
         if e.where is not None:
             self.cond(e.where)
-        self.locals = saved
+        self.locals, self.lists = saved

@@ -33,13 +33,24 @@ Canonical layout
 Comments
 --------
 The AST has no comments, so `format_text` recovers them from the original text (a `#` outside a
-string, to the end of the line) and re-attaches them by line number. A run of comment lines
-between top-level declarations is kept just before the declaration that follows it (a blank line
-between a run and what follows is kept, as one blank line); comments after the last declaration
-stay at the end of the file. **Comments inside a declaration** (end-of-line comments, or comment
-lines inside a body) **are moved to the lines just before that declaration**, in their original
-order: nothing is dropped, but such a comment no longer sits next to the line it described.
-`format_module`, which sees only the AST, writes no comments.
+string, to the end of the line) and re-attaches them by line number to the item they belong to:
+the declarations, and inside them the lines the layout writes on their own (statements,
+properties, cards, table rows and axes, modifiers, action params, sequence items, test lines...).
+
+* A comment line is kept just before the item that follows it in the same body (a run of comment
+  lines between top-level declarations keeps one blank line before what follows, if it had one);
+  comment lines after the last item of a body stay at the end of that body, before its `}`;
+  comments after the last declaration stay at the end of the file.
+* An end-of-line comment stays at the end of the line of the item it ended (two spaces before the
+  `#`), or of the head line of a block (``if x {  # why``).
+* A block holding a comment is never written inline (``{ a: 1 }``), so every comment keeps a line.
+* An end-of-line comment that cannot keep its line goes on a line of its own, keeping its order
+  and its block: a second one inside an expression the layout joins onto one line goes just
+  before that item; one on a line that holds no item (``} else {  # c``, ``do {  # c``, a
+  quantity's ``base:`` or ``order:`` line) goes before the next item, or at the end of the block.
+
+So formatting twice gives the same text as formatting once. `format_module`, which sees only the
+AST, writes no comments.
 
 Safety
 ------
@@ -52,6 +63,8 @@ the same text.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -341,7 +354,37 @@ def _wrap(prefix: str, e: ast.Expr, ind: str, cont: str, suffix: str = "") -> li
 
 # ---------------------------------------------------------------- declarations and statements
 class _Layout:
-    """Turns AST nodes into lines of text (each line carries its own indentation)."""
+    """Turns AST nodes into lines of text (each line carries its own indentation).
+
+    `places` says where the comments of the declaration being laid out go (see `_Places`); each
+    item written on lines of its own passes through `_noted`, which adds its comments."""
+
+    def __init__(self) -> None:
+        self.places = _Places()
+
+    def _noted(self, node: ast.Node, lines: list[str], ind: str) -> list[str]:
+        n = self.places.notes.get(id(node))
+        if n is None:
+            return lines
+        lines = list(lines)
+        before, head = list(n.before), n.head
+        if head is not None and n.end is not None and len(lines) == 1:
+            before.append(head)  # one line cannot end with two comments
+            head = None
+        if head is not None:
+            lines[0] += f"  {head}"
+        if n.end is not None:
+            lines[-1] += f"  {n.end}"
+        if n.tail:
+            if len(lines) > 1 and lines[-1].lstrip().startswith("}"):
+                lines[-1:-1] = [ind + INDENT + t for t in n.tail]
+            else:
+                lines += [ind + t for t in n.tail]
+        return [ind + t for t in before] + lines
+
+    def _quiet(self, node: ast.Node | None) -> bool:
+        """No comment inside `node` needs a line of its own: it may be written inline."""
+        return node is None or id(node) not in self.places.busy
 
     # -- declarations
     def decl(self, d: ast.Decl, ind: str = "") -> list[str]:
@@ -351,19 +394,20 @@ class _Layout:
         lines = method(d, ind)
         if d.override:
             lines[0] = f"{ind}override {lines[0][len(ind):]}"
-        return lines
+        return self._noted(d, lines, ind)
 
-    def _props_block(self, head: str, props: list[ast.Prop], ind: str, required: bool = True) -> list[str]:
+    def _props_block(self, head: str, props: list[ast.Prop], ind: str, owner: ast.Node,
+                     required: bool = True) -> list[str]:
         if not props:
             return [f"{ind}{head} {{}}" if required else f"{ind}{head}"]
         texts = [_prop(p) for p in props]
         inline = f"{ind}{head} {{ {' '.join(texts)} }}"
-        if len(props) <= MAX_INLINE_PROPS and _fits(inline):
+        if len(props) <= MAX_INLINE_PROPS and _fits(inline) and self._quiet(owner):
             return [inline]
-        lines = [f"{ind}{head} {{"]
-        for p in props:
-            lines += _prop_lines(p, ind + INDENT)
-        return lines + [f"{ind}}}"]
+        return [f"{ind}{head} {{"] + self._prop_lines(props, ind + INDENT) + [f"{ind}}}"]
+
+    def _prop_lines(self, props: list[ast.Prop], ind: str) -> list[str]:
+        return [line for p in props for line in self._noted(p, _prop_lines(p, ind), ind)]
 
     def _body(self, head: str, inner: list[str], ind: str) -> list[str]:
         if not inner:
@@ -371,26 +415,26 @@ class _Layout:
         return [f"{ind}{head} {{"] + inner + [f"{ind}}}"]
 
     def _game(self, d: ast.Game, ind: str) -> list[str]:
-        return self._props_block(f"game {d.name}{_header_meta(d.header)}", d.props, ind)
+        return self._props_block(f"game {d.name}{_header_meta(d.header)}", d.props, ind, d)
 
     def _sections(self, d: ast.Sections, ind: str) -> list[str]:
         inner = []
         for e in d.entries:
             status = f" {e.status}" if e.status is not None else ""
             note = f" {quote(e.note)}" if e.status is not None and e.note is not None else ""
-            inner.append(f"{ind}{INDENT}§{e.number} {quote(e.title)}{status}{note}")
+            inner += self._noted(e, [f"{ind}{INDENT}§{e.number} {quote(e.title)}{status}{note}"], ind + INDENT)
         return self._body("sections", inner, ind)
 
     def _entity(self, d: ast.Entity, ind: str) -> list[str]:
-        return self._props_block(f"{d.kind} {d.name}{_header_meta(d.header)}", d.props, ind, required=False)
+        return self._props_block(f"{d.kind} {d.name}{_header_meta(d.header)}", d.props, ind, d, required=False)
 
     def _unit(self, d: ast.Unit, ind: str) -> list[str]:
         head = f"unit {d.name}{_header_meta(d.header, d.classes)}"
         if not d.step_values:
-            return self._props_block(head, d.props, ind, required=False)
-        inner = [line for p in d.props for line in _prop_lines(p, ind + INDENT)]
+            return self._props_block(head, d.props, ind, d, required=False)
+        inner = self._prop_lines(d.props, ind + INDENT)
         for sv in d.step_values:
-            inner += self._props_block(f"at steps {sv.steps}", sv.props, ind + INDENT)
+            inner += self._noted(sv, self._props_block(f"at steps {sv.steps}", sv.props, ind + INDENT, sv), ind + INDENT)
         return self._body(head, inner, ind)
 
     def _vardecl(self, d: ast.VarDecl, ind: str) -> list[str]:
@@ -405,19 +449,21 @@ class _Layout:
     def _table(self, d: ast.Table, ind: str) -> list[str]:
         i2 = ind + INDENT
         # table properties first: after a key list, a property name would be read as one more key
-        inner = [f"{i2}{p.key}: {format_expr(p.value)}" if p.value is not None else f"{i2}{p.key}" for p in d.props]
+        inner = [line for p in d.props for line in self._noted(
+            p, [f"{i2}{p.key}: {format_expr(p.value)}" if p.value is not None else f"{i2}{p.key}"], i2)]
         if d.columns is not None:
             kind = "" if d.columns.kind == "values" else f" {d.columns.kind}"
-            inner.append(f"{i2}columns{kind}: {' '.join(_key(k) for k in d.columns.keys)}")
+            inner += self._noted(d.columns, [f"{i2}columns{kind}: {' '.join(_key(k) for k in d.columns.keys)}"], i2)
         if d.rows is not None:
             r = d.rows
             kind = "" if r.kind == "values" else f" {r.kind}"
             dice = f" {r.dice.text()}" if r.dice is not None else ""
             clamp = " clamp" if r.clamp else ""
-            inner.append(f"{i2}rows{kind}{dice}: {' '.join(_key(k) for k in r.keys)}{clamp}")
+            inner += self._noted(r, [f"{i2}rows{kind}{dice}: {' '.join(_key(k) for k in r.keys)}{clamp}"], i2)
         if d.beyond:
             inner.append(f"{i2}beyond {{")
-            inner += [f"{i2}{INDENT}{self._beyond(b)}" for b in d.beyond]
+            for b in d.beyond:
+                inner += self._noted(b, [f"{i2}{INDENT}{self._beyond(b)}"], i2 + INDENT)
             inner.append(f"{i2}}}")
         inner += self._rows(d.table_rows, i2)
         return self._body(f"table {d.name}{_header_meta(d.header)}", inner, ind)
@@ -447,9 +493,9 @@ class _Layout:
                     widths.append(0)
                 widths[j] = max(widths[j], len(text))
         out = []
-        for key, row in zip(keys, cells):
+        for r, key, row in zip(rows, keys, cells):
             padded = [t.ljust(widths[j]) if j < len(row) - 1 else t for j, t in enumerate(row)]
-            out.append(f"{ind}{key.ljust(key_w)} {' | '.join(padded)}".rstrip())
+            out += self._noted(r, [f"{ind}{key.ljust(key_w)} {' | '.join(padded)}".rstrip()], ind)
         return out
 
     def _result(self, d: ast.Result, ind: str) -> list[str]:
@@ -473,7 +519,7 @@ class _Layout:
                 s += f" when {format_expr(m.when)}"
             if m.group is not None:
                 s += f" group {m.group}"
-            inner.append(f"{i2}{s}{_cites(m.citations)}{_prov(m.provenance)}")
+            inner += self._noted(m, [f"{i2}{s}{_cites(m.citations)}{_prov(m.provenance)}"], i2)
         if d.order:
             inner.append(f"{i2}order: {', '.join(d.order)}")
         return self._body(f"quantity {d.name}{_params(d.params)}{qtype}{_header_meta(d.header)}", inner, ind)
@@ -496,15 +542,15 @@ class _Layout:
         return [head] + _wrap("", d.body, ind + INDENT, ind + INDENT)
 
     def _movement(self, d: ast.Movement, ind: str) -> list[str]:
-        return self._props_block(f"movement {d.name}{_header_meta(d.header)}", d.props, ind)
+        return self._props_block(f"movement {d.name}{_header_meta(d.header)}", d.props, ind, d)
 
     def _action(self, d: ast.Action, ind: str) -> list[str]:
         i2 = ind + INDENT
         inner = []
         for p in d.params:
-            inner += self._action_param(p, i2)
-        inner += [line for p in d.props for line in _prop_lines(p, i2)]
-        inner += [f"{i2}{self._require(r)}" for r in d.requires]
+            inner += self._noted(p, self._action_param(p, i2), i2)
+        inner += self._prop_lines(d.props, i2)
+        inner += [line for r in d.requires for line in self._noted(r, [f"{i2}{self._require(r)}"], i2)]
         if d.body:
             inner += self._block("do", d.body, i2, inline=True)
         return self._body(f"action {d.name}{_header_meta(d.header)}", inner, ind)
@@ -539,27 +585,31 @@ class _Layout:
         for item in items:
             if isinstance(item, ast.Phase):
                 out += self.decl(item, ind)
-            elif isinstance(item, ast.TurnLoop):
-                out += self._body(f"turns{_meta(item.label, citations=item.citations)}", self._seq_items(item.items, ind + INDENT), ind)
-            elif isinstance(item, ast.PlayerTurns):
-                head = f"player_turns {format_expr(item.sides)}{_meta(item.label, citations=item.citations)}"
-                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
-            elif isinstance(item, ast.PlayerTurn):
-                head = f"player_turn {format_expr(item.side)}{_meta(item.label, citations=item.citations)}"
-                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
-            elif isinstance(item, ast.Repeat):
-                head = f"repeat{_meta(item.label, citations=item.citations)} while {format_expr(item.test)}"
-                out += self._body(head, self._seq_items(item.items, ind + INDENT), ind)
-            elif isinstance(item, ast.Allow):
-                limit = f" limit {item.limit}" if item.limit is not None else ""
-                out.append(f"{ind}allow {', '.join(item.actions)}{limit}")
-                for r in item.until:
-                    out.append(f"{ind}{INDENT}until{self._require(r)[len('require'):]}")
-            elif isinstance(item, ast.Do):
-                out += self._block("do", item.body, ind, inline=True)
             else:
-                raise TypeError(f"cannot format sequence item {type(item).__name__}")
+                out += self._noted(item, self._seq_item(item, ind), ind)
         return out
+
+    def _seq_item(self, item, ind: str) -> list[str]:
+        if isinstance(item, ast.TurnLoop):
+            return self._body(f"turns{_meta(item.label, citations=item.citations)}", self._seq_items(item.items, ind + INDENT), ind)
+        if isinstance(item, ast.PlayerTurns):
+            head = f"player_turns {format_expr(item.sides)}{_meta(item.label, citations=item.citations)}"
+            return self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+        if isinstance(item, ast.PlayerTurn):
+            head = f"player_turn {format_expr(item.side)}{_meta(item.label, citations=item.citations)}"
+            return self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+        if isinstance(item, ast.Repeat):
+            head = f"repeat{_meta(item.label, citations=item.citations)} while {format_expr(item.test)}"
+            return self._body(head, self._seq_items(item.items, ind + INDENT), ind)
+        if isinstance(item, ast.Allow):
+            limit = f" limit {item.limit}" if item.limit is not None else ""
+            out = [f"{ind}allow {', '.join(item.actions)}{limit}"]
+            for r in item.until:
+                out += self._noted(r, [f"{ind}{INDENT}until{self._require(r)[len('require'):]}"], ind + INDENT)
+            return out
+        if isinstance(item, ast.Do):
+            return self._block("do", item.body, ind, inline=True, owner=item)
+        raise TypeError(f"cannot format sequence item {type(item).__name__}")
 
     def _phase(self, d: ast.Phase, ind: str) -> list[str]:
         when = f" when {format_expr(d.when)}" if d.when is not None else ""
@@ -567,7 +617,7 @@ class _Layout:
 
     def _scenario(self, d: ast.Scenario, ind: str) -> list[str]:
         i2 = ind + INDENT
-        inner = [line for p in d.props for line in _prop_lines(p, i2)]
+        inner = self._prop_lines(d.props, i2)
         if d.setup:
             inner += self._block("setup", d.setup, i2, inline=False)
         for t in d.triggers:
@@ -577,38 +627,24 @@ class _Layout:
         return self._body(f"scenario {d.name}{_header_meta(d.header)}", inner, ind)
 
     def _invariant(self, d: ast.Invariant, ind: str) -> list[str]:
-        return self._props_block(f"invariant {d.name}{_header_meta(d.header)}", d.props, ind)
+        return self._props_block(f"invariant {d.name}{_header_meta(d.header)}", d.props, ind, d)
 
     def _deck(self, d: ast.Deck, ind: str) -> list[str]:
-        inner: list[str] = []
-        for p in d.props:
-            inner += _prop_lines(p, ind + INDENT)
+        inner = self._prop_lines(d.props, ind + INDENT)
         for c in d.cards:
             inner += self.decl(c, ind + INDENT)
         return self._body(f"deck {d.name}{_header_meta(d.header)}", inner, ind)
 
     def _card(self, d: ast.Card, ind: str) -> list[str]:
-        return self._props_block(f"card {d.name}{_header_meta(d.header)}", d.props, ind, required=False)
+        return self._props_block(f"card {d.name}{_header_meta(d.header)}", d.props, ind, d, required=False)
 
     # -- rule tests (tests/*.wcx); map bodies are kept exactly as written
     def _mapfragment(self, d: ast.MapFragment, ind: str) -> list[str]:
         label = f" {quote(d.header.label)}" if d.header.label else ""
         return f"{ind}map {d.name}{label} {{{d.text}}}".split("\n")
 
-    # comments inside the test being laid out: a test reads like a worked example, so its comment
-    # lines stay with the line they precede (set by format_module)
-    inner_comments: list[tuple[int, str]] = []
-
     def _test(self, d: ast.Test, ind: str) -> list[str]:
-        pending = sorted(self.inner_comments)
-        self.inner_comments = []
-        inner: list[str] = []
-        for s in d.body:
-            while pending and s.span is not None and pending[0][0] < _start(s):
-                inner.append(ind + INDENT + pending.pop(0)[1])
-            inner += self.stmt(s, ind + INDENT)
-        inner += [ind + INDENT + text for _, text in pending]
-        return self._body(f"{d.kind} {d.name}{_header_meta(d.header)}", inner, ind)
+        return self._body(f"{d.kind} {d.name}{_header_meta(d.header)}", self.stmts(d.body, ind + INDENT), ind)
 
     def _test_line(self, s: ast.Stmt) -> str | None:
         if isinstance(s, ast.TestMap):
@@ -664,25 +700,29 @@ class _Layout:
         """`{}` or `{ stmt }` when the block can sit on its parent's line."""
         if not body:
             return "{}"
-        if len(body) == 1 and not isinstance(body[0], (ast.If, ast.For, ast.Step, ast.Reroll)):
+        if len(body) == 1 and not isinstance(body[0], (ast.If, ast.For, ast.Step, ast.Reroll)) \
+                and self._quiet(body[0]) and id(body[0]) not in self.places.notes:
             return f"{{ {self.simple(body[0])} }}"
         return None
 
-    def _block(self, head: str, body: list[ast.Stmt], ind: str, inline: bool) -> list[str]:
-        if inline:
+    def _block(self, head: str, body: list[ast.Stmt], ind: str, inline: bool, owner: ast.Node | None = None) -> list[str]:
+        if inline and self._quiet(owner):
             one = self._inline(body)
             if one is not None and _fits(f"{ind}{head} {one}"):
                 return [f"{ind}{head} {one}"]
         return self._body(head, self.stmts(body, ind + INDENT), ind)
 
     def stmt(self, s: ast.Stmt, ind: str) -> list[str]:
+        return self._noted(s, self._stmt(s, ind), ind)
+
+    def _stmt(self, s: ast.Stmt, ind: str) -> list[str]:
         test_line = self._test_line(s)
         if test_line is not None:
             return f"{ind}{test_line}".split("\n")
         if isinstance(s, ast.If):
             return self._if(s, ind)
         if isinstance(s, ast.For):
-            return self._block(f"for {s.var} in {format_expr(s.source)}", s.body, ind, inline=True)
+            return self._block(f"for {s.var} in {format_expr(s.source)}", s.body, ind, inline=True, owner=s)
         if isinstance(s, ast.Step):
             return self._block(f"step{_meta(s.label, citations=s.citations)}", s.body, ind, inline=False)
         if isinstance(s, ast.Choose):
@@ -694,13 +734,13 @@ class _Layout:
             head += (f" {quote(s.label)}" if s.label is not None else "") + _cites(s.citations)
             if not s.body:
                 return [f"{ind}{head}"]
-            return self._block(head, s.body, ind, inline=True)
+            return self._block(head, s.body, ind, inline=True, owner=s)
         return [f"{ind}{self.simple(s)}"]
 
     def _if(self, s: ast.If, ind: str) -> list[str]:
         head = f"if {format_expr(s.test)}"
         chain = len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If)
-        if not chain:
+        if not chain and self._quiet(s):
             body = self._inline(s.body)
             orelse = self._inline(s.orelse) if s.orelse else ""
             if body is not None and orelse is not None:
@@ -710,9 +750,14 @@ class _Layout:
         lines = [f"{ind}{head} {{"] + self.stmts(s.body, ind + INDENT)
         cur = s
         while len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If):
+            # the comments of an `else if`: those before it end the previous block, one at the end
+            # of its line stays there, those after its last statement end its block
             cur = cur.orelse[0]
-            lines.append(f"{ind}}} else if {format_expr(cur.test)} {{")
+            notes = self.places.notes.get(id(cur), _Notes())
+            lines += [ind + INDENT + t for t in notes.before]
+            lines.append(f"{ind}}} else if {format_expr(cur.test)} {{" + (f"  {notes.head}" if notes.head else ""))
             lines += self.stmts(cur.body, ind + INDENT)
+            lines += [ind + INDENT + t for t in notes.tail]
         if cur.orelse:
             lines.append(f"{ind}}} else {{")
             lines += self.stmts(cur.orelse, ind + INDENT)
@@ -751,7 +796,7 @@ class _Layout:
         if isinstance(s, ast.Choose):
             return " ".join(line.strip() for line in self._choose(s, ""))
         if isinstance(s, (ast.If, ast.For, ast.Step, ast.Reroll)):
-            return " ".join(line.strip() for line in self.stmt(s, ""))
+            return " ".join(line.strip() for line in self._stmt(s, ""))
         raise TypeError(f"cannot format statement node {type(s).__name__}")
 
     def _require(self, r: ast.Require) -> str:
@@ -833,6 +878,117 @@ def _end(node: ast.Node) -> int:
     return node.span.end_line if node.span.end_line is not None else node.span.line
 
 
+# The items the layout writes on lines of their own: a comment inside a declaration stays with one.
+_ANCHORS = (ast.Decl, ast.Stmt, ast.TestLine, ast.Prop, ast.SectionEntry, ast.StepValues, ast.Axis, ast.Beyond,
+            ast.Row, ast.Modifier, ast.ActionParam, ast.Allow, ast.Do, ast.TurnLoop, ast.PlayerTurns,
+            ast.PlayerTurn, ast.Repeat)
+
+
+@dataclass
+class _Notes:
+    """The comments of one item: comment lines just before it, the end-of-line comment of its
+    first line (`head`) and of its last line (`end`), and comment lines after its last inner item
+    (`tail`, written before its closing `}`)."""
+
+    before: list[str] = field(default_factory=list)
+    head: str | None = None
+    end: str | None = None
+    tail: list[str] = field(default_factory=list)
+
+
+def _child_nodes(value):
+    if isinstance(value, ast.Node):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _child_nodes(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _child_nodes(v)
+
+
+class _Places:
+    """Where each comment inside a declaration goes, found from line numbers alone: the innermost
+    item whose lines hold the comment owns it; an end-of-line comment ends the outermost item
+    ending on its line (or opens the block whose first line it is on), and a comment line goes
+    before the next item of that block (or at the end of the block)."""
+
+    def __init__(self) -> None:
+        self.notes: dict[int, _Notes] = {}
+        self.busy: set[int] = set()  # items that hold a comment needing a line: never inline
+        self._extents: dict[int, tuple[int, int] | None] = {}
+        self._anchors: dict[int, list[ast.Node]] = {}
+
+    def extent(self, node: ast.Node) -> tuple[int, int] | None:
+        """First and last source line of `node` and everything in it."""
+        key = id(node)
+        if key not in self._extents:
+            lines = []
+            if node.span is not None:
+                lines += [node.span.line, node.span.end_line or node.span.line]
+            for name in type(node).model_fields:
+                for child in _child_nodes(getattr(node, name)):
+                    inner = self.extent(child)
+                    if inner is not None:
+                        lines += inner
+            start = node.span.line if node.span is not None else (min(lines) if lines else None)
+            self._extents[key] = (start, max(lines)) if lines else None
+        return self._extents[key]
+
+    def anchors(self, node: ast.Node) -> list[ast.Node]:
+        """The items directly inside `node` (not inside one another), in source order."""
+        key = id(node)
+        if key not in self._anchors:
+            found: list[ast.Node] = []
+            todo = [c for name in type(node).model_fields for c in _child_nodes(getattr(node, name))]
+            while todo:
+                child = todo.pop(0)
+                if isinstance(child, _ANCHORS):
+                    if self.extent(child) is not None:
+                        found.append(child)
+                else:
+                    todo[:0] = [c for name in type(child).model_fields for c in _child_nodes(getattr(child, name))]
+            self._anchors[key] = sorted(found, key=lambda n: self.extent(n))
+        return self._anchors[key]
+
+    def _note(self, path: list[ast.Node], node: ast.Node, itself: bool = False) -> _Notes:
+        """The notes of `node`; every item around it (and `node` itself, if `itself`) becomes busy."""
+        for around in path:
+            if around is node:
+                break
+            self.busy.add(id(around))
+        if itself:
+            self.busy.add(id(node))
+        return self.notes.setdefault(id(node), _Notes())
+
+    def place(self, decl: ast.Decl, line: int, text: str, trailing: bool) -> None:
+        path = [decl]
+        while True:
+            inner = next((a for a in self.anchors(path[-1]) if self.extent(a)[0] <= line <= self.extent(a)[1]), None)
+            if inner is None:
+                break
+            path.append(inner)
+        node = path[-1]
+        if trailing:
+            ending = next((n for n in path if self.extent(n)[1] == line), None)
+            if ending is not None and self.notes.get(id(ending), _Notes()).end is None:
+                self._note(path, ending).end = text
+                return
+            if self.extent(node)[0] == line and self.notes.get(id(node), _Notes()).head is None:
+                self._note(path, node, itself=bool(self.anchors(node))).head = text
+                return
+        # a comment line (or an end-of-line comment on a line the layout does not keep)
+        kids = self.anchors(node)
+        if not kids:
+            self._note(path, node).before.append(text)
+            return
+        following = next((k for k in kids if self.extent(k)[0] > line), None)
+        if following is not None:
+            self._note(path + [following], following).before.append(text)
+        else:
+            self._note(path, node, itself=True).tail.append(text)
+
+
 def _comment_lines(start: int, comments: list[tuple[int, str]]) -> list[str]:
     """Comment lines to print before an item that starts on line `start`."""
     lead = [c for c in comments if c[0] < start]
@@ -848,13 +1004,15 @@ def _comment_lines(start: int, comments: list[tuple[int, str]]) -> list[str]:
 
 
 # ---------------------------------------------------------------- modules
-def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = None) -> str:
+def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = None,
+                  trailing: set[int] | frozenset[int] = frozenset()) -> str:
     """The canonical text of a module. `comments` are (line, text) pairs from `scan_comments` of
-    the text the module was parsed from; without them no comments are written."""
+    the text the module was parsed from, `trailing` the lines where a comment ends a line of code
+    (the others are comment lines); without `comments` no comments are written."""
     layout = _Layout()
     items: list[ast.Node] = [*module.includes, *module.decls]
     attached: dict[int, list[tuple[int, str]]] = {id(item): [] for item in items}
-    trailing: list[tuple[int, str]] = []
+    after_all: list[tuple[int, str]] = []
     by_line = sorted(items, key=_start)
     for comment in comments or []:
         target = None
@@ -863,7 +1021,7 @@ def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = N
                 target = item
                 break
         if target is None:
-            trailing.append(comment)
+            after_all.append(comment)
         else:
             attached[id(target)].append(comment)
 
@@ -871,20 +1029,30 @@ def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = N
     if module.includes:
         para: list[str] = []
         for inc in module.includes:
-            para += _comment_lines(_start(inc), attached[id(inc)])
-            para.append(f"include {quote(inc.path)}")
+            own = [c for c in attached[id(inc)] if c[0] == _start(inc) and c[0] in trailing]
+            para += _comment_lines(_start(inc), [c for c in attached[id(inc)] if c not in own])
+            para.append(f"include {quote(inc.path)}" + "".join(f"  {text}" for _, text in own))
         paragraphs.append(para)
     for decl in module.decls:
         comments_of = attached[id(decl)]
-        if isinstance(decl, ast.Test):
-            layout.inner_comments = [c for c in comments_of if c[0] >= _start(decl)]
-            comments_of = [c for c in comments_of if c[0] < _start(decl)]
-        paragraphs.append(_comment_lines(_start(decl), comments_of) + layout.decl(decl))
-    if trailing:
+        before = [c for c in comments_of if c[0] < _start(decl)]
+        inside = [c for c in comments_of if c[0] >= _start(decl)]
+        layout.places = _Places()
+        for line, text in inside:
+            layout.places.place(decl, line, text, line in trailing)
+        lines = layout.decl(decl)
+        written = Counter(c for _, c in scan_comments("\n".join(lines)))  # map bodies' comments too
+        if Counter(c for _, c in inside) - written:
+            # a comment the layout could not place: all of this declaration's go before it
+            layout.places = _Places()
+            before, lines = comments_of, layout.decl(decl)
+        paragraphs.append(_comment_lines(_start(decl), before) + lines)
+    layout.places = _Places()
+    if after_all:
         para = []
-        for i, (line, text) in enumerate(trailing):
+        for i, (line, text) in enumerate(after_all):
             para.append(text)
-            if i + 1 < len(trailing) and trailing[i + 1][0] - line > 1:
+            if i + 1 < len(after_all) and after_all[i + 1][0] - line > 1:
                 para.append("")
         paragraphs.append(para)
     if not paragraphs:
@@ -918,7 +1086,9 @@ def format_text(text: str, path: str = "<text>") -> str:
     text = text.replace("\r\n", "\n")
     module = parse_text(text, path)
     comments = _comments_outside_maps(text, module)
-    out = format_module(module, comments)
+    lines = text.split("\n")
+    trailing = {line for line, _ in comments if not lines[line - 1].lstrip().startswith("#")}
+    out = format_module(module, comments, trailing)
     _verify(module, comments, out, path)
     return out
 

@@ -21,6 +21,9 @@ class Builtin:
     returns: str
     doc: str
     effect: bool = False  # True: changes the game state, only allowed as a statement
+    # for a list: what its elements are, when always the same type (the checker types a loop
+    # variable running over it, to catch `u.atack` for a unit's `attack`)
+    elements: str | None = None
 
     @property
     def min_args(self) -> int:
@@ -33,29 +36,29 @@ class Builtin:
 
 _SPEC = [
     # ---- board queries
-    Builtin("locations", (), "list", "Every location (hex or area) of the board, in map order."),
-    Builtin("locations_with", ("tag: name",), "list", "Locations whose terrain or features include the tag, e.g. `locations_with(objective)`."),
-    Builtin("adjacent", ("h: location",), "list", "The locations adjacent to `h` (hex neighbours or area adjacency, with map wrap)."),
+    Builtin("locations", (), "list", "Every location (hex or area) of the board, in map order.", elements="location"),
+    Builtin("locations_with", ("tag: name",), "list", "Locations whose terrain or features include the tag, e.g. `locations_with(objective)`.", elements="location"),
+    Builtin("adjacent", ("h: location",), "list", "The locations adjacent to `h` (hex neighbours or area adjacency, with map wrap).", elements="location"),
     Builtin("distance", ("a: location", "b: location"), "int", "Hexes (or area steps) between two locations."),
     Builtin("terrain", ("h: location",), "name", "The terrain of a location; its properties are read with `.`, e.g. `terrain(h).move_cost`."),
     Builtin("edge", ("a: location", "b: location"), "list", "The features on the hexside or connection between two adjacent locations; test with `is`, e.g. `edge(a, b) is minor_river`."),
     Builtin("loc", ("id: str",), "location", "The location with a printed id or area name, e.g. `loc(\"0507\")`."),
     Builtin("side_of_location", ("h: location",), "side", "The side whose units occupy `h`, or none."),
     # ---- units
-    Builtin("all_units", (), "list", "Every unit on the map."),
-    Builtin("units_at", ("h: location",), "list", "The units in a location."),
+    Builtin("all_units", (), "list", "Every unit on the map.", elements="unit"),
+    Builtin("units_at", ("h: location",), "list", "The units in a location.", elements="unit"),
     Builtin("unit_by_id", ("id: int",), "unit", "The unit with this id, as logs and explanations number it (`#7` is `unit_by_id(7)`); none if there is none."),
-    Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map."),
-    Builtin("occupied", (), "list", "The locations that hold at least one unit, in board order."),
-    Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side)."),
-    Builtin("units_in_box", ("box: str",), "list", "Units held off-map in a named box (reinforcement pools, eliminated box...)."),
+    Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map.", elements="unit"),
+    Builtin("occupied", (), "list", "The locations that hold at least one unit, in board order.", elements="location"),
+    Builtin("eliminated_units", ("s: side?",), "list", "Units removed from the map (optionally of one side).", elements="unit"),
+    Builtin("units_in_box", ("box: str",), "list", "Units held off-map in a named box (reinforcement pools, eliminated box...).", elements="unit"),
     # ---- sides
-    Builtin("sides", (), "list", "All sides in declaration order."),
-    Builtin("enemies", ("s: side",), "list", "The sides at war with `s` (not in its alliance)."),
-    Builtin("allies", ("s: side",), "list", "The sides in the same alliance as `s`, itself included."),
+    Builtin("sides", (), "list", "All sides in declaration order.", elements="side"),
+    Builtin("enemies", ("s: side",), "list", "The sides at war with `s` (not in its alliance).", elements="side"),
+    Builtin("allies", ("s: side",), "list", "The sides in the same alliance as `s`, itself included.", elements="side"),
     Builtin("is_enemy", ("a: side", "b: side"), "bool", "True when the two sides are at war."),
     # ---- movement and traces
-    Builtin("reachable", ("u: unit", "mode: mode"), "list", "The locations `u` can end a move in under a movement mode."),
+    Builtin("reachable", ("u: unit", "mode: mode"), "list", "The locations `u` can end a move in under a movement mode.", elements="location"),
     Builtin("path_cost", ("u: unit", "to: location", "mode: mode"), "num", "The cheapest cost for `u` to reach `to` under a movement mode, or none."),
     Builtin("must_stop", ("u: unit", "to: location", "mode: mode"), "bool", "True when `u`, moving under a mode along its cheapest path, must stop on entering `to` (a `stop` condition of the mode holds there, or the move used the one-hex allowance); none when `to` is not reachable."),
     Builtin("traceable", ("mode: mode", "start: location", "targets: list", "s: side"), "bool", "True when a path from `start` reaches one of `targets` under a trace mode (supply lines...)."),
@@ -68,7 +71,7 @@ _SPEC = [
     Builtin("round_up", ("x: num",), "int", "The smallest whole number not below x."),
     Builtin("round_down", ("x: num",), "int", "The largest whole number not above x."),
     Builtin("abs", ("x: num",), "num", "Absolute value."),
-    Builtin("range", ("low: int", "high: int"), "list", "The whole numbers from low to high, both included."),
+    Builtin("range", ("low: int", "high: int"), "list", "The whole numbers from low to high, both included.", elements="int"),
     # ---- collections
     Builtin("count", ("xs: list",), "int", "How many elements (also: `count(x for x in xs where ...)`)."),
     Builtin("sum", ("xs: list",), "num", "The sum of the elements (0 for an empty list)."),
@@ -98,10 +101,10 @@ _SPEC = [
     Builtin("discard", ("s: side", "card: name"), "none", "Move a card from a side's hand to its deck's discard pile.", effect=True),
     Builtin("shuffle", ("deck: name",), "none", "Shuffle a deck's discard pile and draw pile together into a new draw pile.", effect=True),
     # ---- appended: generic board geometry, cell numbers and region traces
-    Builtin("common_neighbors", ("a: location", "b: location"), "list", "The locations adjacent to both `a` and `b`, in the board order of `a`'s neighbours (ZOC bonds: one for a hex bond, two for a hexside bond)."),
+    Builtin("common_neighbors", ("a: location", "b: location"), "list", "The locations adjacent to both `a` and `b`, in the board order of `a`'s neighbours (ZOC bonds: one for a hex bond, two for a hexside bond).", elements="location"),
     Builtin("number", ("x: any",), "num", "The number held by a one-number table cell (`number(tec[mech, forest])`); a cell written `1/2` is the fraction one half; a number is returned as is; none for an empty cell."),
-    Builtin("trace_region", ("mode: mode", "starts: list", "s: side", "limit: num?"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources. With `limit`, paths cost at most `limit` instead of the mode's allowance (the spaces within k moves)."),
-    Builtin("trace_back", ("mode: mode", "targets: list", "s: side"), "list", "Every location from which a trace mode reaches one of `targets` (the targets included): `h in trace_back(m, ts, s)` equals `traceable(m, h, ts, s)` for every h, in one backward search (the mode may not read `origin`)."),
+    Builtin("trace_region", ("mode: mode", "starts: list", "s: side", "limit: num?"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources. With `limit`, paths cost at most `limit` instead of the mode's allowance (the spaces within k moves).", elements="location"),
+    Builtin("trace_back", ("mode: mode", "targets: list", "s: side"), "list", "Every location from which a trace mode reaches one of `targets` (the targets included): `h in trace_back(m, ts, s)` equals `traceable(m, h, ts, s)` for every h, in one backward search (the mode may not read `origin`).", elements="location"),
     Builtin("hex_col", ("h: location",), "int", "The printed column of a hex (`hex_col(\"2743\")` is 27); none on an area map."),
     Builtin("hex_row", ("h: location",), "int", "The printed row of a hex (`hex_row(\"2743\")` is 43): rules such as \"on or north of hexrow xx43\"; none on an area map."),
     Builtin("sheet", ("h: location",), "str", "The name of the map sheet a location lies on (\"A\", \"C1\"...), or none when the map has no sheets."),

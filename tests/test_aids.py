@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from fractions import Fraction
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from warcodex.interpreter.engine import Engine
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "games" / "tiny"
 BATTLE = ROOT / "tests" / "data" / "games" / "battle"
-ODDS = ROOT / "tests" / "data" / "games" / "odds" / "game.wcx"
+ODDS = ROOT / "tests" / "data" / "games" / "odds"
 # Tiny Front on A4: tables and terrain (1), hexside/markers/weather (2), odds chart (3), units,
 # sequence and turn track (4), sources and sections (5). Update when the aid's layout changes.
 TINY_A4_PAGES = 5
@@ -41,16 +40,6 @@ def checked(path: Path):
     game, diags = check_path(path)
     assert game is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
     return game
-
-
-def odds_fragment(tmp: Path) -> Path:
-    """The Stalingrad '42 odds fragment has no map of its own (its tests build one): add one."""
-    folder = tmp / "odds"
-    folder.mkdir(exist_ok=True)
-    shutil.copy(ODDS, folder / "game.wcx")
-    (folder / "map.wcmap").write_text('map "fragment" provisional "test" {\n  grid hex flat odd cols 1..5 rows 1..5 ids CCRR\n'
-                                      "  default terrain clear\n}\n", encoding="utf-8")
-    return folder
 
 
 def other_games() -> list:
@@ -81,8 +70,8 @@ def tiny_doc(tiny_out):
 
 
 @pytest.fixture(scope="module")
-def odds_game(tmp_path_factory):
-    return checked(odds_fragment(tmp_path_factory.mktemp("odds")))
+def odds_game():
+    return checked(ODDS)
 
 
 def html_of(game, **kw):

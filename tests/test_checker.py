@@ -147,6 +147,26 @@ CASES = [
      "E-type", "place(): 'inf' is a unit, not a side", 6, 49, None),
     ("unknown-unit-property", 'unit inf "Inf" §1 { attack: 1 }\nfunction f(u: unit): int "f" §1 = u.atack\n', HEADER,
      "E-unknown-property", "units have no property 'atack'", 5, 37, "did you mean 'attack'?"),
+    # a loop variable is a unit when the list it runs over holds units: a builtin's, or a function's
+    # that returns one (its body says so), through `let`, `list(...)` and `if ... then ... else`
+    ("unknown-unit-property-comprehension", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
+     'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 6, 77, "did you mean 'attack'?"),
+    ("unknown-unit-property-builtin-source", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'function f(s: side): int "f" §1 = sum(u.atack for u in units_of(s))\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 5, 41, "did you mean 'attack'?"),
+    ("unknown-unit-property-for", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'procedure p() "p" §1 { let xs = list(v for v in all_units() where v.attack > 1) for u in xs '
+     '{ log "x" if u.atack > 0 { stop } } }\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 5, 108, "did you mean 'attack'?"),
+    ("unknown-unit-property-choose", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'procedure p(s: side) "p" §1 { choose u from units_of(s) where u.atak > 0 by s }\n', HEADER,
+     "E-unknown-property", "units have no property 'atak'", 5, 65, "did you mean 'attack'?"),
+    ("unknown-unit-property-action-param", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'action a "A" §1 { param u: from list(v for v in units_of(active) where v.attack > 0) where u.atack > 0 '
+     'do { stop } }\n', HEADER_A,
+     "E-unknown-property", "units have no property 'atack'", 5, 94, "did you mean 'attack'?"),
     ("unknown-terrain-property", 'terrain clear "Clear" §1 { move_cost: 1 }\n'
      'function f(h: location): int "f" §1 = terrain(h).movecost\n', HEADER,
      "E-unknown-property", "no terrain has a property 'movecost'", 5, 50, "did you mean 'move_cost'?"),
@@ -362,3 +382,23 @@ def test_tiny_game_checks_clean():
 def test_check_game_directly_on_tiny():
     game = load_game(ROOT / "games" / "tiny")
     assert not check_game(game).errors
+
+
+def test_misspelt_property_of_a_comprehension_variable_is_shown_with_a_caret(tmp_path):
+    body = ('unit inf "Inf" §1 { attack: 1 }\n'
+            'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
+            'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n')
+    text = rendered(check_text(tmp_path, body))
+    line = 'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)'
+    assert f"game.wcx:6:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
+    assert f"    6 | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
+    assert "hint: did you mean 'attack'?" in text
+
+
+@pytest.mark.parametrize("folder", sorted(p.parent for p in (ROOT / "tests" / "data" / "games").glob("*/game.wcx")),
+                         ids=lambda p: p.name)
+def test_test_game_folders_check_clean(folder):
+    """The small games of tests/data/games are loaded as they are (`warcodex check`, `aids`, the
+    language server): each checks without errors, its map included."""
+    game, diags = check_path(folder)
+    assert game is not None and not diags.errors, rendered(diags)

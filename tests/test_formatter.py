@@ -346,7 +346,10 @@ def test_long_choose_is_broken_into_clauses() -> None:
     )
 
 
-def test_comments_between_declarations_are_kept_and_inner_ones_move_up() -> None:
+def test_comments_stay_where_the_author_put_them() -> None:
+    """Comments between declarations stay before the one that follows; a comment inside a
+    declaration stays next to the line it precedes or ends (it used to move up before the
+    declaration, away from the line it described)."""
     src = (
         "# head\n"
         "\n"
@@ -363,21 +366,123 @@ def test_comments_between_declarations_are_kept_and_inner_ones_move_up() -> None
         "\n"
         "# end 2\n"
     )
-    assert format_text(src) == (
+    assert assert_round_trip(src) == (
         "# head\n"
         "\n"
         "# about a\n"
-        "# trailing\n"
-        "terrain a { x: 1 }\n"
+        "terrain a { x: 1 }  # trailing\n"
         "\n"
         "# between\n"
-        "# inside b\n"
-        "terrain b { y: 2 }\n"
+        "terrain b {\n"
+        "  # inside b\n"
+        "  y: 2\n"
+        "}\n"
         "\n"
         "# end 1\n"
         "\n"
         "# end 2\n"
     )
+
+
+def test_comments_inside_a_deck_stay_with_their_cards() -> None:
+    src = (
+        'deck events "Events" §A3 {  # both sides draw from it\n'
+        "  # the hand size\n"
+        '  piles: ["hand"]   # one hand per side\n'
+        '  card c01 "First" { axis: "Blitz" soviet: "Stavka" }  # red 45\n'
+        "  # cards 02-03 are German only\n"
+        "  card c02 {\n"
+        '    axis: "Panzer"  # cross\n'
+        "    # no Soviet event\n"
+        "  }\n"
+        '  card c03 { axis: "Stuka" }\n'
+        "  # card 04: see provisional_cards.wcx\n"
+        "}\n"
+    )
+    assert assert_round_trip(src) == (
+        'deck events "Events" §A3 {  # both sides draw from it\n'
+        "  # the hand size\n"
+        '  piles: ["hand"]  # one hand per side\n'
+        '  card c01 "First" { axis: "Blitz" soviet: "Stavka" }  # red 45\n'
+        "  # cards 02-03 are German only\n"
+        "  card c02 {\n"
+        '    axis: "Panzer"  # cross\n'
+        "    # no Soviet event\n"
+        "  }\n"
+        '  card c03 { axis: "Stuka" }\n'
+        "  # card 04: see provisional_cards.wcx\n"
+        "}\n"
+    )
+
+
+def test_comments_inside_statements_tables_and_quantities_stay_in_place() -> None:
+    src = (
+        "procedure p(u: unit) {\n"
+        "  # first, the easy case\n"
+        "  if u.steps > 1 {  # a full-strength unit\n"
+        "    reduce(u, 1)  # flip it\n"
+        "  } else {\n"
+        "    eliminate(u)\n"
+        "  }\n"
+        "  for v in units_at(u.location) {\n"
+        "    # every other unit there\n"
+        "    reduce(v, 1)\n"
+        "  }\n"
+        "  log \"done\"  # always\n"
+        "  # nothing after this\n"
+        "}\n"
+        "\n"
+        "table t §7 {\n"
+        "  columns: 1 2  # odds\n"
+        "  rows roll d6: 1 2\n"
+        "  # the first row\n"
+        "  row 1: A | B\n"
+        "  row 2: C | D  # the last one\n"
+        "}\n"
+        "\n"
+        "quantity q(u: unit): int {\n"
+        "  base: 1\n"
+        "  # doubled in a city\n"
+        "  modifier \"city\" * 2 when u.steps > 1  # §8\n"
+        "}\n"
+    )
+    assert assert_round_trip(src) == (
+        "procedure p(u: unit) {\n"
+        "  # first, the easy case\n"
+        "  if u.steps > 1 {  # a full-strength unit\n"
+        "    reduce(u, 1)  # flip it\n"
+        "  } else {\n"
+        "    eliminate(u)\n"
+        "  }\n"
+        "  for v in units_at(u.location) {\n"
+        "    # every other unit there\n"
+        "    reduce(v, 1)\n"
+        "  }\n"
+        "  log \"done\"  # always\n"
+        "  # nothing after this\n"
+        "}\n"
+        "\n"
+        "table t §7 {\n"
+        "  columns: 1 2  # odds\n"
+        "  rows roll d6: 1 2\n"
+        "  # the first row\n"
+        "  row 1: A | B\n"
+        "  row 2: C | D  # the last one\n"
+        "}\n"
+        "\n"
+        "quantity q(u: unit): int {\n"
+        "  base: 1\n"
+        "  # doubled in a city\n"
+        "  modifier \"city\" * 2 when u.steps > 1  # §8\n"
+        "}\n"
+    )
+
+
+def test_a_comment_that_cannot_keep_its_line_goes_just_before_its_item() -> None:
+    """Two end-of-line comments on a value that the formatter joins onto one line: the first
+    goes on its own line just before the property, the last stays at the end."""
+    src = "terrain t {\n  x: 1 +  # one\n     2  # two\n}\n"
+    assert assert_round_trip(src) == "terrain t {\n  # one\n  x: 1 + 2  # two\n}\n"
 
 
 def test_comment_with_hash_inside_strings_is_not_a_comment() -> None:
