@@ -122,13 +122,18 @@ def test_human_agent_at_the_terminal():
 
 def test_demo_runs_the_main_job_and_writes_every_output(tmp_path):
     """The README's quick start: check, coverage, self-play with invariants, an explained combat,
-    then the log (which replays), a save, the coverage report, player aids and a VASSAL module."""
+    then the log (which replays), a save, the coverage report, player aids, a VASSAL module and the
+    replay page of the game (every step of the log, as the engine replays it)."""
     r = run("demo", "tiny", "-o", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
-    for step in ("1. check", "2. coverage", "3. self-play", "4. an explained combat", "5. player aids", "6. VASSAL module"):
+    for step in ("1. check", "2. coverage", "3. self-play", "4. an explained combat", "5. player aids", "6. VASSAL module",
+                 "6b. replay page"):
         assert step in r.stdout, step
     out = tmp_path / "out"
-    for name in ("game.log.jsonl", "final.save.json", "coverage.html", "aids/aids.html", "aids/aids.pdf", "tiny-meeting.vmod"):
+    for name in ("game.log.jsonl", "final.save.json", "coverage.html", "aids/aids.html", "aids/aids.pdf", "tiny-meeting.vmod",
+                 "replay.html"):
         assert (out / name).stat().st_size > 0, name
+    steps = sum(1 for line in (out / "game.log.jsonl").read_text().splitlines()[1:] if '"k"' in line)
+    assert f"({steps} steps;" in r.stdout  # every entry of the log is a step of the page
     again = run("replay", str(out / "game.log.jsonl"))
     assert again.returncode == 0 and "reproduced" in again.stdout

@@ -732,6 +732,13 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
         out.print(bold("6. VASSAL module", f": {target / vmod} ({len(module.data.board)} locations, "
                                            f"{sum(len(u) for u in module.data.at_start.values())} units at start)"))
         made += ["aids/ (aids.html, aids.pdf, SVG odds charts)", vmod]
+        # the replay page: the engine replays the log just written, step by step (docs/viewer.md)
+        from warcodex.exporters.viewer import ViewOptions, build_page, load_record
+
+        rec, facts, what = load_record(folder / "game.log.jsonl", str(gamedef.root), warn=lambda t: None)
+        write_atomic(folder / "replay.html", build_page(rec, facts, source=what, options=ViewOptions()))
+        out.print(bold("6b. replay page", f": {target / 'replay.html'} ({len(rec.steps) - 1} steps; open it in a browser)"))
+        made.append("replay.html (`warcodex view`)")
     out.print(bold("7. outputs", f" in {target}/: " + ", ".join(made)))
 
 
