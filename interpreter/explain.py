@@ -21,8 +21,21 @@ def format_trace(trace: list[dict], indent: int = 1) -> list[str]:
     for d in trace:
         cite = f" ({', '.join('§' + c for c in d.get('citations', []))})" if d.get("citations") else ""
         lines.append(f"{'  ' * indent}{d['what']}{cite}")
-        lines.extend(format_trace(d.get("steps", []), indent + 1))
+        steps = d.get("steps", [])
+        if _only_its_base(d, steps):
+            continue  # "X = 3" then "base 3": no modifier applied, the line says nothing new
+        lines.extend(format_trace(steps, indent + 1))
     return lines
+
+
+def _only_its_base(d: dict, steps: list[dict]) -> bool:
+    """A quantity whose derivation is its base alone, with the same value (the log keeps the step;
+    only its printing is left out)."""
+    if len(steps) != 1:
+        return False
+    step = steps[0]
+    return (str(step.get("what", "")).startswith("base ") and not step.get("steps")
+            and "value" in d and step.get("value") == d.get("value"))
 
 
 def format_entry(entry: dict) -> str:
