@@ -284,6 +284,21 @@ def save_strategy():
     return st.one_of(impossible, impossible, structural, textual)
 
 
+
+def _damage_bytes(path, text: bytes, pos: int, byte: int, how: str):
+    """Write `text` with one byte-level damage at `pos`: a bit flip, a cut, or an insertion."""
+    raw = bytearray(text)
+    pos %= len(raw)
+    if how == "flip":
+        raw[pos] ^= (byte or 1)
+    elif how == "cut":
+        del raw[pos:]
+    else:
+        raw[pos:pos] = bytes([byte]) * 3
+    path.write_bytes(bytes(raw))
+    return path, False, f"{how} at byte {pos}"
+
+
 def make_save(fx: Fixtures, spec) -> tuple[Path, bool, str]:
     data = copy.deepcopy(fx.save_data)
     kind = spec[0]
@@ -300,16 +315,7 @@ def make_save(fx: Fixtures, spec) -> tuple[Path, bool, str]:
         path.write_text(json.dumps(data), encoding="utf-8")
         return path, False, f"{'delete' if delete else 'set'} {'.'.join(map(str, target))}"
     _, pos, byte, how = spec
-    raw = bytearray(json.dumps(data).encode("utf-8"))
-    pos %= len(raw)
-    if how == "flip":
-        raw[pos] ^= (byte or 1)
-    elif how == "cut":
-        del raw[pos:]
-    else:
-        raw[pos:pos] = bytes([byte]) * 3
-    path.write_bytes(bytes(raw))
-    return path, False, f"{how} at byte {pos}"
+    return _damage_bytes(path, json.dumps(data).encode("utf-8"), pos, byte, how)
 
 
 # ------------------------------------------------------------------ logs
@@ -360,16 +366,7 @@ def make_log(fx: Fixtures, spec) -> tuple[Path, bool, str]:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return path, False, f"line {i + 1}: {'delete' if delete else 'set'} {'.'.join(map(str, target))}"
     _, pos, byte, how = spec
-    raw = bytearray(("\n".join(lines) + "\n").encode("utf-8"))
-    pos %= len(raw)
-    if how == "flip":
-        raw[pos] ^= (byte or 1)
-    elif how == "cut":
-        del raw[pos:]
-    else:
-        raw[pos:pos] = bytes([byte]) * 3
-    path.write_bytes(bytes(raw))
-    return path, False, f"{how} at byte {pos}"
+    return _damage_bytes(path, ("\n".join(lines) + "\n").encode("utf-8"), pos, byte, how)
 
 
 # ------------------------------------------------------------------ rules

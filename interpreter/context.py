@@ -217,23 +217,18 @@ class Context:
 
     def traced_procedure(self, label: str, citations, body, fr):
         """`traced` for a procedure call: folded away when it recorded nothing."""
-        if not self.tracing:
-            return body(fr)
-        self.trace_open(label, citations)
-        try:
-            return body(fr)
-        finally:
-            self.trace_close_procedure()
+        return self.traced(label, citations, body, fr, close=self.trace_close_procedure)
 
-    def traced(self, label: str, citations, body, fr):
-        """Run `body(fr)`; when tracing, inside its own derivation node (a step, a procedure...)."""
+    def traced(self, label: str, citations, body, fr, close=None):
+        """Run `body(fr)`; when tracing, inside its own derivation node (a step, a procedure...),
+        closed by `close` (default `trace_close`)."""
         if not self.tracing:
             return body(fr)
         self.trace_open(label, citations)
         try:
             return body(fr)
         finally:
-            self.trace_close()
+            (close or self.trace_close)()
 
     def note(self, text: str) -> None:
         """A `log` line: in the explanation when tracing, and kept in `notes` when someone listens
