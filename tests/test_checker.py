@@ -402,14 +402,21 @@ def test_check_game_directly_on_tiny():
     assert not check_game(game).errors
 
 
-def test_misspelt_property_of_a_comprehension_variable_is_shown_with_a_caret(tmp_path):
-    body = ('unit inf "Inf" §1 { attack: 1 }\n'
-            'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
-            'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n')
+@pytest.mark.parametrize("body, line_no", [
+    # a comprehension variable over a function's list of units
+    ('unit inf "Inf" §1 { attack: 1 }\n'
+     'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
+     'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n', 6),
+    # a list parameter that its calls pass units to
+    ('unit inf "Inf" §1 { attack: 1 }\n'
+     'function total(xs: list): int "t" §1 = sum(x.atack for x in xs)\n'
+     'function f(h: location): int "f" §1 = total(units_at(h))\n', 5),
+], ids=["comprehension", "list-parameter"])
+def test_a_misspelt_unit_property_is_shown_with_a_caret(tmp_path, body, line_no):
     text = rendered(check_text(tmp_path, body))
-    line = 'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)'
-    assert f"game.wcx:6:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
-    assert f"    6 | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
+    line = (HEADER + body).split("\n")[line_no - 1]
+    assert f"game.wcx:{line_no}:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
+    assert f"    {line_no} | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
     assert "hint: did you mean 'attack'?" in text
 
 
@@ -424,17 +431,6 @@ def test_a_list_parameter_passed_lists_of_different_things_is_not_guessed(tmp_pa
             '  for x in xs { log "x" if x.vp > 0 { stop } }\n}\n')
     diags = check_text(tmp_path, body)
     assert not [d for d in diags.errors if d.code == "E-unknown-property"], rendered(diags)
-
-
-def test_a_misspelt_property_of_a_list_parameter_is_shown_with_a_caret(tmp_path):
-    body = ('unit inf "Inf" §1 { attack: 1 }\n'
-            'function total(xs: list): int "t" §1 = sum(x.atack for x in xs)\n'
-            'function f(h: location): int "f" §1 = total(units_at(h))\n')
-    text = rendered(check_text(tmp_path, body))
-    line = 'function total(xs: list): int "t" §1 = sum(x.atack for x in xs)'
-    assert f"game.wcx:5:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
-    assert f"    5 | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
-    assert "hint: did you mean 'attack'?" in text
 
 
 @pytest.mark.parametrize("bundled", ["tiny", "stalingrad42", "no-retreat", "axis-allies-1941", "stargard-solstice"])
