@@ -106,7 +106,8 @@ def reference_seconds() -> float:
     return _reference["s"]
 
 
-def _number(value):
+def as_number(value):
+    """A value a chart or a report can hold: a number (a bool as 0 or 1, a fraction as a float), else None."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, (int, float)):
@@ -153,12 +154,12 @@ def snapshot_series(engine, state, variables, evaluation) -> dict:
     out = {}
     for scope, name in variables:
         if scope == "var":
-            v = _number(state.vars.get(name))
+            v = as_number(state.vars.get(name))
             if v is not None:
                 out[name] = v
         else:
             for side in engine.side_entities:
-                v = _number(engine.attribute(Context(engine, state), side, name, None))
+                v = as_number(engine.attribute(Context(engine, state), side, name, None))
                 if v is not None:
                     out[f"{name}:{side.name}"] = v
     if evaluation is not None:

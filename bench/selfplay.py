@@ -67,6 +67,23 @@ def _reference() -> float:
     return (time.perf_counter() - t0) / REFERENCE_GAMES
 
 
+def final_scores(engine, scenario: str, state) -> dict:
+    """How the game stands at its end, as numbers: its score variables (the numeric variables its
+    evaluation reads, from the facts: `vp`, `baku_vp`, each side's `vp`; balance/runner.py) and each
+    side's value of every term of its evaluation ("VP hexes held:axis", "production (IPC):ussr"),
+    so a game whose score is a rule, not a variable (No Retreat!'s VP hexes), has one too."""
+    from warcodex.balance.runner import as_number, score_variables, snapshot_series
+    from warcodex.interpreter.context import Context
+
+    out = snapshot_series(engine, state, score_variables(engine, scenario), None)
+    ctx = Context(engine, state)
+    for evaluation in engine.evaluations.values():
+        for side in engine.side_entities:
+            for label, _weight, value in evaluation.breakdown(ctx, side):
+                out[f"{label}:{side.name}"] = as_number(value)
+    return out
+
+
 def play_one(game: str, scenario: str, seed: int, invariants: bool) -> dict:
     """One game to its end; never raises: a failure is part of the result."""
     import traceback
@@ -83,8 +100,7 @@ def play_one(game: str, scenario: str, seed: int, invariants: bool) -> dict:
         s = g.summary()
         state = g.state
         result.update(ok=True, turn=s["turn"], over=s["over"], winner=s["winner"], reason=s["reason"],
-                      actions=s["actions"], vp=state.vars.get("vp"),
-                      side_vp={side: vals.get("vp") for side, vals in state.side_vars.items() if "vp" in vals},
+                      actions=s["actions"], scores=final_scores(engine, scenario, state),
                       completed=bool(state.ended))
     except RuleError as exc:
         result.update(ok=False, error=f"{type(exc).__name__}: {exc}", where=str(getattr(exc, "span", "")))
@@ -163,11 +179,21 @@ def summarise(results: list[dict], scenarios: list[str]) -> dict:
             "games_per_s": len(secs) / sum(secs) if secs else None,
             "actions_per_game": statistics.mean(r["actions"] for r in ok) if ok else None,
             "turns": sorted({r["turn"] for r in ok}),
-            "vp": [r.get("vp") for r in ok],
+            "scores": _spread([r["scores"] for r in ok]),
             "ratio_to_tiny": (statistics.median(secs) / statistics.median(refs)) if secs and refs else None,
             "tiny_game_s": statistics.median(refs) if refs else None,
         }
     return {"scenarios": per}
+
+
+def _spread(scores: list[dict]) -> dict:
+    """Per score name, its median, lowest and highest value over the games that have it."""
+    out = {}
+    for name in sorted({k for s in scores for k in s}):
+        values = [s[name] for s in scores if s.get(name) is not None]
+        if values:
+            out[name] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
+    return out
 
 
 def show(console: Console, report: dict) -> None:
@@ -184,6 +210,10 @@ def show(console: Console, report: dict) -> None:
                   f"{s['actions_per_game']:.0f}" if s["actions_per_game"] else "-",
                   f"{s['ratio_to_tiny']:.0f}x" if s["ratio_to_tiny"] else "-")
     console.print(t)
+    for sc, s in report["scenarios"].items():
+        if s["scores"]:
+            console.print(f"{sc}, at the end (median, min-max): " + "; ".join(
+                f"{k} {v['median']:g} ({v['min']:g}-{v['max']:g})" for k, v in s["scores"].items()))
     for sc, s in report["scenarios"].items():
         for f in s["failures"]:
             console.print(f"[red]{sc} seed {f['seed']}[/]: {f['error']}")

@@ -344,6 +344,10 @@ class _Checker:
         self.emitted: dict[str, ast.Expr] = {}
         self._free: dict[str, dict[str, Span | None] | None] = {}  # result name -> free names
         self._elements: dict[int, str | None] = {}  # id(function) -> the type of its list's elements
+        # (callable, parameter) -> what a `list` parameter holds, when every call passes a list of
+        # the same known type (infer_list_params); `_passed` collects the calls' lists meanwhile
+        self.param_elements: dict[tuple[str, str], str] = {}
+        self._passed: dict[tuple[str, str], set[str | None]] | None = None
 
     def run(self) -> None:
         # The map comes first: place()/loc() checks need its locations.
@@ -383,6 +387,63 @@ class _Checker:
     def walker(self, names: dict[str, str | None] | None = None, free: dict | None = None) -> "_Walker":
         return _Walker(self, dict(names or {}), free)
 
+    def params_walker(self, decl: ast.Function | ast.Quantity | ast.Procedure) -> "_Walker":
+        """A walker of a callable's body: its parameters, and what its `list` parameters hold."""
+        w = self.walker({p.name: p.type for p in decl.params})
+        for p in decl.params:
+            held = self.param_elements.get((decl.name, p.name), NOT_YET if self._passed is not None else None)
+            if held is not None and p.type == "list":
+                w.lists[p.name] = held
+        return w
+
+    def infer_list_params(self, rounds: int = 6) -> None:
+        """What each `list` parameter of a function, quantity or procedure holds, from its calls: the
+        type of the elements every call's argument has (`units_at(h)`, an action's `subset from`
+        units, a caller's own list parameter...). One call passing a list of unknown or other
+        elements leaves the parameter unknown, so the property check never guesses. The bodies are
+        walked with their reports set aside until nothing new is learnt (each round can only add
+        a parameter: knowing one tells what its callers' calls pass)."""
+        kept = (self.diags, self.place_calls, self.loc_calls, self.pile_calls, self.emitted, self._free)
+        try:
+            for _ in range(rounds):
+                self.diags, self.place_calls, self.loc_calls, self.pile_calls = Diagnostics(), [], [], []
+                self.emitted, self._free, self._elements, self._passed = {}, {}, {}, {}
+                self._walk_bodies()
+                learnt = {k: v.pop() if len(v) == 1 else None for k, v in self._passed.items() if v}
+                if learnt == self.param_elements:
+                    break
+                self.param_elements = learnt
+            self.param_elements = {k: v for k, v in self.param_elements.items() if v is not None}
+        finally:
+            self.diags, self.place_calls, self.loc_calls, self.pile_calls, self.emitted, self._free = kept
+            self._elements, self._passed = {}, None
+
+    def var_elements(self, name: str) -> str | None:
+        """What a global `list` variable holds (`var b_attackers: list`), when every value the rules
+        set it to is a list of the same known type (infer_list_params)."""
+        decl = self.game.names.get(name)
+        if not (isinstance(decl, ast.VarDecl) and decl.scope == "var" and decl.type == "list"):
+            return None
+        return self.param_elements.get(("var", name), NOT_YET if self._passed is not None else None)
+
+    def assigned(self, name: str, value: ast.Expr, walker: "_Walker") -> None:
+        """While inferring: what `set NAME = value` (or `+=`) puts in a global `list` variable."""
+        decl = self.game.names.get(name)
+        if isinstance(decl, ast.VarDecl) and decl.scope == "var" and decl.type == "list":
+            held = walker.elements(value)
+            if held != NOT_YET:
+                self._passed.setdefault(("var", name), set()).add(held)
+
+    def passed(self, decl: ast.Function | ast.Quantity | ast.Procedure, call: ast.Call, walker: "_Walker") -> None:
+        """While inferring: what a call passes to each `list` parameter of `decl`."""
+        for i, p in enumerate(decl.params):
+            if p.type != "list":
+                continue
+            arg = call.args[i] if i < len(call.args) else call.kwargs.get(p.name)
+            held = walker.elements(arg) if arg is not None else None
+            if held != NOT_YET:
+                self._passed.setdefault((decl.name, p.name), set()).add(held)
+
     def function_elements(self, decl: ast.Function) -> str | None:
         """What the list a function returns holds, read from its body (a declared type says only
         `list`); None when unknown, or while reading a recursive function's own body."""
@@ -390,7 +451,7 @@ class _Checker:
         if key not in self._elements:
             self._elements[key] = None
             if decl.type in (None, "list"):
-                self._elements[key] = self.walker({p.name: p.type for p in decl.params}).elements(decl.body)
+                self._elements[key] = self.params_walker(decl).elements(decl.body)
         return self._elements[key]
 
     def free_names(self, result: ast.Result) -> dict[str, Span | None]:
@@ -424,6 +485,11 @@ class _Checker:
 
     # ------------------------------------------------------------ 1, 2, 3, 5: names, calls, tags, expression types
     def check_names(self) -> None:
+        self.infer_list_params()
+        self._walk_bodies()
+        self._check_events()
+
+    def _walk_bodies(self) -> None:
         g = self.game
         for result in (d for d in g.names.values() if isinstance(d, ast.Result)):
             self.free_names(result)  # walks the body; free names are checked at apply sites
@@ -464,7 +530,6 @@ class _Checker:
             for p in g.game.props:  # only turn_order names rules; other game props are settings
                 if p.key == "turn_order" and p.value is not None:
                     self.walker().expr(p.value)
-        self._check_events()
 
     def _check_unit_sides(self, decl: ast.Unit) -> None:
         """`side: axis` or `sides: [germany, italy]` on a unit type states the side(s) that own
@@ -540,6 +605,8 @@ class _Checker:
         elif isinstance(decl, ast.VarDecl):
             if decl.default is not None:
                 w.expr(decl.default)
+                if self._passed is not None:
+                    self.assigned(decl.name, decl.default, w)
             if decl.hidden and decl.scope not in ("unit_var", "side_var"):
                 self.diags.error("E-hidden", f"{decl.scope} '{decl.name}' cannot be hidden: only a unit_var (known to the "
                                  "unit's side) or a side_var (known to that side) has an owner", decl.span,
@@ -556,7 +623,7 @@ class _Checker:
                     for arg in code.args:
                         w.expr(arg)
         elif isinstance(decl, ast.Quantity):
-            w = self.walker({p.name: p.type for p in decl.params})
+            w = self.params_walker(decl)
             if decl.base is not None:
                 w.expr(decl.base)
             for m in decl.modifiers:
@@ -564,7 +631,7 @@ class _Checker:
                 if m.when is not None:
                     w.cond(m.when)
         elif isinstance(decl, ast.Function):
-            self.walker({p.name: p.type for p in decl.params}).expr(decl.body)
+            self.params_walker(decl).expr(decl.body)
         elif isinstance(decl, ast.Movement):
             w = self.walker(MOVEMENT_NAMES)
             for p in decl.props:
@@ -573,7 +640,7 @@ class _Checker:
         elif isinstance(decl, ast.Action):
             self._walk_action(decl)
         elif isinstance(decl, ast.Procedure):
-            self.walker({p.name: p.type for p in decl.params}).body(decl.body)
+            self.params_walker(decl).body(decl.body)
         elif isinstance(decl, ast.Trigger):
             self._walk_trigger(decl)
         elif isinstance(decl, ast.Result):
@@ -1402,6 +1469,21 @@ class _Checker:
 
 
 # ================================================================ the scope-walking visitor
+# While `infer_list_params` works, a `list` parameter no call has told anything about yet holds
+# NOT_YET: it adds nothing to what a call passes (so a procedure and the one it calls back, such
+# as a combat and its Breakthrough Combat, can learn from the action that starts them)
+NOT_YET = "\x00not yet"
+
+
+def _join(a: str | None, b: str | None) -> str | None:
+    """Two things a value may be: the same type, else unknown (None); NOT_YET yields to the other."""
+    if a == NOT_YET:
+        return b
+    if b == NOT_YET:
+        return a
+    return a if a == b else None
+
+
 class _Walker:
     """Walks one body (or one expression context) in order, tracking local names.
 
@@ -1437,7 +1519,9 @@ class _Walker:
         """The type of the elements of the list `e` computes, when it is known: a built-in's
         (`units_at(h)`: units), a function's (from its body), a local list's, `list(...)` of one."""
         if isinstance(e, ast.Name):
-            return self.lists.get(e.id)
+            if e.id in self.locals:
+                return self.lists.get(e.id)
+            return self.c.var_elements(e.id)
         if isinstance(e, ast.Call):
             builtin = stdlib.BUILTINS.get(e.func)
             if e.func == "list" and len(e.args) == 1 and not e.kwargs:
@@ -1448,10 +1532,15 @@ class _Walker:
             return self.c.function_elements(decl) if isinstance(decl, ast.Function) else None
         if isinstance(e, ast.Comprehension) and e.func == "list":
             return self._element_of(e)
+        if isinstance(e, ast.ListLit):  # `[u]`, `[a, b]`: what its items are, if all alike; `[]`: anything
+            types = [self.value_type(x) for x in e.items] or [NOT_YET]
+            found = types[0]
+            for other in types[1:]:
+                found = _join(found, other)
+            return found
         if isinstance(e, ast.Cond) or (isinstance(e, ast.BinOp) and e.op == "+"):
             a, b = (e.then, e.orelse) if isinstance(e, ast.Cond) else (e.left, e.right)
-            ta, tb = self.elements(a), self.elements(b)
-            return ta if ta == tb else None
+            return _join(self.elements(a), self.elements(b))
         return None
 
     def value_type(self, e: ast.Expr | None) -> str | None:
@@ -1460,11 +1549,18 @@ class _Walker:
             return self.locals.get(e.id)
         if isinstance(e, ast.Comprehension) and e.func == "first":
             return self._element_of(e)
-        if isinstance(e, ast.Call) and e.func == "pick_random" and len(e.args) == 1:
+        if isinstance(e, ast.Call) and e.func in ("first", "pick_random") and len(e.args) == 1 and not e.kwargs:
             return self.elements(e.args[0])
+        if isinstance(e, ast.Index) and len(e.args) == 1:  # `group[i]`: an element of a known list
+            return self.elements(e.obj)
+        if isinstance(e, ast.Call):  # `unit_by_id(7)`, a function declared `: unit`
+            builtin = stdlib.BUILTINS.get(e.func)
+            decl = self.game.names.get(e.func) if builtin is None else None
+            declared = builtin.returns if builtin is not None else getattr(decl, "type", None)
+            if isinstance(decl, (ast.Function, type(None))) and declared in ("unit", "location", "side"):
+                return declared
         if isinstance(e, ast.Cond):
-            ta, tb = self.value_type(e.then), self.value_type(e.orelse)
-            return ta if ta == tb else None
+            return _join(self.value_type(e.then), self.value_type(e.orelse))
         return None
 
     def _element_of(self, e: ast.Comprehension) -> str | None:
@@ -1490,6 +1586,13 @@ class _Walker:
             self.target(s.target)
             self.expr(s.value)
             self.set_type(s)
+            name = s.target.id if isinstance(s.target, ast.Name) else None
+            if name is not None and name not in self.locals and self.c._passed is not None:
+                self.c.assigned(name, s.value, self)
+            if name in self.locals:  # a local set again: what it holds now is what both values have in common
+                held = _join(self.lists[name], self.elements(s.value)) if name in self.lists and s.op == "=" else None
+                self.bind(name, _join(self.locals[name], self.value_type(s.value)) if s.op == "=" else self.locals[name],
+                          held)
         elif isinstance(s, ast.If):
             self.cond(s.test)
             self.body(s.body)
@@ -1682,6 +1785,8 @@ class _Walker:
             n = len(decl.params)
             if n_args != n:
                 self.arity(call, f"{_kind(decl)} '{func}'", n, n, n_args)
+            elif self.c._passed is not None:
+                self.c.passed(decl, call, self)
             if isinstance(decl, ast.Procedure) and not statement:
                 self.diags.error("E-effect-in-expression", f"procedure '{func}' can only be called as a statement",
                                  call.span, hint="procedures change the game state; use a function for a value")

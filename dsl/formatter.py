@@ -44,10 +44,13 @@ properties, cards, table rows and axes, modifiers, action params, sequence items
 * An end-of-line comment stays at the end of the line of the item it ended (two spaces before the
   `#`), or of the head line of a block (``if x {  # why``).
 * A block holding a comment is never written inline (``{ a: 1 }``), so every comment keeps a line.
+* An end-of-line comment on a line that holds no item (``} else {  # c``, ``do {  # c``, a
+  quantity's ``base:  # c`` or ``order:`` line) stays at the end of the line the layout writes
+  for that code (``base: u.attack  # c`` when the expression joins it).
 * An end-of-line comment that cannot keep its line goes on a line of its own, keeping its order
   and its block: a second one inside an expression the layout joins onto one line goes just
-  before that item; one on a line that holds no item (``} else {  # c``, ``do {  # c``, a
-  quantity's ``base:`` or ``order:`` line) goes before the next item, or at the end of the block.
+  before that item; one whose code the layout does not end a line with goes before the next
+  item, or at the end of the block.
 
 So formatting twice gives the same text as formatting once. `format_module`, which sees only the
 AST, writes no comments.
@@ -961,7 +964,10 @@ class _Places:
             self.busy.add(id(node))
         return self.notes.setdefault(id(node), _Notes())
 
-    def place(self, decl: ast.Decl, line: int, text: str, trailing: bool) -> None:
+    def place(self, decl: ast.Decl, line: int, text: str, trailing: bool, code: str | None = None) -> None:
+        """`code`: for an end-of-line comment, the code before it on its line; one on a line that
+        holds no item (``} else {``, ``do {``, ``base:``) is written as a line of its own marked
+        to go back to the end of the line the layout writes for that code (`_glue`)."""
         path = [decl]
         while True:
             inner = next((a for a in self.anchors(path[-1]) if self.extent(a)[0] <= line <= self.extent(a)[1]), None)
@@ -977,7 +983,9 @@ class _Places:
             if self.extent(node)[0] == line and self.notes.get(id(node), _Notes()).head is None:
                 self._note(path, node, itself=bool(self.anchors(node))).head = text
                 return
-        # a comment line (or an end-of-line comment on a line the layout does not keep)
+        # a comment line (or an end-of-line comment on a line that holds no item)
+        if trailing and code:
+            text = f"{_GLUE}{code}{_GLUE}{text}"
         kids = self.anchors(node)
         if not kids:
             self._note(path, node).before.append(text)
@@ -987,6 +995,30 @@ class _Places:
             self._note(path + [following], following).before.append(text)
         else:
             self._note(path, node, itself=True).tail.append(text)
+
+
+# marks an end-of-line comment laid out on a line of its own until `_glue` puts it back at the end
+# of the line of its code: `<_GLUE>code<_GLUE># comment`
+_GLUE = "\x00"
+
+
+def _glue(lines: list[str]) -> list[str]:
+    """Put each marked end-of-line comment back at the end of the line just before it when that line
+    is the code it ended (``} else {``, ``do {``; ``base:`` now followed by its expression) and ends
+    with no comment; else it stays a comment line of its own, in its place and block."""
+    out: list[str] = []
+    for line in lines:
+        body = line.lstrip()
+        if not body.startswith(_GLUE):
+            out.append(line)
+            continue
+        code, text = body[1:].split(_GLUE, 1)
+        prev = out[-1] if out else ""
+        if prev.strip() and "".join(prev.split()).startswith("".join(code.split())) and not scan_comments(prev):
+            out[-1] = f"{prev}  {text}"
+        else:
+            out.append(line[:len(line) - len(body)] + text)
+    return out
 
 
 def _comment_lines(start: int, comments: list[tuple[int, str]]) -> list[str]:
@@ -1005,10 +1037,12 @@ def _comment_lines(start: int, comments: list[tuple[int, str]]) -> list[str]:
 
 # ---------------------------------------------------------------- modules
 def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = None,
-                  trailing: set[int] | frozenset[int] = frozenset()) -> str:
+                  trailing: set[int] | frozenset[int] = frozenset(), code: dict[int, str] | None = None) -> str:
     """The canonical text of a module. `comments` are (line, text) pairs from `scan_comments` of
     the text the module was parsed from, `trailing` the lines where a comment ends a line of code
-    (the others are comment lines); without `comments` no comments are written."""
+    (the others are comment lines), `code` that code by line; without `comments` no comments are
+    written."""
+    code = code or {}
     layout = _Layout()
     items: list[ast.Node] = [*module.includes, *module.decls]
     attached: dict[int, list[tuple[int, str]]] = {id(item): [] for item in items}
@@ -1039,8 +1073,8 @@ def format_module(module: ast.Module, comments: list[tuple[int, str]] | None = N
         inside = [c for c in comments_of if c[0] >= _start(decl)]
         layout.places = _Places()
         for line, text in inside:
-            layout.places.place(decl, line, text, line in trailing)
-        lines = layout.decl(decl)
+            layout.places.place(decl, line, text, line in trailing, code.get(line))
+        lines = _glue(layout.decl(decl))
         written = Counter(c for _, c in scan_comments("\n".join(lines)))  # map bodies' comments too
         if Counter(c for _, c in inside) - written:
             # a comment the layout could not place: all of this declaration's go before it
@@ -1088,7 +1122,8 @@ def format_text(text: str, path: str = "<text>") -> str:
     comments = _comments_outside_maps(text, module)
     lines = text.split("\n")
     trailing = {line for line, _ in comments if not lines[line - 1].lstrip().startswith("#")}
-    out = format_module(module, comments, trailing)
+    code = {line: lines[line - 1].rstrip()[:-len(text)].strip() for line, text in comments if line in trailing}
+    out = format_module(module, comments, trailing, code)
     _verify(module, comments, out, path)
     return out
 

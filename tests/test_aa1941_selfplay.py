@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from game_scene import selfplay
 from test_aa1941_helpers import POWERS, engine
 from warcodex.interpreter.agents import RandomAgent, ScriptedAgent
 from warcodex.interpreter.context import Context
@@ -20,13 +21,7 @@ ROUND_CAP = 2
 
 @pytest.fixture(scope="module")
 def games():
-    eng = engine()
-    out = []
-    for seed in SEEDS:
-        g = start(eng, "world_1941", seed, agents_for(eng, ["random"], seed), trace=False, check_invariants=True)
-        g.run(until_turn=ROUND_CAP)  # an invariant violation raises here
-        out.append(g)
-    return out
+    return selfplay(engine(), "world_1941", SEEDS, ROUND_CAP)
 
 
 @pytest.mark.slow

@@ -84,3 +84,41 @@ def test_baseline_worked_examples() -> None:
     attackers = (w.place("panzer", "axis", n1), w.place("infantry", "axis", n2))
     c = fx.Combat(attackers, target, 4)
     assert fx.engine_combat(w, c) == fx.baseline_combat(w, c, "fair") == (2, ("DR2",))
+
+
+def _selfplay_bench():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("selfplay_bench", ROOT / "bench" / "selfplay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_selfplay_records_the_score_of_games_without_a_vp_variable() -> None:
+    """bench/selfplay.py records a game's score at its end from the facts and the evaluation, not
+    from a variable called `vp` that No Retreat! and Axis & Allies do not have (the other bundled
+    games' scores: `python bench/selfplay.py GAME`, and the Tiny Front game below)."""
+    from warcodex.interpreter.play import agents_for, start
+
+    bench = _selfplay_bench()
+    at_setup = {}
+    for game in ("no-retreat", "axis-allies-1941"):
+        engine = bench._engine(game)
+        scenario = next(iter(engine.game.scenarios))
+        state = start(engine, scenario, 1, agents_for(engine, ["random"], 1), trace=False).state
+        at_setup[game] = bench.final_scores(engine, scenario, state)
+        assert at_setup[game] and all(isinstance(v, (int, float)) for v in at_setup[game].values()), game
+    # No Retreat!: VP hexes, a rule's count (§VP): the Germans start holding none in the USSR
+    nr = at_setup["no-retreat"]
+    assert nr["VP hexes held:axis"] == 0 and nr["VP hexes held:soviet"] > 0
+    assert "production (IPC):germany" in at_setup["axis-allies-1941"]
+
+
+def test_selfplay_reports_the_scores_of_a_whole_game() -> None:
+    bench = _selfplay_bench()
+    r = bench.play_one("tiny", "meeting", 3, True)
+    assert r["ok"] and r["completed"] and {"vp:axis", "vp:soviet"} <= set(r["scores"])
+    report = bench.summarise([r], ["meeting"])["scenarios"]["meeting"]
+    vp = report["scores"]["vp:axis"]
+    assert vp["min"] == vp["median"] == vp["max"] == r["scores"]["vp:axis"]

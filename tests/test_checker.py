@@ -167,6 +167,24 @@ CASES = [
      'action a "A" §1 { param u: from list(v for v in units_of(active) where v.attack > 0) where u.atack > 0 '
      'do { stop } }\n', HEADER_A,
      "E-unknown-property", "units have no property 'atack'", 5, 94, "did you mean 'attack'?"),
+    # a `list` parameter holds what every call passes: a builtin's units, an action's `subset from`,
+    # a caller's own list parameter, even around a cycle (a combat calling itself back)
+    ("unknown-unit-property-list-param", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'function total(xs: list): int "t" §1 = sum(x.atack for x in xs)\n'
+     'function f(h: location): int "f" §1 = total(units_at(h))\n', HEADER,
+     "E-unknown-property", "units have no property 'atack'", 5, 46, "did you mean 'attack'?"),
+    ("unknown-unit-property-list-param-chain", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'action a "A" §1 { param g: subset from units_of(active) min 1 do { fight(g, 1) } }\n'
+     'procedure fight(group: list, n: int) "F" §1 {\n  for u in group { set u.atack = n }\n'
+     '  if n < 3 { again(group, n) }\n}\n'
+     'procedure again(group: list, n: int) "A" §1 { fight(list(v for v in group where v.loc != none), n + 1) }\n',
+     HEADER_A, "E-unknown-property", "units have no property 'atack'", 7, 26, "did you mean 'attack'?"),
+    ("unknown-unit-property-global-list", 'unit inf "Inf" §1 { attack: 1 }\n'
+     'var b_attackers: list = [] §1\n'
+     'procedure battle(xs: list) "B" §1 { set b_attackers = xs }\n'
+     'function strength(): int "S" §1 = sum(a.atack for a in b_attackers)\n'
+     'action a "A" §1 { param g: subset from units_of(active) min 1 do { battle(g) } }\n', HEADER_A,
+     "E-unknown-property", "units have no property 'atack'", 7, 41, "did you mean 'attack'?"),
     ("unknown-terrain-property", 'terrain clear "Clear" §1 { move_cost: 1 }\n'
      'function f(h: location): int "f" §1 = terrain(h).movecost\n', HEADER,
      "E-unknown-property", "no terrain has a property 'movecost'", 5, 50, "did you mean 'move_cost'?"),
@@ -384,15 +402,42 @@ def test_check_game_directly_on_tiny():
     assert not check_game(game).errors
 
 
-def test_misspelt_property_of_a_comprehension_variable_is_shown_with_a_caret(tmp_path):
-    body = ('unit inf "Inf" §1 { attack: 1 }\n'
-            'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
-            'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n')
+@pytest.mark.parametrize("body, line_no", [
+    # a comprehension variable over a function's list of units
+    ('unit inf "Inf" §1 { attack: 1 }\n'
+     'function attackers(h: location): list "a" §1 = list(v for v in units_at(h) where v.attack > 0)\n'
+     'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)\n', 6),
+    # a list parameter that its calls pass units to
+    ('unit inf "Inf" §1 { attack: 1 }\n'
+     'function total(xs: list): int "t" §1 = sum(x.atack for x in xs)\n'
+     'function f(h: location): int "f" §1 = total(units_at(h))\n', 5),
+], ids=["comprehension", "list-parameter"])
+def test_a_misspelt_unit_property_is_shown_with_a_caret(tmp_path, body, line_no):
     text = rendered(check_text(tmp_path, body))
-    line = 'function f(h: location): int "f" §1 = count(u for u in attackers(h) where u.atack > 0)'
-    assert f"game.wcx:6:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
-    assert f"    6 | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
+    line = (HEADER + body).split("\n")[line_no - 1]
+    assert f"game.wcx:{line_no}:{line.index('atack') + 1}: error[E-unknown-property]: units have no property 'atack'" in text
+    assert f"    {line_no} | {line}\n      | {' ' * line.index('atack')}^^^^^\n" in text
     assert "hint: did you mean 'attack'?" in text
+
+
+def test_a_list_parameter_passed_lists_of_different_things_is_not_guessed(tmp_path):
+    """One call passes units, another locations: the parameter's elements are unknown, and no
+    property read on them is reported (the same for a local list set to another kind of list)."""
+    body = ('unit inf "Inf" §1 { attack: 1 }\n'
+            'terrain clear "Clear" §1 { vp: 1 }\n'
+            'function first_vp(xs: list): int "v" §1 = sum(x.vp for x in xs where x.vp != none)\n'
+            'function f(h: location): int "f" §1 = first_vp(units_at(h)) + first_vp(adjacent(h))\n'
+            'procedure p(h: location) "p" §1 {\n  let xs = units_at(h)\n  set xs = adjacent(h)\n'
+            '  for x in xs { log "x" if x.vp > 0 { stop } }\n}\n')
+    diags = check_text(tmp_path, body)
+    assert not [d for d in diags.errors if d.code == "E-unknown-property"], rendered(diags)
+
+
+@pytest.mark.parametrize("bundled", ["tiny", "stalingrad42", "no-retreat", "axis-allies-1941", "stargard-solstice"])
+def test_the_bundled_games_have_no_unknown_property(bundled):
+    """No false positive of the list-element inference on the real games (their rule tests too)."""
+    _game, diags = check_path(ROOT / "games" / bundled, tests=True)
+    assert not diags.errors, rendered(diags)
 
 
 @pytest.mark.parametrize("folder", sorted(p.parent for p in (ROOT / "tests" / "data" / "games").glob("*/game.wcx")),

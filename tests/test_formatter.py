@@ -478,6 +478,42 @@ def test_comments_inside_statements_tables_and_quantities_stay_in_place() -> Non
     )
 
 
+def test_an_end_of_line_comment_on_a_line_with_no_item_stays_where_the_author_put_it() -> None:
+    """`} else {  # why`, `do {  # why`, `base:  # why`: the line holds no statement, property or
+    modifier of its own, and the comment stays at its end (not moved to a line of its own)."""
+    src = (
+        "procedure p(u: unit) {\n"
+        "  if u.steps > 1 {\n"
+        "    reduce(u, 1)\n"
+        "  } else if u.steps == 1 {  # a remnant\n"
+        "    eliminate(u)\n"
+        "  } else {  # already gone\n"
+        "    # nothing to do\n"
+        "    log \"none\"\n"
+        "  }\n"
+        "}\n"
+        "\n"
+        "action a \"A\" §1 {\n"
+        "  do {  # what the action does\n"
+        "    p(u)\n"
+        "  }\n"
+        "}\n"
+        "\n"
+        "quantity q(u: unit): int {\n"
+        "  base:  # the printed value\n"
+        "    u.attack\n"
+        "  modifier \"city\" * 2 when u.steps > 1 §8\n"
+        "}\n"
+    )
+    out = assert_round_trip(src)
+    assert "  } else if u.steps == 1 {  # a remnant\n" in out
+    assert "  } else {  # already gone\n    # nothing to do\n" in out
+    assert "  do {  # what the action does\n    p(u)\n" in out
+    # the layout joins `base:` and its expression: the comment ends that line
+    assert "  base: u.attack  # the printed value\n" in out
+    assert format_text(out) == out
+
+
 def test_a_comment_that_cannot_keep_its_line_goes_just_before_its_item() -> None:
     """Two end-of-line comments on a value that the formatter joins onto one line: the first
     goes on its own line just before the property, the last stays at the end."""

@@ -12,24 +12,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-from functools import lru_cache
-from pathlib import Path
-
 import pytest
 
-from warcodex.dsl.checker import check_path
+from game_scene import load_game, selfplay
 from warcodex.interpreter.agents import ScriptedAgent
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.play import agents_for, log_text, start
 
-GAME_DIR = Path(__file__).resolve().parent.parent / "games" / "no-retreat"
 
-
-@lru_cache(maxsize=1)
 def game():
-    g, diags = check_path(GAME_DIR)
-    assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
-    return g
+    return load_game("no-retreat", tests=False)
+
 
 SEEDS = (1, 2)
 TURNS = 2
@@ -42,12 +35,7 @@ def engine():
 
 @pytest.fixture(scope="module")
 def games(engine):
-    out = []
-    for seed in SEEDS:
-        g = start(engine, "campaign", seed, agents_for(engine, ["random"], seed), trace=False, check_invariants=True)
-        g.run(until_turn=TURNS)  # an invariant violation raises here
-        out.append(g)
-    return out
+    return selfplay(engine, "campaign", SEEDS, TURNS)
 
 
 def test_the_first_turns_play_with_every_invariant(games):

@@ -301,6 +301,25 @@ def test_dr2_and_d1_retreat_lengths_and_disruption():
     assert s.f("retreat_length", cell(s, "A1", "D1")) == 2 and s.f("retreat_length", cell(s, "DR4")) == 4
 
 
+def test_the_explanation_of_a_result_shows_the_advance_not_the_rules_own_records():
+    """`combat_adv` (the result's Adv N after the weather, §14.2.1) and `advance_kind` (§14.2) are
+    what a player reads off the result; `last_result_adv` (the raw Adv N, kept for §15.2.7) and
+    `vacated_hex` (kept for the advance's own rules, §14.3) are the rules' records (`bookkeeping`)."""
+    s = Scene(active="axis", decline=True, weather="snow")
+    d = s.unit("test_rifle", "soviet", T)
+    a = s.unit("test_infantry", "axis", N)
+    s.agent.script = {"use": ["retreat"]}
+    lines = s.traced("carry_out", cell(s, "D1", "Adv2"), (a,), T, (d,), ent(s, "axis"), ent(s, "soviet"))
+    assert "combat_adv = 1" in lines  # Snow takes one hex off (§14.2.2)
+    assert "advance_kind = full" in lines
+    assert s.var("last_result_adv") == 2 and s.var("vacated_hex") == T  # kept, not shown
+    assert not [x for x in lines if x.startswith(("last_result_adv =", "vacated_hex =", "breakthrough_air =",
+                                                    "city_battle_placed ="))]
+    e = s.engine
+    assert {"vacated_hex", "last_result_adv"} <= e.bookkeeping_vars
+    assert not {"combat_adv", "advance_kind", "dd_outcome"} & e.bookkeeping_vars
+
+
 def test_a_disrupted_unit_forced_to_retreat_goes_into_full_retreat():
     s = Scene(active="axis", decline=True)
     d = s.unit("test_rifle", "soviet", T, "disrupted")

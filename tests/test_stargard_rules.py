@@ -132,6 +132,20 @@ def test_stavka_orders_only_with_the_optional_rule_on_turns_2_and_3():
     assert not s.f("withholding_allowed")
 
 
+# ---------------------------------------------------------------- the explanation of a combat (§8)
+def test_a_combat_explains_the_result_not_the_rules_own_tallies():
+    """The result code is the line a player reads ('apply A1', §8.1); the tallies the result codes
+    fill for apply_outcome (attacker_losses, defender_retreat...) are `bookkeeping`."""
+    s = Scene(dice=[1], decline=True)
+    s.unit("t_inf", "soviet", T)
+    a, b = s.unit("t_inf", "german", ring(T)[0]), s.unit("t_inf", "german", ring(T)[1])
+    lines = s.traced("resolve_combat", (a, b), T, (), ())
+    assert "CRT column = 2-1" in lines and "apply A1 (Attacker loses steps)" in lines  # 8 against 4, roll 1
+    assert s.steps(a) + s.steps(b) == 3 and s.var("attacker_losses") == 1
+    assert not [x for x in lines if x.split(" = ")[0] in ("attacker_losses", "defender_losses", "attacker_retreat",
+                                                           "defender_retreat", "defender_retreated")]
+
+
 # ---------------------------------------------------------------- Festung (§12.3) and Volkssturm (§12.4)
 def test_a_festung_ignores_retreats_and_the_unit_with_it_retreats():
     s = Scene('  location 08.01 { supply: "german" }', active="soviet")

@@ -8,6 +8,7 @@ turn, 20 seeds) is `python bench/selfplay.py stargard-solstice --seeds 20`."""
 from __future__ import annotations
 
 import pytest
+from game_scene import selfplay
 from test_stargard_support import real_engine
 
 from warcodex.interpreter.play import Game, agents_for, log_text, replay, start
@@ -19,13 +20,7 @@ TURNS = 2
 
 @pytest.fixture(scope="module")
 def games():
-    e = real_engine()
-    out = []
-    for seed in SEEDS:
-        g = start(e, "solstice", seed, agents_for(e, ["random"], seed), trace=False, check_invariants=True)
-        g.run(until_turn=TURNS)  # a broken invariant raises here
-        out.append(g)
-    return out
+    return selfplay(real_engine(), "solstice", SEEDS, TURNS)
 
 
 def test_the_first_turns_play_with_every_invariant_held(games):
