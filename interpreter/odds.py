@@ -627,14 +627,17 @@ def effect_words(scene: Scene, key: tuple) -> str:
     return "; ".join(parts)
 
 
-def exact(scene: Scene) -> Odds:
-    """The exact outcome distribution (NotEnumerable when the rules draw outside dice)."""
+def exact(scene: Scene, max_runs: int | None = None) -> Odds:
+    """The exact outcome distribution (NotEnumerable when the rules draw outside dice, or when it
+    needs more than `max_runs` replays: default MAX_RUNS)."""
     start = time.perf_counter()
     ctx = scene.run.ctx
     original = ctx.state
     state = original.snapshot()
     state.rng = RefusingRng()
     enum = Enumerator(ctx)
+    if max_runs is not None:
+        enum.max_runs = max_runs
     enum.base = state
     ctx.chance = enum
     try:
