@@ -63,11 +63,13 @@ class Face:
     row: str  # the row (the roll after its modifiers)
     applied: list[Line]  # the results applied, with their sections
     effects: str  # what the combat did to the units
+    later: list[Line] = field(default_factory=list)  # each later roll (a Determined Defense), its modifiers, its table
 
     def to_json(self) -> dict:
         return {"probability": self.probability, "rolls": [{"dice": d, "total": r} for d, r in zip(self.dice, self.rolls)],
                 "column": self.column, "row": self.row, "result": self.result,
-                "derivation": [x.to_json() for x in self.derivation], "lookup": self.lookup.to_json(), "applied": [x.to_json() for x in self.applied],
+                "derivation": [x.to_json() for x in self.derivation], "lookup": self.lookup.to_json(),
+                "applied": [x.to_json() for x in self.applied], "later_rolls": [x.to_json() for x in self.later],
                 "effects": self.effects}
 
 
@@ -162,12 +164,31 @@ def _reads_crt(scene: Scene, crts: set[str]) -> bool:
             and any(d.kind in ("lookup", "beyond") and d.ref in crts for d in steps))
 
 
+def _later_rolls(steps: list[Derivation], crt: int, tables: set[str]) -> list[Line]:
+    """After the CRT's result, each further roll (a Determined Defense, a morale check) with the
+    modifiers computed before its table is read, and that lookup."""
+    out: list[Line] = []
+    rolls = [i for i in range(crt + 1, len(steps)) if steps[i].kind == "roll"]
+    for k, i in enumerate(rolls):
+        end = rolls[k + 1] if k + 1 < len(rolls) else len(steps)
+        part = [steps[i]]
+        for d in steps[i + 1:end]:
+            if d.kind == "quantity":
+                part.append(d)
+            elif d.kind in ("lookup", "beyond") and d.ref in tables:
+                part.append(d)
+                break
+        out += [Line.of(d) for d in part]
+    return out
+
+
 def attack_report(scene: Scene) -> AttackReport | None:
     """The report of a combat that reads its result on a rolled table with columns (a CRT), or None
     (no such table read, more branches than MAX_BRANCHES, or dice the enumerator cannot follow)."""
     ctx = scene.run.ctx
     engine = ctx.engine
     rolled = _rolled_tables(engine)
+    tables = set(engine.tables)
     if not _reads_crt(scene, rolled):
         return None
     original = ctx.state
@@ -206,7 +227,7 @@ def attack_report(scene: Scene) -> AttackReport | None:
         applied = [Line.of(d) for d in steps[crt + 1:] if d.kind == "apply"]
         faces.append(Face(p, [d.value for d in rolls], [d.ref for d in rolls], between, Line.of(steps[crt]), str(cell),
                           getattr(cell, "column", ""), getattr(cell, "row", ""), applied,
-                          effect_words(scene, leaf_summary(scene, end))))
+                          effect_words(scene, leaf_summary(scene, end)), _later_rolls(steps, crt, tables)))
     if table is None or not faces:
         return None
     # a step every face took alike (the 8-1 attack resolved on the 7-1 column) belongs before the die

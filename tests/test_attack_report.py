@@ -124,3 +124,20 @@ def test_the_command_prints_and_the_json_carries_the_attack():
     assert [f["result"] for f in attack["faces"]] == ["DR1", "DR1", "DR2", "DR2", "DE", "DE"]
     assert attack["faces"][0]["rolls"] == [{"dice": "d6", "total": 1}]
     assert attack["faces"][0]["lookup"]["text"] == "Combat Results Table: column 3-1, row 1 -> DR1"
+
+
+def test_stalingrad_determined_defense_a_second_die_with_its_modifier():
+    # §11.2: the guards make a Determined Defense after the CRT's result; guards count as Elite,
+    # +1 on the Determined Defense die (§11.2.4): a die of 1 is read on row 2
+    sc, r = report_of("stalingrad42", "determined_defense.wcx")
+    assert r.columns == ["3-1"] and sum(f.probability for f in r.faces) == pytest.approx(1)
+    first = r.faces[0]
+    assert first.rolls == [1, 1] and first.probability == pytest.approx(1 / 36)
+    later = texts(first.later)
+    assert later[0] == "roll d6: 1" and "Elite lead unit: 0 +1 -> 1 (§11.2.4)" in later
+    assert any(t.startswith("Determined Defense Table: column clear, row 2 -> ") for t in later)
+    exact = odds.exact(sc)
+    by_effect: dict[str, float] = {}
+    for f in r.faces:
+        by_effect[f.effects] = by_effect.get(f.effects, 0.0) + f.probability
+    assert by_effect == pytest.approx({text: p for p, text in exact.effects})

@@ -813,8 +813,9 @@ def print_attack(report) -> None:
     for f in report.faces:
         dice = ", ".join(f"{d} {r}" for d, r in zip(f.dice, f.rolls))
         applied = "; ".join(a.lines()[0].strip() for a in f.applied)
-        extra = "\n".join(x for line in f.derivation for x in line.lines())
-        what = "\n".join(x for x in (extra, applied, f.effects) if x)
+        before = "\n".join(x for line in f.derivation for x in line.lines())
+        later = "\n".join(x for line in f.later for x in line.lines())
+        what = "\n".join(x for x in (before, applied, later, f.effects) if x)
         faces.add_row(dice, f"{f.probability:.4f}", f.row, f.result, what)
     out.print(faces)
     out.print(Text.assemble("results: ", ", ".join(f"{code} {p:.4f}" for code, p in report.results.items())))
