@@ -204,6 +204,7 @@ def build_game(path: str | Path, modules: list[ast.Module], sources: dict[str, s
     root = Path(path)
     game = GameDef(root=root if root.is_dir() else root.parent)
     game.roots = allowed_roots(path, overlays, include_roots)
+    game.overlays = tuple(Path(o) for o in overlays)  # what else reads the game (its scenes) reads them too
     game.test_files = {f for f in sources if in_tests_folder(f, game.root) or f in scenes} if tests else set()
     game.fingerprint = fingerprint({k: v for k, v in sources.items() if k not in game.test_files}, game.root)
     for module in modules:

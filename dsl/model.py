@@ -32,6 +32,7 @@ class GameDef:
         self.diagnostics = Diagnostics()
         self.fingerprint = ""  # hash of the rules files (set by the loader)
         self.roots: tuple[Path, ...] = (root.resolve(),)  # folders the game may read (set by the loader)
+        self.overlays: tuple[Path, ...] = ()  # the overlay files the user named (set by the loader)
         self.board = None  # the map, once the checker has loaded it (the engine reuses it)
         # (declaration, replaced property, its replacement) for every property an `override`
         # changed: the checker compares the new value with the old one

@@ -12,13 +12,15 @@ Parts: partial.py (the three-valued partial evaluator), walk.py (walking the AST
 each unit type), schedule.py (arrivals and withdrawals by turn), sequence.py (the sequence of play,
 triggers and standing rules, with the turns each can happen), setup.py (the set-up with the
 provenance of what places each unit), effects.py (effects charts),
-tables.py (tables, the rules that feed them, the chance of each result), quantities.py (bases and
+tables.py (tables, the rules that feed them, the chance of each result), battles.py (the odds
+of the typical battles a game declares in its scenes/ folder), quantities.py (bases and
 modifiers with their values), dice.py (dice, distributions, hit rolls), economy.py (incomes),
 cards.py (decks and cards: composition, owners, each side's events),
 game.py (the assembled model). Renderers import from this package only, never from its modules.
 See docs/architecture.md for where this layer sits.
 """
 
+from warcodex.facts.battles import BattleFacts, CrtResults
 from warcodex.facts.cards import CardEvent, CardFacts, DeckFacts
 from warcodex.facts.dice import HitRoll, distribution
 from warcodex.facts.economy import IncomeFacts, SideIncome
@@ -33,7 +35,7 @@ from warcodex.facts.sequence import AllowedAction, AutomaticStep, SequenceFacts,
 from warcodex.facts.setup import PlacedUnit
 from warcodex.facts.tables import TableFacts
 
-__all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "CardEvent", "CardFacts", "Condition", "DeckFacts", "EffectCell", "EffectRule", "EffectsFacts",
+__all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "BattleFacts", "CardEvent", "CrtResults", "CardFacts", "Condition", "DeckFacts", "EffectCell", "EffectRule", "EffectsFacts",
            "GameFacts", "HitRoll", "IncomeFacts", "ModifierFacts", "Movement", "Owners", "PhaseStep", "PlacedUnit",
            "ProvisionalFacts", "QuantityFacts", "SequenceFacts", "SequenceNode", "SideFacts", "SideIncome", "Slice",
            "TableFacts", "TriggerFacts", "UNKNOWN", "UnitTypeFacts", "VariableFacts", "distribution", "facts_of"]

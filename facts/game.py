@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warcodex.dsl import ast
+from warcodex.facts.battles import BattleFacts, battle_facts
 from warcodex.facts.cards import DeckFacts, deck_facts
 from warcodex.facts.dice import HitRoll, dice_of, hit_rolls
 from warcodex.facts.economy import IncomeFacts, incomes
@@ -184,6 +185,11 @@ class GameFacts:
     @property
     def tables(self) -> list[TableFacts]:
         return table_facts(self.engine)
+
+    @property
+    def battles(self) -> list[BattleFacts]:
+        """The typical battles the game declares (its scenes/ folder), with their odds."""
+        return battle_facts(self.engine)
 
     @property
     def effects(self) -> list[EffectsFacts]:

@@ -195,7 +195,7 @@ def b_traceable(ctx, span, mode, start, targets, s):
 def b_odds(ctx, span, attack, defense):
     o = Odds.of(attack, defense)
     if ctx.tracing:
-        ctx.trace_add(Derivation(f"odds {show(attack)}:{show(defense)} -> {o}", o))
+        ctx.trace_add(Derivation(f"odds {show(attack)}:{show(defense)} -> {o}", o, kind="odds"))
     return o
 
 

@@ -938,7 +938,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
                 steps.append(traced_modifier(label, op, before, amount, rounding, value, cites))
         value = _num(value)
         if tracing:
-            ctx.trace_add(Derivation(f"{title} = {value}", value, tuple(q.header.citations), steps))
+            ctx.trace_add(Derivation(f"{title} = {value}", value, tuple(q.header.citations), steps, "quantity", qname))
         return value
 
     cached = cached_call(level, key, fast, compiler.engine.static_cache)

@@ -264,7 +264,8 @@ class Context:
         if dice.keep is not None:
             shown = f"{faces}, keep {kept} = {total}"
         if self.tracing:
-            self.trace_add(Derivation(f"roll {dice.text()}: {shown}{' (fixed dice)' if given else ''}", total))
+            self.trace_add(Derivation(f"roll {dice.text()}: {shown}{' (fixed dice)' if given else ''}", total,
+                                      kind="roll", ref=dice.text()))
         return total
 
     # ------------------------------------------------------------ decisions inside procedures

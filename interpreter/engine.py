@@ -632,7 +632,8 @@ class Engine:
                 continue
             names, body, decl = self.results[code.result.name]
             if ctx.tracing:
-                ctx.trace_add(Derivation(f"apply {code} ({decl.header.label or decl.name})", None, code.result.citations))
+                ctx.trace_add(Derivation(f"apply {code} ({decl.header.label or decl.name})", None, code.result.citations,
+                                        kind="apply", ref=code.result.name))
             if body is None:
                 continue
             inner = Frame(ctx, dict(fr.vars))

@@ -273,7 +273,8 @@ class GeneratedCompiler:
             gen._span = q.span
             gen.emit("v = NUM(v)")
             title = q.header.label or q.name
-            gen.emit(f"ctx.trace_add(Derivation({title!r} + ' = ' + str(v), v, {gen.const(tuple(q.header.citations))}, steps))")
+            gen.emit(f"ctx.trace_add(Derivation({title!r} + ' = ' + str(v), v, {gen.const(tuple(q.header.citations))}, steps, "
+                     f"'quantity', {q.name!r}))")
             gen.emit("return v")
 
         gen.function(unit, "B" + rule[1:], params, (), plain, fr=False, docline=f"quantity {q.name}, untraced")

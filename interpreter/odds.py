@@ -581,27 +581,16 @@ def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, floa
     for key, w in weighted.items():
         p = w / total
         alive = {"attacker": False, "defender": False}
-        words = []
         for uid, on_map, steps, loc, markers in key:
             before = scene.participants[uid]
             role = "attacker" if before.side == scene.attacker else "defender"
             if on_map:
                 alive[role] = True
                 survivors[role][before.type] += p
-            name = before.label or before.type
-            if not on_map:
-                words.append((role, f"{name} eliminated"))
-            else:
-                if steps < before.steps:
-                    words.append((role, f"{name} loses {before.steps - steps} step(s)"))
-                if loc != before.loc:
-                    words.append((role, f"{name} to {loc}"))
-                words += [(role, f"{name} {m}") for m in sorted(markers - before.markers)]
-                words += [(role, f"{name} no longer {m}") for m in sorted(before.markers - markers)]
         a, d = alive["attacker"], alive["defender"]
         outcome = OUTCOMES[0] if a and not d else OUTCOMES[1] if d and not a else OUTCOMES[2] if not a else OUTCOMES[3]
         outcomes[outcome] += p
-        effects[_group_effects(words)] += p
+        effects[effect_words(scene, key)] += p
     losses = {role: {t: max(0.0, n - survivors[role][t]) for t, n in ts.items()} for role, ts in types.items()}
     rtotal = sum(rounds.values()) or 1.0
     return Odds(method, outcomes, survivors, losses, {r: w / rtotal for r, w in sorted(rounds.items())},
@@ -610,9 +599,24 @@ def summarise(scene: Scene, weighted: dict[tuple, float], rounds: dict[int, floa
                 distribution={k: w / total for k, w in weighted.items()}, **extra)
 
 
-def _group_effects(words: list[tuple[str, str]]) -> str:
-    """`attacker: 3 x Infantry eliminated, Tank to 0905; defender: ...` (the same effect on
-    several units of a side is counted)."""
+def effect_words(scene: Scene, key: tuple) -> str:
+    """What a result (a `leaf_summary`) does to the units, in words: `attacker: 3 x Infantry
+    eliminated, Tank to 0905; defender: ...` (the same effect on several units of a side is
+    counted)."""
+    words = []
+    for uid, on_map, steps, loc, markers in key:
+        before = scene.participants[uid]
+        role = "attacker" if before.side == scene.attacker else "defender"
+        name = before.label or before.type
+        if not on_map:
+            words.append((role, f"{name} eliminated"))
+            continue
+        if steps < before.steps:
+            words.append((role, f"{name} loses {before.steps - steps} step(s)"))
+        if loc != before.loc:
+            words.append((role, f"{name} to {loc}"))
+        words += [(role, f"{name} {m}") for m in sorted(markers - before.markers)]
+        words += [(role, f"{name} no longer {m}") for m in sorted(before.markers - markers)]
     if not words:
         return "no unit affected"
     parts = []
@@ -623,14 +627,17 @@ def _group_effects(words: list[tuple[str, str]]) -> str:
     return "; ".join(parts)
 
 
-def exact(scene: Scene) -> Odds:
-    """The exact outcome distribution (NotEnumerable when the rules draw outside dice)."""
+def exact(scene: Scene, max_runs: int | None = None) -> Odds:
+    """The exact outcome distribution (NotEnumerable when the rules draw outside dice, or when it
+    needs more than `max_runs` replays: default MAX_RUNS)."""
     start = time.perf_counter()
     ctx = scene.run.ctx
     original = ctx.state
     state = original.snapshot()
     state.rng = RefusingRng()
     enum = Enumerator(ctx)
+    if max_runs is not None:
+        enum.max_runs = max_runs
     enum.base = state
     ctx.chance = enum
     try:

@@ -103,10 +103,12 @@ class CompiledTable:
                     raise IllegalColumn(rule.message or f"{value} is not allowed on the {self.title}", span)
                 if rule.action == "result":
                     if trace is not None:
-                        trace.append(Derivation(f"{_show(value)} is beyond the table: {rule.message or 'automatic result'} -> {rule.cell}", rule.cell, rule.citations))
+                        trace.append(Derivation(f"{_show(value)} is beyond the table: {rule.message or 'automatic result'} -> {rule.cell}",
+                                                 rule.cell, rule.citations, kind="beyond", ref=self.name))
                     return rule.cell
                 if trace is not None:
-                    trace.append(Derivation(f"{_show(value)} is resolved on the {_col_text(self, rule.use)} column", None, rule.citations))
+                    trace.append(Derivation(f"{_show(value)} is resolved on the {_col_text(self, rule.use)} column", None, rule.citations,
+                                            kind="beyond", ref=self.name))
                 v = rule.use
                 break
         if v in self.columns:
@@ -193,7 +195,7 @@ class CompiledTable:
             cells, text = self.row_for(args[0], span)
             result = cells[0]
             if trace is not None:
-                trace.append(Derivation(f"{self.title}: row {text} -> {result}", result, self.citations))
+                trace.append(Derivation(f"{self.title}: row {text} -> {result}", result, self.citations, kind="lookup", ref=self.name))
             return result
         if len(args) != 2:
             raise RuleError(f"the {self.title} is looked up with a column and a row: {self.name}[column, row]", span)
@@ -203,7 +205,8 @@ class CompiledTable:
         cells, text = self.row_for(args[1], span)
         result = cells[col]
         if trace is not None:
-            trace.append(Derivation(f"{self.title}: column {self.column_text[col]}, row {text} -> {result}", result, self.citations))
+            trace.append(Derivation(f"{self.title}: column {self.column_text[col]}, row {text} -> {result}", result, self.citations,
+                                    kind="lookup", ref=self.name))
         return result
 
 

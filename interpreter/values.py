@@ -225,6 +225,11 @@ class Derivation:
     value: Any = None
     citations: tuple[str, ...] = ()
     steps: list["Derivation"] = field(default_factory=list)
+    # what kind of step it is, for readers that summarise a trace (the odds report): "quantity"
+    # (ref: its name), "odds", "roll" (ref: the dice), "lookup" (ref: the table; value: the cell),
+    # "beyond" (a result decided beyond a table), "apply" (ref: the result); "" for any other line
+    kind: str = ""
+    ref: str = ""
 
     def lines(self, indent: int = 0) -> list[str]:
         cite = f" ({', '.join('§' + c for c in self.citations)})" if self.citations else ""

@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "games" / "tiny"
 BATTLE = ROOT / "tests" / "data" / "games" / "battle"
 ODDS = ROOT / "tests" / "data" / "games" / "odds"
-# Tiny Front on A4: tables and terrain (1), hexside/markers/weather (2), odds chart (3), units,
-# sequence and turn track (4), sources and sections (5). Update when the aid's layout changes.
-TINY_A4_PAGES = 5
+# Tiny Front on A4: tables and terrain (1), hexside/markers/weather (2), odds chart (3), typical
+# battles (4), units, sequence and turn track (5), sources and sections (6). Update when the aid's
+# layout changes.
+TINY_A4_PAGES = 6
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -410,8 +411,40 @@ def test_fall_blau_schedule_set_up_and_track(fall_blau_aid):
     assert len(marked) == sum(1 for a in aid.arrivals if a.provisional) and marked[0].xpath('.//span[@class="badge provisional"]')
 
 
+def test_tiny_typical_battle_the_7_3_example(tiny_out, tiny_doc):
+    """The battle of games/tiny/scenes: the §7.3 example read on the 3-1 column (DR1, DR1, DR2, DR2,
+    DE, DE), exact, marked provisional (the CRT is invented); its bars add up to 1."""
+    card = tiny_doc.xpath('//article[@data-battle="odds_town_attack"]')[0]
+    assert "provisional" in card.get("class") and "exact, from the rules" in text(card)
+    assert "result read on the Combat Results Table, column 3-1" in text(card)
+    crt = card.xpath('.//div[@data-bar="crt"]/span')
+    assert [s.text_content() for s in crt] == ["DR1 33%", "DR2 33%", "DE 33%"]
+    for bar in card.xpath('.//div[contains(@class, "bar")]'):
+        assert sum(float(s.get("data-p")) for s in bar.xpath("./span")) == pytest.approx(1)
+    outcomes = card.xpath('.//div[@data-bar="outcomes"]/span')
+    assert [s.text_content() for s in outcomes] == ["attacker wins 33%", "both remain 67%"]
+    assert "table crt (invented grid for the example game)" in text(card)
+
+
 def test_axis_and_allies_units_and_set_up():
     aid = build_aid(checked(ROOT / "games" / "axis-allies-1941"))
+    # the typical battles of games/axis-allies-1941/scenes: the small one exact, equal to the
+    # textbook Markov chain of tests/test_odds.py; the issue's 14 against 13 units estimated by
+    # Monte Carlo within its stated interval of the exact 0.467 / 0.502 / 0.031
+    from test_odds import textbook_land_battle
+
+    battles = {b.name: b for b in aid.battles}
+    small = next(b for b in battles.values() if b.name == "odds_small_battle")
+    assert small.exact and small.crt_table is None
+    want = textbook_land_battle([1, 1, 1, 3, 3], [2, 2, 2, 3])
+    shown = {s.colour: s.width for s in small.outcomes}
+    assert (shown["attacker_wins"], shown["defender_wins"], shown["mutual_destruction"]) == pytest.approx(want, abs=1e-9)
+    large = battles["odds_land_battle"]
+    assert not large.exact and "1,000 battles" in large.method and "±3.1%" in large.method
+    shown = {s.colour: s.width for s in large.outcomes}
+    for key, p in zip(("attacker_wins", "defender_wins", "mutual_destruction"), (0.467, 0.502, 0.031)):
+        assert abs(shown[key] - p) <= 0.031, key
+    assert large.losses[0].startswith("attacker: Infantry ")
     # §5: any power may buy any unit: the bomber is every power's, though only four start with one
     bomber = next(r for r in aid.units.rows if r.name == "bomber")
     assert bomber.sides == ["every side"]

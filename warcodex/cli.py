@@ -767,6 +767,7 @@ def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: s
              as_json: bool) -> None:
     """The outcome distribution of a combat, computed from the game's own combat rules: exactly
     where the dice allow it, else by Monte Carlo (docs/odds.md)."""
+    from warcodex.interpreter.attack_report import attack_report
     from warcodex.interpreter.odds import SceneError, load_scene, resolve, scene_from_save
 
     if (scene_file is None) == (save_file is None):
@@ -784,13 +785,40 @@ def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: s
         else:
             scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
         result = resolve(scene, mode, precision, workers, seed)
+        # a CRT attack: its derivation and each die face, read off the rules' traces
+        attack = attack_report(scene) if result.method == "exact" else None
     except SceneError as exc:
         print_diagnostics([Diagnostic(Severity.ERROR, "E-scene", exc.message, exc.span)])
         raise SystemExit(1) from None
     if as_json:
-        out.print(json.dumps(result.to_json(), indent=2))
+        out.print(json.dumps({**result.to_json(), "attack": attack.to_json() if attack else None}, indent=2))
         return
+    if attack is not None:
+        print_attack(attack)
     print_odds(result)
+
+
+def print_attack(report) -> None:
+    """A CRT attack as a player reads it: the derivation before the die, then each face."""
+    source = (f"PROVISIONAL: {report.provenance_note or 'not the published table'}" if report.provenance == "provisional"
+              else report.provenance.replace("_", " "))
+    out.print(bold("Attack on the " + report.title, f" ({source})"))
+    out.print("before the die (the rules' derivation; every column shift and modifier with its section):")
+    for line in report.before:
+        out.print("\n".join(line.lines(1)), highlight=False)
+    out.print(Text.assemble("final column: ", (", ".join(report.columns) or "-", "bold")))
+    faces = Table(title=f"each die roll on the {report.title}")
+    for col in ("die", "probability", "row", "result", "what it does to the units"):
+        faces.add_column(col, justify="right" if col in ("die", "probability", "row") else "left")
+    for f in report.faces:
+        dice = ", ".join(f"{d} {r}" for d, r in zip(f.dice, f.rolls))
+        applied = "; ".join(a.lines()[0].strip() for a in f.applied)
+        before = "\n".join(x for line in f.derivation for x in line.lines())
+        later = "\n".join(x for line in f.later for x in line.lines())
+        what = "\n".join(x for x in (before, applied, later, f.effects) if x)
+        faces.add_row(dice, f"{f.probability:.4f}", f.row, f.result, what)
+    out.print(faces)
+    out.print(Text.assemble("results: ", ", ".join(f"{code} {p:.4f}" for code, p in report.results.items())))
 
 
 def print_odds(result) -> None:

@@ -5,7 +5,7 @@ infers anything from the rules; they put the facts into words.
     build_aid(game, scenario=None, lang="en", paper="a4", engine=None) -> Aid
 
 Parts: tables.py (tables, beyond rules, legends, the rules that feed them), odds.py (odds
-charts), rules.py (quantities in words), effects.py (effects charts), units.py (the unit chart),
+charts), battles.py (odds of the game's typical battles), rules.py (quantities in words), effects.py (effects charts), units.py (the unit chart),
 production.py (national production), hits.py (hit chart), sequence.py (the sequence of play and
 standing rules), scenario.py (set-up, reinforcements and withdrawals, turn track), cards.py (card
 lists), writer.py (the language, words and citations).
@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from warcodex.dsl.model import GameDef
+from warcodex.exporters.aids.battles import BattleAid, battle_aids
 from warcodex.exporters.aids.cards import DeckAid, deck_aids
 from warcodex.exporters.aids.effects import EffectsChart, effects_charts
 from warcodex.exporters.aids.hits import HitChart, hit_chart
@@ -38,7 +39,8 @@ UI_KEYS = ["player_aids", "scenario", "edition", "no_edition", "sheet_tables", "
            "automatic_steps", "standing_rules", "turn_track", "turn", "reinforcements", "arrives", "where",
            "name", "setup", "sources", "sections", "conditions_english", "provisional_items", "chance",
            "units", "when", "drm", "only_when", "table_index", "result", "no", "withdrawals", "units_at_start",
-           "provisional_schedule", "provisional_setup", "sheet_cards", "cards_count", "owners", "events"]
+           "provisional_schedule", "provisional_setup", "sheet_cards", "cards_count", "owners", "events",
+           "sheet_battles", "battles_intro", "battle_results", "battle_losses", "battle_provisional"]
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Aid:
     setup_notes: list[str] = field(default_factory=list)  # why the set-up's rows marked † are provisional
     track_notes: list[str] = field(default_factory=list)  # why the turn track's marks † are provisional
     decks: list[DeckAid] = field(default_factory=list)
+    battles: list[BattleAid] = field(default_factory=list)
 
     @property
     def sequence_lines(self) -> int:
@@ -119,6 +122,7 @@ def build_aid(game: GameDef, scenario: str | None = None, lang: str = "en", pape
     sequence, standing = sequence_of_play(w)
     sheet = scenario_sheet(w)
     decks = deck_aids(w)
+    battles = battle_aids(w, tables)
     provisional = [ProvisionalItem(p.what, p.note) for p in facts.provisional]
     turns = facts.turns
     sc_turns = None
@@ -141,4 +145,4 @@ def build_aid(game: GameDef, scenario: str | None = None, lang: str = "en", pape
     return Aid(labels.lang, LANG_NAMES[labels.lang], paper, g.name, game_label, facts.edition, scenario_label, sc_turns,
                facts.fingerprint, tables, effects, units, production, hits, sequence, standing, sheet.turn_track,
                sheet.arrivals, sheet.setup, provisional, sections, note, len(labels.translated), total, ui,
-               sheet.provisional, sheet.setup_provisional, sheet.track_provisional, decks)
+               sheet.provisional, sheet.setup_provisional, sheet.track_provisional, decks, battles)

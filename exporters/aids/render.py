@@ -13,6 +13,9 @@ from warcodex.exporters.aids.charts import hits_chart_svg, odds_chart_svg, palet
 from warcodex.exporters.aids.aid import Aid
 
 TEMPLATES = Path(__file__).parent / "templates"
+# a typical battle's outcome bar: the attacker's wins blue, the defender's red, the rest grey
+OUTCOME_COLOURS = {"attacker_wins": "#1f5fa8", "mutual_destruction": "#555555", "both_remain": "#9e9e9e",
+                   "defender_wins": "#b71c1c"}
 
 
 def _environment() -> Environment:
@@ -88,6 +91,6 @@ def render_html(aid: Aid) -> str:
     svgs = chart_svgs(aid)
     widths = {k: _chart_width(v, aid.paper, 0.7 if k == "hits" else 1.0) for k, v in svgs.items()}
     return env.get_template("aids.html.j2").render(
-        aid=aid, ui=aid.ui, css=css, svgs=svgs, widths=widths, colours=colours,
+        aid=aid, ui=aid.ui, css=css, svgs=svgs, widths=widths, colours=colours, outcome_colours=OUTCOME_COLOURS,
         table_refs={t.name: t.refs for t in aid.tables},
         provisional_tables={t.name: t.source.provisional for t in aid.tables})
