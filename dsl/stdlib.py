@@ -119,6 +119,7 @@ _SPEC = [
     Builtin("set_aside_cards", ("deck: name",), "list", "The deck's cards set aside, not in the game yet (flag `set_aside`)."),
     Builtin("card_places", ("c: name",), "list", "Every place holding the card: \"draw\", \"discard\", \"removed\", \"set_aside\", \"play\" or \"hand:SIDE\"; exactly one in a sound state."),
     Builtin("card_holder", ("c: name",), "side", "The side holding the card in its hand, or none."),
+    Builtin("card_visible", ("c: name", "s: side"), "bool", "Whether side s may see which card c is where it is now: in a hand, only its holder; in a pile, as the pile's visibility says (`pile \"cup\" face_down`, `owner_only`: the card's owners)."),
     Builtin("times_played", ("c: name",), "int", "How many times the card was played as an event in this player turn (the game turn and active side)."),
     Builtin("last_played", ("deck: name",), "name", "The card of the deck played as an event most recently in this player turn (a card \"just played\"), or none."),
     Builtin("last_paid", ("deck: name",), "name", "The card of the deck discarded as payment most recently in this player turn, or none."),

@@ -548,6 +548,10 @@ def b_card_holder(ctx, span, c):
     return ctx.engine.entities[side] if side is not None else None
 
 
+def b_card_visible(ctx, span, c, s):
+    return ctx.engine.cards.visible_to(ctx.state, _card(ctx, c, span), _side(ctx, s, span).name)
+
+
 def b_times_played(ctx, span, c):
     return ctx.engine.cards.times_played(ctx.state, _card(ctx, c, span))
 

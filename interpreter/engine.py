@@ -734,7 +734,7 @@ class Engine:
     # -- cards (interpreter/cards.py)
     def pile(self, ctx, deck, pile: str, span) -> list[str]:
         """A pile of a deck, bottom card first (`pile()` in the rules gives it top card first)."""
-        return self.cards.pile(ctx.state, self.cards.deck_name(deck, span), pile, span)
+        return self.cards.read_pile(ctx, self.cards.deck_name(deck, span), pile, span)
 
     def move_card(self, ctx, deck, card, to: str, span) -> None:
         name = self.cards.card_name(card, span)
