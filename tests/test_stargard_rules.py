@@ -123,6 +123,19 @@ def test_zhukovs_report_sets_a_chit_aside_for_a_vp_and_plays_it_when_chosen():
     assert s.f("withheld_chit_owner") is None
 
 
+def test_what_each_player_observes_of_the_cup_and_the_set_aside_chit():
+    """§1.4: the chits are drawn blind from one cup; §12.6: the set-aside chit is "hidden from the
+    German player". What an agent reads (`Engine.observation`) hides them so."""
+    s = Scene(turn=8, phase="withhold_segment", active="soviet")
+    s.act("withhold_chit", c=s.e("chit_61a"))
+    cup = s.pile("cup")
+    assert cup and "chit_61a" not in cup
+    soviet, german = (s.engine.observation(s.state, side)["decks"]["command_chits"] for side in ("soviet", "german"))
+    assert soviet["withheld"] == ["chit_61a"] and german["withheld"] == ["hidden"]  # he knows there is one
+    assert soviet["cup"] == german["cup"] == ["hidden"] * len(cup)  # the cup's size only, to both
+    assert sorted(german["waiting"]) == sorted(s.pile("waiting"))  # the chits still to arrive are public
+
+
 def test_stavka_orders_only_with_the_optional_rule_on_turns_2_and_3():
     s = Scene(turn=2)
     assert not s.f("withholding_allowed")
