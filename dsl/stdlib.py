@@ -46,7 +46,8 @@ _SPEC = [
     Builtin("side_of_location", ("h: location",), "side", "The side whose units occupy `h`, or none."),
     # ---- units
     Builtin("all_units", (), "list", "Every unit on the map.", elements="unit"),
-    Builtin("units_at", ("h: location",), "list", "The units in a location.", elements="unit"),
+    Builtin("units_at", ("h: location",), "list", "The units in a location, bottom of the stack first (a unit that enters goes on top).", elements="unit"),
+    Builtin("top_unit", ("h: location",), "unit", "The unit on top of the stack in a location (the last to enter, or the last put on top), or none."),
     Builtin("unit_by_id", ("id: int",), "unit", "The unit with this id, as logs and explanations number it (`#7` is `unit_by_id(7)`); none if there is none."),
     Builtin("units_of", ("s: side",), "list", "The units of a side that are on the map.", elements="unit"),
     Builtin("occupied", (), "list", "The locations that hold at least one unit, in board order.", elements="location"),
@@ -93,6 +94,7 @@ _SPEC = [
     Builtin("reduce", ("u: unit", "steps: int"), "none", "Remove steps from a unit; at zero steps it is eliminated.", effect=True),
     Builtin("restore", ("u: unit", "steps: int"), "none", "Give steps back to a unit, up to its full strength.", effect=True),
     Builtin("to_box", ("u: unit", "box: str"), "none", "Take a unit off the map into a named holding box.", effect=True),
+    Builtin("to_top", ("u: unit",), "none", "Put a unit on top of the stack it is in, without moving it (the owner restacks).", effect=True),
     Builtin("mark", ("x: any", "marker: name"), "none", "Put a marker on a unit or a location.", effect=True),
     Builtin("unmark", ("x: any", "marker: name"), "none", "Remove a marker from a unit or a location.", effect=True),
     Builtin("win", ("s: side", "reason: str"), "none", "End the game with a winner (none for a draw).", effect=True),
