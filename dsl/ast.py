@@ -580,19 +580,43 @@ class Card(Decl):
     props: list[Prop] = Field(default_factory=list)
 
 
+class PileDecl(Node):
+    """`pile "cup" face_down §1.4`: who may see the cards of one pile of a deck."""
+    name: str
+    visibility: str  # one of PILE_VISIBILITIES
+    citations: list[str] = Field(default_factory=list)
+    provenance: Provenance | None = None
+
+
+# who may see a pile's cards: nobody (its size is public), everybody, or each card's owners
+PILE_VISIBILITIES = ("face_down", "face_up", "owner_only")
+
+
 class Deck(Decl):
     cards: list[Card]
     props: list[Prop] = Field(default_factory=list)  # the deck's own rules: reshuffle_at, piles
+    pile_decls: list[PileDecl] = Field(default_factory=list)  # `pile "cup" face_down`
 
     # the piles every deck has (interpreter/cards.py); a deck may add its own with `piles: [...]`
     BUILTIN_PILES: ClassVar[tuple[str, ...]] = ("draw", "discard", "removed", "set_aside", "play")
+    # who sees a built-in pile unless the deck says otherwise: the draw pile is face down (its
+    # size is public), the others face up
+    BUILTIN_VISIBILITY: ClassVar[dict[str, str]] = {"draw": "face_down"}
 
     def piles(self) -> list[str]:
-        """The deck's piles: the built-in ones, then those its `piles:` property adds."""
+        """The deck's piles: the built-in ones, then those its `piles:` property and its `pile`
+        declarations add."""
         out = list(self.BUILTIN_PILES)
         for p in self.props:
             if p.key == "piles" and isinstance(p.value, ListLit):
                 out += [i.value for i in p.value.items if isinstance(i, Str) and i.value not in out]
+        out += [d.name for d in self.pile_decls if d.name not in out]
+        return out
+
+    def visibility(self) -> dict[str, str]:
+        """Every pile's visibility: face_down, face_up or owner_only (the last declaration wins)."""
+        out = {p: self.BUILTIN_VISIBILITY.get(p, "face_up") for p in self.piles()}
+        out.update({d.name: d.visibility for d in self.pile_decls})
         return out
 
 

@@ -594,11 +594,9 @@ class _Checker:
             for p in decl.props:
                 w.expr(p.value)
                 self._check_deck_prop(decl, p)
+            self._check_pile_decls(decl)
             for card in decl.cards:
                 self._walk_decl(card)
-                start = next((p for p in card.props if p.key == "pile"), None)
-                if start is not None:
-                    self._pile_name(decl, start.value)
                 start = next((p for p in card.props if p.key == "pile"), None)
                 if start is not None:
                     self._pile_name(decl, start.value)
@@ -973,6 +971,20 @@ class _Checker:
             deck = self.game.names.get(call.args[0].id) if call.args and isinstance(call.args[0], ast.Name) else None
             if isinstance(deck, ast.Deck) and len(call.args) >= 2:
                 self._pile_name(deck, call.args[-1])
+
+    def _check_pile_decls(self, deck: ast.Deck) -> None:
+        """`pile "p" VISIBILITY`: one declaration a pile; "play" holds a card only while its event
+        resolves, in front of everybody."""
+        seen: dict[str, ast.PileDecl] = {}
+        for d in deck.pile_decls:
+            if d.name in seen:
+                self.diags.error("E-deck", f"deck '{deck.name}': pile \"{d.name}\" is declared twice", d.span,
+                                 hint=f"keep one `pile \"{d.name}\" ...` line (the first is on line "
+                                 f"{seen[d.name].span.line if seen[d.name].span else '?'})")
+            elif d.name == "play" and d.visibility != "face_up":
+                self.diags.error("E-deck", f"deck '{deck.name}': the play pile is always face up (a card in play is "
+                                 "being played in front of everybody)", d.span)
+            seen.setdefault(d.name, d)
 
     def _pile_name(self, deck: ast.Deck, value) -> None:
         """A pile named by a string literal must be one of the deck's piles."""

@@ -87,7 +87,7 @@ KEYWORDS = frozenset("""
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns player_turn repeat while phase
-    allow limit until scenario setup invariant evaluation term weight deck card let set if else for in choose by otherwise optional reroll hidden per bookkeeping
+    allow limit until scenario setup invariant evaluation term weight deck pile face_down face_up owner_only card let set if else for in choose by otherwise optional reroll hidden per bookkeeping
     require apply step stop log then or and not is true false none roll keep highest lowest
     provisional rulebook player_aid derived partial not_encoded not_applicable at_most at_least
     test example map turn active dice answer expect legal marked count because without box offered asked same
@@ -634,6 +634,9 @@ class _Layout:
 
     def _deck(self, d: ast.Deck, ind: str) -> list[str]:
         inner = self._prop_lines(d.props, ind + INDENT)
+        for pd in d.pile_decls:
+            line = f"{ind}{INDENT}pile {quote(pd.name)} {pd.visibility}{_cites(pd.citations)}{_prov(pd.provenance)}"
+            inner += self._noted(pd, [line], ind + INDENT)
         for c in d.cards:
             inner += self.decl(c, ind + INDENT)
         return self._body(f"deck {d.name}{_header_meta(d.header)}", inner, ind)
@@ -882,7 +885,7 @@ def _end(node: ast.Node) -> int:
 
 
 # The items the layout writes on lines of their own: a comment inside a declaration stays with one.
-_ANCHORS = (ast.Decl, ast.Stmt, ast.TestLine, ast.Prop, ast.SectionEntry, ast.StepValues, ast.Axis, ast.Beyond,
+_ANCHORS = (ast.Decl, ast.Stmt, ast.TestLine, ast.Prop, ast.PileDecl, ast.SectionEntry, ast.StepValues, ast.Axis, ast.Beyond,
             ast.Row, ast.Modifier, ast.ActionParam, ast.Allow, ast.Do, ast.TurnLoop, ast.PlayerTurns,
             ast.PlayerTurn, ast.Repeat)
 

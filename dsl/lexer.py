@@ -85,6 +85,8 @@ _KEYWORDS = (
     # rule tests (tests/*.wcx)
     "dice", "answer", "expect", "legal", "marked", "because", "without", "box", "offered", "asked", "same",
     "player", "turn", "active", "count",  # also built-in names: those rules come first (below)
+    # decks: who may see a pile's cards (`pile` is also a built-in function)
+    "pile", "face_down", "face_up", "owner_only",
     # sections: how far a section is encoded
     "partial", "not_encoded", "not_applicable",
 )
@@ -167,7 +169,7 @@ class WarcodexLexer(RegexLexer):
             (words(_OPERATOR_WORDS, suffix=_END), Operator.Word),
             # `turn`, `active` (rule tests' lines too) read as the built-in values; `count(` as the call
             (words(_BUILTIN_CONSTANTS, suffix=_END), Name.Builtin.Pseudo),
-            (rf"count(?=[ \t]*\()", Name.Builtin),
+            (rf"(?:count|pile)(?=[ \t]*\()", Name.Builtin),
             (words(_KEYWORDS, suffix=_END), Keyword),
             (words(_BUILTIN_FUNCS, suffix=_END), Name.Builtin),
             (words(_BUILTIN_EVENTS, suffix=_END), Name.Builtin),

@@ -770,7 +770,12 @@ class _ToAst(Transformer):
 
     def deck(self, meta, name, label, m, *items):
         return ast.Deck(header=self.header(meta, name, label, m), cards=[i for i in items if isinstance(i, ast.Card)],
-                        props=[i for i in items if isinstance(i, ast.Prop)], span=self.sp(meta))
+                        props=[i for i in items if isinstance(i, ast.Prop)],
+                        pile_decls=[i for i in items if isinstance(i, ast.PileDecl)], span=self.sp(meta))
+
+    def pile_decl(self, meta, name, visibility, m):
+        return ast.PileDecl(name=_unquote(name), visibility=str(visibility), citations=m.citations,
+                            provenance=m.provenance, span=_tok_span(self.path, name))
 
     # -- rule tests (tests/*.wcx)
     def _at(self, tok: Token, offset: int) -> tuple[int, int]:

@@ -68,6 +68,13 @@ class DeckFacts:
     drawn_by: tuple[str, ...]  # the sides that draw from it (`draw(s, deck, n)`)
     piles: dict[str, list[str]] = field(default_factory=dict)  # at the set-up: pile -> cards, in declaration order
     hands: dict[str, list[str]] = field(default_factory=dict)  # at the set-up: side -> its cards of this deck
+    # who sees each pile's cards (`pile "cup" face_down`): face_down, face_up or owner_only
+    visibility: dict[str, str] = field(default_factory=dict)
+
+    def face_down(self, pile: str) -> bool:
+        """Whether nobody but its cards' owners sees a pile's cards (face down or owner only): a
+        VASSAL deck shows them face down, an aid says the pile is hidden."""
+        return self.visibility.get(pile, "face_up") != "face_up"
 
     @property
     def composition(self) -> dict[str, int]:
@@ -114,7 +121,8 @@ def deck_facts(engine, state) -> list[DeckFacts]:
         rules = {k: v for k, v in engine.entities[deck.name].props.items() if not k.startswith("_")}
         out.append(DeckFacts(deck.name, deck.header.title(), deck, rules, cards, drawn_by,
                              {p: [c.name for c in deck.cards if where.get(c.name) == p] for p in piles},
-                             {s: [c for c in cards_ if c in where] for s, cards_ in hands.items()}))
+                             {s: [c for c in cards_ if c in where] for s, cards_ in hands.items()},
+                             deck.visibility()))
     return out
 
 

@@ -118,6 +118,20 @@ def b_units_at(ctx, span, h):
         return tuple([_REFS.get(i) or UnitRef(i) for i in ids])
 
 
+def b_top_unit(ctx, span, h):
+    ids = ctx.state.at.get(h) if h is not None else None
+    return (_REFS.get(ids[-1]) or UnitRef(ids[-1])) if ids else None
+
+
+def b_to_top(ctx, span, u):
+    unit = _unit(ctx, u, span)
+    if unit.loc is None:
+        raise RuleError(f"{ctx.engine.unit_name(ctx, u)} is not on the map: it is in no stack", span)
+    ctx.state.to_top(unit.id)
+    if ctx.tracing:
+        ctx.trace_add(Derivation(f"{ctx.engine.unit_name(ctx, u)} is put on top of its stack at {unit.loc}"))
+
+
 def b_units_of(ctx, span, s):
     name = _side(ctx, s, span).name
     return _on_map(ctx, ("units_of", name), name)
@@ -546,6 +560,10 @@ def b_card_places(ctx, span, c):
 def b_card_holder(ctx, span, c):
     side = ctx.engine.cards.holder(ctx.state, _card(ctx, c, span))
     return ctx.engine.entities[side] if side is not None else None
+
+
+def b_card_visible(ctx, span, c, s):
+    return ctx.engine.cards.visible_to(ctx.state, _card(ctx, c, span), _side(ctx, s, span).name)
 
 
 def b_times_played(ctx, span, c):

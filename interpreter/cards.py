@@ -25,7 +25,12 @@ Hannibal: 0, when the draw pile runs out).
 
 Hands are hidden information: `Engine.observation` shows another side's hand as its size only,
 the draw pile as its size only to everybody, and a log entry that draws cards into a hand is
-marked `hidden_from` the drawing side's enemies.
+marked `hidden_from` the drawing side's enemies. Every pile has a visibility (`pile "cup"
+face_down`): `face_down` piles show their size only (the draw pile, a cup of chits), `face_up` ones
+everything (the others, unless declared), and in an `owner_only` pile each card is known to its
+owners only (`owner:`/`side:`/`sides:`; a card that declares none is known to nobody there): a
+chit set aside hidden from the opponent. A log entry that puts a card into an owner_only pile, or
+reads such a pile, is marked `hidden_from` the card's owners' enemies.
 """
 
 from __future__ import annotations
@@ -44,9 +49,11 @@ class Cards:
         self.deck_of: dict[str, str] = {}  # card -> deck
         self.decks: dict[str, ast.Deck] = {}
         self.pile_names: dict[str, tuple[str, ...]] = {}  # deck -> its piles, the built-in ones first
+        self.visibility: dict[str, dict[str, str]] = {}  # deck -> pile -> face_down / face_up / owner_only
         for deck in engine.game.of_kind(ast.Deck):
             self.decks[deck.name] = deck
             self.pile_names[deck.name] = tuple(deck.piles())
+            self.visibility[deck.name] = deck.visibility()
             for c in deck.cards:
                 self.deck_of[c.name] = deck.name
 
@@ -105,6 +112,9 @@ class Cards:
         target = self.pile(ctx.state, deck, to, span)
         was = self._take_out(ctx.state, card, span)
         target.append(card)
+        if self.visibility[deck].get(to) == "owner_only":
+            for owner in self.owners(card):  # which card went there is the owners' secret
+                ctx.saw_hidden(owner)
         if ctx.tracing:
             ctx.trace_add(Derivation(f"{self.engine.entities[card].label}: {was.replace('hand:', 'the hand of ')} -> {to}"))
         ctx.state.touch()
@@ -307,12 +317,49 @@ class Cards:
         return None
 
     # ------------------------------------------------------------ hidden information
+    def owners(self, card: str) -> tuple[str, ...]:
+        """The sides a card declares as its owners (`owner:`, `side:`, `sides:`): those who may see
+        it in an owner_only pile."""
+        props = self.engine.entities[card].props
+        out: list[str] = []
+        for key in ("owner", "side", "sides"):
+            value = props.get(key)
+            for v in value if isinstance(value, (list, tuple)) else [value]:
+                name = v.name if isinstance(v, Entity) else v if isinstance(v, str) else None
+                if name is not None and name not in out:
+                    out.append(name)
+        return tuple(out)
+
+    def visible_to(self, state, card: str, side: str) -> bool:
+        """Whether `side` may see which card this is, where it is now: in a hand, the holder; in
+        a pile, as the pile's visibility says."""
+        place = self.places(state, card)[0]
+        if place.startswith("hand:"):
+            return place[5:] == side
+        seen = self.visibility[self.deck_of[card]].get(place, "face_up")
+        return seen == "face_up" or (seen == "owner_only" and side in self.owners(card))
+
+    def read_pile(self, ctx, deck: str, pile: str, span) -> list[str]:
+        """A pile as the rules read it: an owner_only pile's owners see what is read."""
+        cards = self.pile(ctx.state, deck, pile, span)
+        if self.visibility[deck].get(pile) == "owner_only":
+            for card in cards:
+                for owner in self.owners(card):
+                    ctx.saw_hidden(owner)
+        return cards
+
     def observe(self, data: dict, side: str) -> None:
-        """Hide, in a state's data, what `side` may not see: other hands (their size is public)
-        and the order of every draw pile (its size is public)."""
+        """Hide, in a state's data, what `side` may not see: other hands (their size is public),
+        every face-down pile (its size is public: the draw pile, a cup) and, in an owner_only
+        pile, the cards `side` does not own (each shown as "hidden", in its place)."""
         for s, hand in data.get("hands", {}).items():
             if s != side:
                 data["hands"][s] = ["hidden"] * len(hand)
-        for piles in data.get("decks", {}).values():
-            if "draw" in piles:
-                piles["draw"] = ["hidden"] * len(piles["draw"])
+        for deck, piles in data.get("decks", {}).items():
+            seen = self.visibility.get(deck, {})
+            for name, cards in piles.items():
+                kind = seen.get(name, "face_down" if name == "draw" else "face_up")
+                if kind == "face_down":
+                    piles[name] = ["hidden"] * len(cards)
+                elif kind == "owner_only":
+                    piles[name] = [c if side in self.owners(c) else "hidden" for c in cards]

@@ -222,6 +222,10 @@ def check_state(rules: Rules, data, where: str) -> None:
     if data.ended and not data.over:
         f.fail("state.ended", "the game ended but is not over")
     _check_position(rules, data, f)
+    for loc, ids in data.stacks.items():  # a stack's order names exactly the units there
+        here = sorted(u.id for u in data.units if u.loc == loc)
+        if sorted(ids) != here:
+            f.fail(f"state.stacks[{_short(loc)}]", f"lists units {sorted(ids)}, but the units at {_short(loc)} are {here}")
     for field in plain_fields():
         check = PLAIN_CHECKS.get(field.name)
         if check is not None:

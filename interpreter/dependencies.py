@@ -64,6 +64,10 @@ class DependencyAnalysis:
         # state, not only on its type
         self.per_step = {p.key for d in names.values() if isinstance(d, ast.Unit) for sv in d.step_values for p in sv.props}
         self.hidden_vars = {n for n, d in names.items() if isinstance(d, ast.VarDecl) and d.hidden}
+        # decks with an owner_only pile (`pile "withheld" owner_only`) -> those piles
+        self.hidden_piles = {d.name: {p for p, v in d.visibility().items() if v == "owner_only"}
+                             for d in names.values() if isinstance(d, ast.Deck)}
+        self.hidden_piles = {deck: piles for deck, piles in self.hidden_piles.items() if piles}
         self._hidden: dict[str, bool] = {}
         self._dice: dict[str, bool] = {}
         self._calls: dict[str, list] = {}
@@ -72,9 +76,18 @@ class DependencyAnalysis:
         """True if a function or quantity reads a hidden variable, directly or through the rules it
         calls: its value must not be memoized, so that every read is seen (the log marks entries
         that read hidden information)."""
-        if not self.hidden_vars:
+        if not self.hidden_vars and not self.hidden_piles:
             return False
-        return self._reaches(decl, self._hidden, lambda node: isinstance(node, ast.Attr) and node.name in self.hidden_vars)
+        return self._reaches(decl, self._hidden, lambda node: (isinstance(node, ast.Attr) and node.name in self.hidden_vars)
+                             or self._reads_hidden_pile(node))
+
+    def _reads_hidden_pile(self, node) -> bool:
+        """`pile(D, P)` where P is (or, not written as a literal, may be) an owner_only pile of D."""
+        if not (isinstance(node, ast.Call) and node.func == "pile" and len(node.args) == 2):
+            return False
+        deck, pile = node.args
+        piles = self.hidden_piles.get(deck.id) if isinstance(deck, ast.Name) else set().union(*self.hidden_piles.values())
+        return bool(piles) and (not isinstance(pile, ast.Str) or pile.value in piles)
 
     def rolls_dice(self, decl) -> bool:
         """True if a function or quantity rolls dice (or draws at random: `pick_random`), directly or

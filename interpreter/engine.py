@@ -259,7 +259,24 @@ class Engine:
                 for name in self.hidden_vars & set(values):
                     values[name] = "hidden"
         self.cards.observe(data, side)
+        if "_hidden_stacks" not in self.__dict__:  # the game's setting, read once
+            self._hidden_stacks = bool(self._game_prop("hidden_stacks"))
+        if self._hidden_stacks:
+            self._hide_stacks(state, data, side)
         return data
+
+    # what a side may not see of a unit under the top of an enemy stack (its side and place stay)
+    _STACK_HIDDEN = ("type", "label", "steps", "max_steps", "markers", "vars")
+
+    def _hide_stacks(self, state, data: dict, side: str) -> None:
+        """`hidden_stacks: true` (a game's fog of war): a side sees only the top unit of an enemy
+        stack; the units under it show their side and location, everything else "hidden"."""
+        enemies = {e.name for e in self.enemies_of(self.entities[side])}
+        under = {uid for ids in state.at.values() if len(ids) > 1 for uid in ids[:-1]
+                 if state.units[uid].side in enemies}
+        for u in data["units"]:
+            if u["id"] in under:
+                u.update({k: "hidden" for k in self._STACK_HIDDEN})
 
     def hidden_from(self, owners) -> list[str]:
         """The sides that may not observe information owned by `owners` (their enemies)."""
@@ -735,7 +752,7 @@ class Engine:
     # -- cards (interpreter/cards.py)
     def pile(self, ctx, deck, pile: str, span) -> list[str]:
         """A pile of a deck, bottom card first (`pile()` in the rules gives it top card first)."""
-        return self.cards.pile(ctx.state, self.cards.deck_name(deck, span), pile, span)
+        return self.cards.read_pile(ctx, self.cards.deck_name(deck, span), pile, span)
 
     def move_card(self, ctx, deck, card, to: str, span) -> None:
         name = self.cards.card_name(card, span)

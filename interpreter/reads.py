@@ -573,6 +573,9 @@ class ReadAnalysis:
         if f == "units_at":
             acc.read(("positions",), first)
             return seq(V("unit", _located(first)))
+        if f == "top_unit":
+            acc.read(("positions",), first)
+            return V("unit", _located(first))
         if f == "side_of_location":
             acc.read(("positions",), first)
             return OTHER

@@ -239,6 +239,8 @@ class StateBase(Record):
     dice: list[Annotated[int, Field(ge=1, le=10**6)]] | None = Field(
         default=None, description="fixed die rolls given to the game (play --dice), rolled first; then the RNG's")
     dice_used: Count = 0
+    # the stacks whose order is not the units' ids in order (a unit put on top, `to_top`): bottom first
+    stacks: dict[str, list[Int]] = Field(default_factory=dict, description="stack order where it is not by unit id, bottom first")
 
     @model_validator(mode="after")
     def dice_in_range(self):
@@ -300,6 +302,7 @@ def state_to_data(engine, state: GameState) -> StateData:
         active=state.active, phase=state.phase, turn_order=list(state.turn_order),
         position=PositionData(**{**vars(state.position), "sides": dict(state.position.sides)}), next_unit_id=state.next_unit_id, winner=state.winner,
         win_reason=state.win_reason, over=state.over, ended=state.ended, rng=_rng_dump(state.rng),
+        stacks={h: list(ids) for h, ids in state.at.items() if list(ids) != sorted(ids)},
         dice=list(state.rng.rolls) if isinstance(state.rng, FixedDice) else None,
         dice_used=state.rng.used if isinstance(state.rng, FixedDice) else 0,
         **{f.name: getattr(state, f.name) for f in plain_fields()},
@@ -319,6 +322,8 @@ def state_from_data(engine, data: StateData) -> GameState:
     for u in data.units:
         state.put(Unit(id=u.id, type=u.type, side=u.side, loc=u.loc, steps=u.steps, max_steps=u.max_steps, label=u.label,
                        markers=frozenset(u.markers), vars=tuple(sorted((k, f(v)) for k, v in u.vars.items())), box=u.box))
+    for h, ids in data.stacks.items():  # checked: the same units as at h
+        state.at[h] = tuple(ids)
     state.vars = {k: f(v) for k, v in data.vars.items()}
     state.side_vars = {s: {k: f(v) for k, v in vals.items()} for s, vals in data.side_vars.items()}
     state.loc_vars = {h: {k: f(v) for k, v in vals.items()} for h, vals in data.loc_vars.items()}

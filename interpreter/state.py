@@ -112,7 +112,7 @@ class GameState:
     scenario: str
     seed: int
     units: dict[int, Unit] = field(default_factory=dict)
-    at: dict[str, tuple[int, ...]] = field(default_factory=dict)  # location -> unit ids
+    at: dict[str, tuple[int, ...]] = field(default_factory=dict)  # location -> unit ids, bottom of the stack first
     vars: dict[str, Any] = field(default_factory=dict)
     side_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
     loc_vars: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -188,6 +188,16 @@ class GameState:
         self._journal(unit_event(old, unit))
         if self.watched_units is not None:
             self.watched_units.append(unit)
+
+    def to_top(self, uid: int) -> None:
+        """Put a unit on top of the stack it is in, without moving it. `at[loc]` lists a stack
+        bottom to top: a unit that enters a location goes on top (`put`)."""
+        loc = self.units[uid].loc
+        ids = self.at.get(loc, ()) if loc is not None else ()
+        if ids and ids[-1] != uid:
+            self.at[loc] = tuple(i for i in ids if i != uid) + (uid,)
+            self.positions_version += 1
+            self.changed(("positions",), (loc,))
 
     def new_unit(self, type_name: str, side: str, loc: str | None, steps: int, label: str, box: str | None = None) -> Unit:
         unit = Unit(id=self.next_unit_id, type=type_name, side=side, loc=loc, steps=steps, max_steps=steps, label=label, box=box)

@@ -180,3 +180,68 @@ test act "the chit's owner works in the Act phase" §3 {
     assert game is not None and not diags.errors, [d.render() for d in diags.errors]
     outcome = RuleTestRunner(game).run(game.tests["act"])
     assert outcome.status == "passed", outcome
+
+
+# ---------------------------------------------------------------- who sees a pile (face down, owner only)
+def test_observation_hides_the_cup_and_the_other_sides_set_aside_chits(engine, tmp_path):
+    """`pile "cup" face_down`: both sides see only how many chits the cup holds; `pile
+    "set_aside" owner_only`: a set-aside chit is known to its owner, "hidden" to the other side."""
+    e = build(tmp_path, lambda t: t.replace("side_var allowance: int = 2", "side_var allowance: int = 1"))
+    game = play(e, "basic", seed=1, agents={"red": FirstAgent(), "blue": FirstAgent()}, until_turn=1)
+    piles = game.state.decks["chits"]
+    assert len(piles["set_aside"]) == 1 and piles["set_aside"][0].startswith("r_")
+    red, blue = e.observation(game.state, "red"), e.observation(game.state, "blue")
+    assert red["decks"]["chits"]["set_aside"] == piles["set_aside"]  # its owner knows which
+    assert blue["decks"]["chits"]["set_aside"] == ["hidden"]  # the other side: that there is one
+    for view in (red, blue):
+        assert view["decks"]["chits"]["cup"] == ["hidden"] * len(piles["cup"])
+        assert view["decks"]["chits"]["drawn"] == piles["drawn"]  # face up, as declared by default
+    # the log entry that set the chit aside is hidden from the other side only
+    entry = next(x for x in game.log if x.get("hidden_from"))
+    assert entry["hidden_from"] == ["blue"]
+
+
+def test_card_visible_reads_the_piles_visibility(tmp_path):
+    """`card_visible(c, s)`: whether a side may see which card this is where it is now."""
+    import shutil
+
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    folder = tmp_path / "chit_cup"
+    shutil.copytree(GAME, folder)
+    (folder / "tests").mkdir()
+    (folder / "tests" / "t.wcx").write_text('''
+test seen "who sees a chit" §2 {
+  expect not card_visible(r_alpha, red) and not card_visible(r_alpha, blue)  # in the cup, face down
+  move_card(chits, r_alpha, "set_aside")
+  expect card_visible(r_alpha, red) and not card_visible(r_alpha, blue)  # set aside: its owner only
+  move_card(chits, r_alpha, "drawn")
+  expect card_visible(r_alpha, red) and card_visible(r_alpha, blue)  # drawn: face up
+}
+''', encoding="utf-8")
+    game, diags = check_path(folder, tests=True)
+    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
+    for evaluator in ("reference", "generated"):
+        outcome = RuleTestRunner(game, evaluator=evaluator).run(game.tests["seen"])
+        assert outcome.status == "passed", outcome
+
+
+def test_a_rule_reading_an_owner_only_pile_is_never_memoized(engine):
+    """Its value is the owners' secret: every read marks the log entry (dependencies.reads_hidden),
+    through both evaluators alike (test_codegen plays this game with both)."""
+    assert engine.deps.reads_hidden(engine.game.names["chits_out"])  # reads pile(chits, "set_aside")
+    assert not engine.deps.reads_hidden(engine.game.names["draw_chit"])  # the cup: face down, nobody's
+
+
+def test_pile_declarations_are_checked_and_formatted(tmp_path):
+    text = (GAME / "game.wcx").read_text(encoding="utf-8")
+    once = format_source(text)
+    assert 'pile "cup" face_down §2' in once and 'pile "set_aside" owner_only §2' in once
+    assert format_source(once) == once
+    (tmp_path / "game.wcx").write_text(text.replace('pile "cup" face_down §2', 'pile "cup" face_down §2\n  pile "cup" face_up §2'),
+                                       encoding="utf-8")
+    (tmp_path / "map.wcmap").write_text((GAME / "map.wcmap").read_text(encoding="utf-8"), encoding="utf-8")
+    _, diags = check_path(tmp_path)
+    [error] = diags.errors
+    assert error.message == "deck 'chits': pile \"cup\" is declared twice" and error.span.line > 0
+    assert "on line" in error.hint

@@ -123,6 +123,19 @@ def test_zhukovs_report_sets_a_chit_aside_for_a_vp_and_plays_it_when_chosen():
     assert s.f("withheld_chit_owner") is None
 
 
+def test_what_each_player_observes_of_the_cup_and_the_set_aside_chit():
+    """§1.4: the chits are drawn blind from one cup; §12.6: the set-aside chit is "hidden from the
+    German player". What an agent reads (`Engine.observation`) hides them so."""
+    s = Scene(turn=8, phase="withhold_segment", active="soviet")
+    s.act("withhold_chit", c=s.e("chit_61a"))
+    cup = s.pile("cup")
+    assert cup and "chit_61a" not in cup
+    soviet, german = (s.engine.observation(s.state, side)["decks"]["command_chits"] for side in ("soviet", "german"))
+    assert soviet["withheld"] == ["chit_61a"] and german["withheld"] == ["hidden"]  # he knows there is one
+    assert soviet["cup"] == german["cup"] == ["hidden"] * len(cup)  # the cup's size only, to both
+    assert sorted(german["waiting"]) == sorted(s.pile("waiting"))  # the chits still to arrive are public
+
+
 def test_stavka_orders_only_with_the_optional_rule_on_turns_2_and_3():
     s = Scene(turn=2)
     assert not s.f("withholding_allowed")
@@ -164,9 +177,41 @@ def test_a_festung_is_always_in_supply_and_supplies_the_german_unit_with_it():
     lone = s.unit("t_inf", "german", "10.10")
     for r in range(1, 15):
         s.unit("t_rifle", "soviet", f"05.{r:02d}")  # a wall between them and the source
+    s.state.to_top(f.id)  # "as long as the Festung counter is on top of the stack" (§12.3)
     s.run("supply_phase")
     assert not (s.markers(f) | s.markers(k)) & {"out_of_supply", "isolated"}
     assert "out_of_supply" in s.markers(lone)
+
+
+def test_a_festung_under_another_unit_gives_no_supply():
+    s = Scene('  location 01.01 { supply: "german" }', phase="supply_phase")
+    f = s.unit("g_festung_bahn", "german", T)
+    k = s.unit("g_kg_schmeling", "german", T)  # entered last: on top
+    for r in range(1, 15):
+        s.unit("t_rifle", "soviet", f"05.{r:02d}")
+    s.run("supply_phase")
+    assert "out_of_supply" in s.markers(k) and not s.markers(f) & {"out_of_supply", "isolated"}
+
+
+def test_a_player_sees_only_the_top_unit_of_an_enemy_stack():
+    """§1.1.4: "He may see only the top unit of an enemy stack" (`hidden_stacks: true`): the
+    German player's observation shows the Soviet units under the top one by side and place only;
+    his own stacks and a lone enemy unit in full."""
+    s = Scene()
+    low = s.unit("t_rifle", "soviet", "05.05")
+    top = s.unit("s_212_80", "soviet", "05.05")
+    lone = s.unit("t_rifle", "soviet", "07.07")
+    g1, g2 = s.unit("t_inf", "german", "09.09"), s.unit("t_inf", "german", "09.09")
+    seen = {u["id"]: u for u in s.engine.observation(s.state, "german")["units"]}
+    assert seen[low.id]["type"] == "hidden" and seen[low.id]["steps"] == "hidden" and seen[low.id]["loc"] == "05.05"
+    assert seen[low.id]["side"] == "soviet"  # he sees that there is a stack of two
+    assert seen[top.id]["type"] == "s_212_80" and seen[lone.id]["type"] == "t_rifle"
+    assert seen[g1.id]["type"] == seen[g2.id]["type"] == "t_inf"
+    soviet = {u["id"]: u for u in s.engine.observation(s.state, "soviet")["units"]}
+    assert soviet[low.id]["type"] == "t_rifle" and soviet[g1.id]["type"] == "hidden"  # the other way round
+    s.state.to_top(low.id)  # restacked: now the other unit is hidden
+    seen = {u["id"]: u for u in s.engine.observation(s.state, "german")["units"]}
+    assert seen[low.id]["type"] == "t_rifle" and seen[top.id]["type"] == "hidden"
 
 
 def test_volkssturm_goes_to_its_box_and_deploys_five_hexes_from_the_soviets():

@@ -65,8 +65,9 @@ def test_card_faces_carry_their_texts_and_flags(module):
 
 def test_the_piles_a_deck_declares_are_decks_too():
     """A deck with its own piles (the test game's cup of command chits, tests/data/games/chit_cup):
-    each declared pile is a deck on the card table, face up and drawn at random (a cup), with the
-    cards that start in it."""
+    each declared pile is a deck on the card table, drawn at random, with the cards that start in
+    it; face down where the rules say so (`pile "cup" face_down`, `pile "set_aside" owner_only`),
+    face up otherwise."""
     root = etree.fromstring(build_module("tests/data/games/chit_cup").files["buildFile.xml"])
     table = next(m for m in root.iter(M + "Map") if m.get("mapName") == "Cards")
     piles = {d.get("name"): d for d in table.iter(MAP + "DrawPile")}
@@ -76,7 +77,12 @@ def test_the_piles_a_deck_declares_are_decks_too():
     assert sorted(cards["Command chits: Cup"]) == ["Blue Gamma", "Red Alpha", "Red Beta"]
     assert cards["Command chits: Later"] == ["Blue Late"] and cards["Command chits: Drawn"] == []
     cup = piles["Command chits: Cup"]
-    assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Never"
+    assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Always"
+    assert cup.get("drawFaceUp") == "true"  # a chit drawn from the cup is shown to both players
+    assert piles["Command chits: Draw pile"].get("drawFaceUp") == "false"  # a card drawn into a hand is not
+    aside = piles["Command chits: Set aside (not in the game yet)"]  # owner only: taken back unseen by the other
+    assert aside.get("faceDown") == "Always" and aside.get("drawFaceUp") == "false"
+    assert piles["Command chits: Drawn"].get("faceDown") == "Never" and piles["Command chits: Later"].get("faceDown") == "Never"
 
 
 def test_a_card_face_shows_values_as_a_player_reads_them():

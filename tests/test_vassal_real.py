@@ -176,6 +176,27 @@ def test_vassal_places_the_scenario_set_up(loaded, game, scenario):
 
 
 @pytest.mark.parametrize("game, scenario", _cases())
+def test_vassal_decks_are_face_down_where_the_rules_hide_the_pile(loaded, game, scenario):
+    """Each pile of the rules' decks is a VASSAL deck showing its cards' backs when nobody (or only
+    their owners) may see them (`pile "cup" face_down`, the draw pile; Stargard's cup), with the
+    cards the set-up leaves in it; a chit drawn from a face-down cup is shown to everybody."""
+    module, report = loaded(game, scenario)
+    plans = {d.name: d for m in module.plan.maps for d in m.decks if d.deck is not None}
+    engine = module.data.engine
+    state = engine.new_game(module.data.scenario, seed=0)
+    for name, d in plans.items():
+        _, face_down, drawn_face_up, count = report.decks[name]
+        seen = engine.cards.visibility[d.deck][d.pile]
+        assert face_down == (seen != "face_up"), (name, seen)
+        assert drawn_face_up == (seen == "face_up" or (seen == "face_down" and d.pile != "draw")), name
+        assert count == len(engine.cards.piles(state, d.deck)[d.pile]), name
+    if game.name == "stargard-solstice":
+        cup = report.decks["Command chits: Cup"]
+        assert cup[1:3] == (True, True) and cup[3] == 7  # face down; a drawn chit is shown; the 7 chits of turn 1
+        assert report.decks["Command chits: Withheld"][1:3] == (True, False)  # hidden from the German player
+
+
+@pytest.mark.parametrize("game, scenario", _cases())
 def test_vassal_names_every_hex_as_the_map(loaded, game, scenario):
     module, report = loaded(game, scenario)
     board = module.data.board

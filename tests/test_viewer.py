@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -191,6 +192,23 @@ def test_the_page_is_one_file_that_names_no_other():
     for rec_ in data["initial"]["units"].values():
         t = data["types"][rec_[0]]
         assert f"{t['name']}|{data['sides'][rec_[1]]['name']}|{rec_[2]}|{max(1, min(rec_[5], t['max']))}" in keys
+
+
+def test_the_page_knows_which_piles_are_hidden():
+    """A replay is a referee's record, but it does not spell out a face-down pile (the cup, the
+    draw pile: a count, as for the draw pile before) and marks an owner-only one
+    (tests/data/games/chit_cup: `pile "cup" face_down`, `pile "set_aside" owner_only`)."""
+    from warcodex.dsl.checker import check_path
+    from warcodex.interpreter.agents import FirstAgent
+    from warcodex.interpreter.engine import Engine
+    from warcodex.interpreter.play import start
+
+    game, _ = check_path(Path(__file__).parent / "data" / "games" / "chit_cup")
+    engine = Engine(game)
+    played_game = start(engine, "basic", 1, {"red": FirstAgent(), "blue": FirstAgent()}).run(until_turn=1)
+    rec = record(engine, "basic", 1, played_game.log)
+    data = _page_data(build_page(rec, facts_of(engine, "basic"), source="a test"))
+    assert data["hidden_piles"]["chits"] == {"draw": "face_down", "cup": "face_down", "set_aside": "owner_only"}
 
 
 # ------------------------------------------------------------------ the command

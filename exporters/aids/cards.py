@@ -41,6 +41,9 @@ def deck_aids(w) -> list[DeckAid]:
         rules = [f"{w.labels.prop(k)}: {w.value(v)}" for k, v in deck.rules.items()]
         if deck.drawn_by:
             rules.append(w.ui("drawn_by", sides=", ".join(w.label(s) for s in deck.drawn_by)))
+        for pile, seen in deck.visibility.items():  # the hidden piles the rules declare (the draw pile goes without saying)
+            if seen != "face_up" and pile != "draw":
+                rules.append(w.ui("pile_" + seen, pile=_pile_name(w, pile)))
         cards = []
         for c in deck.cards:
             fields = [(w.labels.prop(k), w.value(v)) for k, v in c.values.items()]
@@ -64,6 +67,11 @@ def _pile(w, place: str) -> str:
     if ("pile_" + place) in _PILES:
         return w.ui("pile_" + place)
     return w.ui("pile_named", pile=place.replace("_", " "))  # a pile the deck declares (a cup of chits)
+
+
+def _pile_name(w, pile: str) -> str:
+    """A pile's name as a player reads it (a pile the deck declares: its name)."""
+    return pile.replace("_", " ").capitalize()
 
 
 _PILES = {"pile_draw", "pile_discard", "pile_removed", "pile_set_aside", "pile_play"}

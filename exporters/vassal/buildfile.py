@@ -50,6 +50,9 @@ class DeckPlan:
     height: int
     cards: list[Slot]
     face_down: bool = False
+    # a card leaving a face-down deck is shown to everybody (a chit drawn from the cup) or stays
+    # hidden from the others (a card drawn into a hand, a set-aside chit taken back by its owner)
+    drawn_face_up: bool = False
     shuffle: bool = False
     reshuffle_target: str | None = None  # "send to another deck": the discard pile back into the draw pile
     # what it holds in the rules (saved games fill it from a game state): a deck's pile, or a side's hand
@@ -272,7 +275,7 @@ def _deck(b: _Builder, mp, board: str, d: DeckPlan) -> None:
     mode = "Always" if d.face_down else "Never"
     attrs: dict[str, object] = dict(
         name=d.name, owningBoard=board, x=d.x + d.width // 2, y=d.y + d.height // 2, width=d.width, height=d.height,
-        allowMultiple=True, allowSelect=True, faceDown=mode, drawFaceUp=not d.face_down,
+        allowMultiple=True, allowSelect=True, faceDown=mode, drawFaceUp=not d.face_down or d.drawn_face_up,
         shuffle="Always" if d.shuffle else "Via right-click Menu", reversible=False, draw=True, color="0,0,0",
         canSave=False, maxStack=10, reshufflable=d.reshuffle_target is not None)
     if d.reshuffle_target is not None:

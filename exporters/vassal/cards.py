@@ -3,8 +3,11 @@
 Generic: every `deck` of the rules becomes a "Cards" map with one VASSAL deck (DrawPile) per pile
 of the engine's card model (`interpreter/cards.py`): the draw pile (face down, shuffled), the
 discard pile (face up; its menu sends it back into the draw pile, the reshuffle), the removed
-cards and the cards set aside, then the piles the deck declares itself (`piles: [...]`, face up,
-drawn at random: a cup of chits) and the play area when the set-up leaves cards in it;
+cards and the cards set aside, then the piles the deck declares itself (`piles: [...]`, drawn at
+random: a cup of chits) and the play area when the set-up leaves cards in it. A pile is face down
+when the rules say nobody sees its cards (`pile "cup" face_down`, the draw pile) or only their
+owners do (`owner_only`: the owner who puts a card there may peek at it, VASSAL's Mask); else
+face up;
 each side gets a PlayerHand, a private window with a face-up deck
 for its hand. The piles are filled as the scenario's set-up leaves them (a fresh game: every
 card in the draw pile except the set-aside ones; a card the set-up gives a side is in its hand).
@@ -163,10 +166,14 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
         for i, pile in enumerate(deck_piles(engine, deck.name, piles)):
             cards = [infos[n] for n in piles[pile]]
             slots = [card_slot(c, faces[c.name], back, next_gpid()) for c in cards]
-            face_down = pile == "draw"
+            # a pile nobody, or only its cards' owners, may look through: its cards show their backs
+            seen = engine.cards.visibility[deck.name].get(pile, "face_up")
+            face_down = seen != "face_up"
             own = pile not in ast.Deck.BUILTIN_PILES
             table_decks.append(DeckPlan(f"{title}: {pile_title(pile)}", 40 + (CARD_W + 60) * i,
                                         60 + (CARD_H + 110) * col, CARD_W, CARD_H, slots, face_down=face_down,
+                                        # drawn in front of everybody, except into a hand
+                                        drawn_face_up=seen == "face_down" and pile != "draw",
                                         shuffle=face_down or own,
                                         reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None,
                                         deck=deck.name, pile=pile))

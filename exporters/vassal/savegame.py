@@ -257,7 +257,7 @@ def deck_type(d) -> str:
         "Always" if d.shuffle else "Via right-click Menu", True, True, False,
         "Shuffle into the draw pile" if d.reshuffle_target else "", d.reshuffle_target or "",
         "$playerSide$ shuffles the discards into the draw pile" if d.reshuffle_target else "", d.name,
-        "", "", "", not d.face_down, False, "", "", 10, "", False, "", False, "", "$BasicName$", "", False, "",
+        "", "", "", not d.face_down or d.drawn_face_up, False, "", "", 10, "", False, "", False, "", "$BasicName$", "", False, "",
         "Shuffle", "Reverse", "", "Draw multiple cards", "Draw specific cards", "Face up", "Face down", "", "", "", "",
         "Save Deck", "", "Deck Saved", "Load Deck", "", "Deck Loaded", False, ""], ";")
 

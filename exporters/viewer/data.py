@@ -101,6 +101,8 @@ def page_data(rec, facts, board: BoardView, symbols: Symbols, *, title: str, sou
         "phases": _phase_labels(facts),
         "actions": {a.name: a.header.title() for a in facts.game.of_kind(ast.Action)},
         "markers": {name: lab for name, lab in facts.markers},
+        # piles whose cards are not public (`pile "cup" face_down`, `owner_only`): deck -> pile -> visibility
+        "hidden_piles": {d.name: {p: v for p, v in d.visibility.items() if v != "face_up"} for d in facts.decks},
         "control": [v.name for v in facts.variables if v.scope == "location_var" and v.type == "side"],
         "pins": _pins(facts, pins),
         "var_types": {name: v.type for name, v in variables.items()},

@@ -71,6 +71,7 @@ import VASSAL.i18n.Localization;
  * New Game, and reports - as lines "WC <KIND> <tab-separated fields>" that the Python side parses:
  *   PIECE map, location, name          every piece on every map after the New Game (or the save)
  *   EXPECT map, location, name         every piece an at-start stack or deck holds
+ *   DECK map, name, face down, drawn face up, cards   every deck (DrawPile) as VASSAL set it up
  *   HEX id, HexGrid name, Map name, getLocation ok   every hex of HEX.tsv
  *   REGION name, round trip ok         every Region of a RegionGrid
  *   TURN text                          the turn tracker: its opening state, then after each Next
@@ -282,6 +283,7 @@ public class WcCheck {
       reportTurns(gm, 0);
     }
     reportPieces("PIECE");
+    reportDecks();
     if (dumpFile != null) dumpRestoreCommand(gm);
     if (logSteps > 0) {
       stepLog(gm, logSteps);
@@ -433,6 +435,24 @@ public class WcCheck {
     flushEdt();
     say("STEPPED", String.valueOf(done), String.valueOf(logger.isReplaying()));
     collectDialogs("after stepping the log");
+  }
+
+  /** Each deck as the game holds it: whether its cards show their backs, whether a card drawn
+   *  from it is shown to everybody, how many cards it holds. */
+  static void reportDecks() throws Exception {
+    SwingUtilities.invokeAndWait(() -> {
+      for (final Map m : Map.getMapList()) {
+        for (final DrawPile dp : m.getComponentsOf(DrawPile.class)) {
+          final VASSAL.counters.Deck d = dp.getDeck();
+          if (d == null) {
+            problem("deck '" + dp.getConfigureName() + "' has no Deck after the New Game");
+            continue;
+          }
+          say("DECK", m.getMapName(), dp.getConfigureName(), String.valueOf(d.isFaceDown()),
+              String.valueOf(d.isDrawFaceUp()), String.valueOf(d.getPieceCount()));
+        }
+      }
+    });
   }
 
   static void reportPieces(String kind) throws Exception {

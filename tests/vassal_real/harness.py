@@ -103,6 +103,7 @@ class Report:
     stepped: tuple[int, bool] | None = None  # (steps played, steps left)
     hexes: list[tuple[str, str, str, bool]] = field(default_factory=list)  # id, HexGrid name, Map name, centre ok
     regions: list[tuple[str, bool]] = field(default_factory=list)
+    decks: dict[str, tuple[str, bool, bool, int]] = field(default_factory=dict)  # name -> map, face down, drawn face up, cards
     slots: int = 0
     turns: list[tuple[str, str]] = field(default_factory=list)  # ("now" | "next", tracker text)
     menus: list[tuple[str, str, str]] = field(default_factory=list)
@@ -148,6 +149,8 @@ def parse(text: str, returncode: int, output: Path) -> Report:
             r.stepped = (int(f[0]), f[1] == "true")
         elif kind == "HEX":
             r.hexes.append((f[0], f[1], f[2], f[3] == "true"))
+        elif kind == "DECK":
+            r.decks[f[1]] = (f[0], f[2] == "true", f[3] == "true", int(f[4]))
         elif kind == "REGION":
             r.regions.append((f[0], f[1] == "true"))
         elif kind == "SLOT":

@@ -8,6 +8,7 @@ with the dice rolled and the Counters palette and the turn tracker open, and wri
   vassal-palette.png    the Counters palette at full size
   vassal-tiny-main.png  Tiny Front's main window (its whole map fits)
   vassal-cards.png      No Retreat!'s card table (the decks' piles as VASSAL decks)
+  vassal-stargard-cards.png  Stargard Solstice's chits: the cup face down (`pile "cup" face_down`)
 Look at them before committing: they are what a player sees.
 """
 
@@ -52,7 +53,10 @@ def main() -> None:
         Image.open(work / "tiny-main.png").convert("RGB").save(out / "vassal-tiny-main.png", optimize=True)
         shoot("no-retreat", "campaign", "nr", work)
         Image.open(work / "nr-map-Cards.png").convert("RGB").save(out / "vassal-cards.png", optimize=True)
-    print(f"wrote {out}/vassal-main.png, vassal-palette.png, vassal-tiny-main.png, vassal-cards.png")
+        shoot("stargard-solstice", "solstice", "sg", work)
+        cards = Image.open(work / "sg-map-Cards.png").convert("RGB")
+        cards.resize((cards.width * 2 // 3, cards.height * 2 // 3), Image.LANCZOS).save(out / "vassal-stargard-cards.png", optimize=True)
+    print(f"wrote {out}/vassal-main.png, vassal-palette.png, vassal-tiny-main.png, vassal-cards.png, vassal-stargard-cards.png")
 
 
 if __name__ == "__main__":

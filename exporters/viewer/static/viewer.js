@@ -608,6 +608,9 @@ function happenedItems(s, before) {
 // ------------------------------------------------------------------ cards
 const PILES = { draw: "draw pile", discard: "discard pile", removed: "removed from the game", set_aside: "set aside", play: "in play" };
 const cardLabel = (c) => nameLabel(c);
+// who sees a pile's cards (the rules' `pile "cup" face_down`): face_down shows a count only, like
+// the draw pile; owner_only shows the cards, marked as known to their owners only
+const pileSeen = (deck, pile) => ((D.hidden_piles || {})[deck] || {})[pile] || (pile === "draw" ? "face_down" : "face_up");
 function cardChanges(before, after) {
   const out = [];
   const diff = (a, b) => [b.filter((c) => !a.includes(c)), a.filter((c) => !b.includes(c))];
@@ -618,11 +621,12 @@ function cardChanges(before, after) {
                gained.map((c) => "+" + esc(cardLabel(c))).concat(lost.map((c) => "−" + esc(cardLabel(c)))).join(", "));
   }
   for (const deck in after.decks) for (const pile in after.decks[deck]) {
-    if (pile === "draw") continue;  // the draw pile's order is secret: its count shows in the cards panel
+    if (pileSeen(deck, pile) === "face_down") continue;  // a face-down pile's order is secret: its count shows in the cards panel
     const [gained, lost] = diff((before.decks[deck] || {})[pile] || [], after.decks[deck][pile]);
+    const secret = pileSeen(deck, pile) === "owner_only" ? ` <span class="muted">(known to its owner only)</span>` : "";
     if (gained.length || lost.length)
       out.push(`${esc(nameLabel(deck))}, ${esc(PILES[pile] || varLabel(pile))}: ` +
-               gained.map((c) => "+" + esc(cardLabel(c))).concat(lost.map((c) => "−" + esc(cardLabel(c)))).join(", "));
+               gained.map((c) => "+" + esc(cardLabel(c))).concat(lost.map((c) => "−" + esc(cardLabel(c)))).join(", ") + secret);
   }
   return out;
 }
@@ -637,8 +641,11 @@ function cardsHtml(c) {
     const piles = c.decks[d];
     const rows = Object.keys(piles).map((pile) => {
       const cards = piles[pile];
-      const shown = pile === "draw" || !cards.length ? "" : `: ${cards.map((x) => esc(cardLabel(x))).join(" · ")}`;
-      return `<li><b>${esc(PILES[pile] || varLabel(pile))}</b> ${cards.length}${shown}</li>`;
+      const seen = pileSeen(d, pile);
+      const shown = seen === "face_down" || !cards.length ? "" : `: ${cards.map((x) => esc(cardLabel(x))).join(" · ")}`;
+      const note = seen === "face_down" ? ` <span class="muted">(face down)</span>`
+        : seen === "owner_only" && cards.length ? ` <span class="muted">(known to its owner only)</span>` : "";
+      return `<li><b>${esc(PILES[pile] || varLabel(pile))}</b> ${cards.length}${shown}${note}</li>`;
     });
     return `<div class="box"><h4>${esc(nameLabel(d))}</h4><ul class="cards">${rows.join("")}</ul></div>`;
   });
