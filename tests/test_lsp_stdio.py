@@ -47,8 +47,9 @@ def _find(text: str, needle: str, nth: int = 0) -> T.Position:
     return T.Position(line, len(text[at - col:at].encode("utf-16-le")) // 2)
 
 
-async def _diagnostics_after(client: LanguageClient, uri: str, predicate, timeout: float = 20.0):
-    """Wait for published diagnostics of `uri` that satisfy `predicate`."""
+async def _diagnostics_after(client: LanguageClient, uri: str, predicate, timeout: float = 120.0):
+    """Wait for published diagnostics of `uri` that satisfy `predicate` (a generous wait, not a speed
+    test: a cold check of Stalingrad takes over 20 s of wall time on the shared machine under load)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
