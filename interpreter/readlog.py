@@ -230,7 +230,11 @@ class _LoggedDict(dict):
 
     def _read(self, key):
         value = dict.get(self, key, _ABSENT)
-        self.log.entry(self.name, key, freeze(value))
+        log = self.log
+        if not log.all_read:
+            addr = ("d", self.name, key)
+            if addr not in log.reads and addr not in log.written:
+                log.reads[addr] = freeze(value)
         return value
 
     def __getitem__(self, key):
