@@ -37,7 +37,7 @@ from warcodex.interpreter.chance import (
     Branch, NotEnumerable, Pending, RefusingRng, dice_distribution, hit_probability, poisson_binomial,
 )
 from warcodex.interpreter.compiler import STOP
-from warcodex.interpreter.readlog import Difference, ReadLog, ReadMemo, current, plain, recording_view
+from warcodex.interpreter.readlog import Difference, ReadLog, ReadMemo, copy_state, current, plain
 from warcodex.interpreter.values import Entity, RuleError, UnitRef
 
 MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for Monte Carlo
@@ -262,11 +262,9 @@ class Enumerator:
     def _run_from(self, start, memos=None, begin: bool = False) -> None:
         """Go on from a copy of `start` (plain, kept as it is): a recording view while a procedure
         call's reads are noted (`begin`: a new run of that call)."""
-        state = start.snapshot()
-        if self.log is not None:
-            if begin:
-                self.log.begin_run(start)
-            state = recording_view(state, self.log)
+        if begin and self.log is not None:
+            self.log.begin_run(start)
+        state = copy_state(start, self.log)
         self.ctx.install(state, memos)
         self.origin, self.installed, self.installed_version = start, state, state.version
 

@@ -28,6 +28,9 @@ noted together, once per run (`rest_key`).
 from __future__ import annotations
 
 import copy
+import dataclasses
+
+from warcodex.interpreter.state import plain_fields
 
 _ABSENT = "<absent>"
 _END = object()  # the key of a trie node's result
@@ -290,20 +293,57 @@ class _LoggedDict(dict):
         return dict.pop(self, key, *default)
 
     def setdefault(self, key, default=None):
-        self._write(key)  # the value returned may be changed in place (`loc_vars`)
-        return dict.setdefault(self, key, default)
+        self._write(key)  # the value returned is changed in place (`loc_vars`): a copy of its own
+        inner = dict.get(self, key)
+        inner = default if inner is None else dict(inner)
+        dict.__setitem__(self, key, inner)
+        return inner
 
 
-def recording_view(state, log: ReadLog):
-    """`state` (a fresh snapshot, given away) made a recording view noting its reads in `log`."""
-    units = _LoggedUnits(dict.items(state.units))
-    units.log, units.proxies = log, {}
-    state.units = units
-    for name in _DICTS:
-        d = _LoggedDict(dict.items(getattr(state, name)))
-        d.log, d.name = log, name
-        setattr(state, name, d)
-    return state
+class _CopyOnWrite(dict):
+    """`loc_vars` and `side_vars` of a state copied by `copy_state`: the inner dictionaries are
+    shared with the original until the rules write into one (`setdefault`, engine.set_attribute)."""
+
+    __slots__ = ("own",)
+
+    def setdefault(self, key, default=None):
+        if key in self.own:
+            return dict.setdefault(self, key, default)
+        self.own.add(key)
+        inner = dict.get(self, key)
+        inner = default if inner is None else dict(inner)
+        dict.__setitem__(self, key, inner)
+        return inner
+
+
+def _cow(d: dict) -> _CopyOnWrite:
+    out = _CopyOnWrite(dict.items(d))
+    out.own = set()
+    return out
+
+
+def copy_state(state, log: ReadLog | None = None):
+    """`state.snapshot()` for the enumerator's runs (`state` plain): the same, but the variables
+    of locations and sides are copied when written, not at every copy (a big map has many). With
+    `log`: a recording view noting the reads of the copy in `log`."""
+    out = copy.copy(state)
+    if log is None:
+        out.units, out.at, out.vars = dict(state.units), dict(state.at), dict(state.vars)
+        out.side_vars, out.loc_vars = _cow(state.side_vars), _cow(state.loc_vars)
+        out.loc_markers, out.options = dict(state.loc_markers), dict(state.options)
+    else:
+        units = out.units = _LoggedUnits(dict.items(state.units))
+        units.log, units.proxies = log, {}
+        for name in _DICTS:
+            d = _LoggedDict(dict.items(getattr(state, name)))
+            d.log, d.name = log, name
+            setattr(out, name, d)
+    for f in plain_fields():
+        setattr(out, f.name, copy.deepcopy(getattr(state, f.name)))
+    out.position = dataclasses.replace(state.position, sides=dict(state.position.sides))
+    out.rng = copy.deepcopy(state.rng)
+    out.journal, out.journal_start, out.watched_units = [], 0, None
+    return out
 
 
 def is_view(state) -> bool:
@@ -368,7 +408,7 @@ class Difference:
 
     def apply(self, state):
         """A new state: `state` (plain, left as it is) with these changes."""
-        out = state.snapshot()
+        out = copy_state(state)
         for uid, u in self.units:
             if u is None:
                 out.units.pop(uid, None)
