@@ -322,6 +322,9 @@ def _cow(d: dict) -> _CopyOnWrite:
     return out
 
 
+_PLAIN = tuple(f.name for f in plain_fields())
+
+
 def copy_state(state, log: ReadLog | None = None):
     """`state.snapshot()` for the enumerator's runs (`state` plain): the same, but the variables
     of locations and sides are copied when written, not at every copy (a big map has many). With
@@ -338,8 +341,9 @@ def copy_state(state, log: ReadLog | None = None):
             d = _LoggedDict(dict.items(getattr(state, name)))
             d.log, d.name = log, name
             setattr(out, name, d)
-    for f in plain_fields():
-        setattr(out, f.name, copy.deepcopy(getattr(state, f.name)))
+    for name in _PLAIN:
+        v = getattr(state, name)
+        setattr(out, name, copy.deepcopy(v) if v else type(v)())  # mostly empty: no deepcopy
     out.position = dataclasses.replace(state.position, sides=dict(state.position.sides))
     out.rng = copy.deepcopy(state.rng)
     out.journal, out.journal_start, out.watched_units = [], 0, None
