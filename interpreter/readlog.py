@@ -21,8 +21,8 @@ Soundness rests on three rules:
 * a read this module cannot place (a loop's state key, iterating over every unit) notes the whole
   state: the entry then matches only the same state, as the whole-state memo did.
 
-Reads outside the game state's dictionaries (`active`, `phase`, the turn, decks and hands) are
-noted together, once per run (`rest_key`).
+Reads outside the game state's dictionaries (`active`, `phase`, the turn, decks and hands, and
+any field added to GameState later) are noted together, once per run (`rest_key`).
 """
 
 from __future__ import annotations
@@ -30,14 +30,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from warcodex.interpreter.state import plain_fields
+from warcodex.interpreter.state import GameState
 
 _ABSENT = "<absent>"
 _END = object()  # the key of a trie node's result
 _UNIT_FIELDS = frozenset({"id", "type", "side", "loc", "steps", "max_steps", "label", "markers", "box"})
 _DICTS = ("vars", "side_vars", "loc_vars", "loc_markers", "options", "at")
-_REST = ("active", "phase", "turn_order", "position", "next_unit_id", "winner", "win_reason", "over", "ended",
-         "decks", "hands", "card_uses")
+# every other field of a game state is read as one value, once per run (`rest_key`): a field added
+# to GameState later is covered without a change here
+_NOT_READ = frozenset({"units", *_DICTS, "version", "positions_version", "rng", "journal", "journal_start",
+                       "watched_units"})
+_REST = tuple(f.name for f in dataclasses.fields(GameState) if f.name not in _NOT_READ)
 
 
 def freeze(v):
@@ -171,14 +174,20 @@ class _LoggedUnits(dict):
         return p
 
     def __getitem__(self, uid):
-        p = self._proxy(uid)
+        p = self.proxies.get(uid)
         if p is None:
-            raise KeyError(uid)
+            p = self._proxy(uid)
+            if p is None:
+                raise KeyError(uid)
         return p
 
-    def get(self, uid, default=None):
-        p = self._proxy(uid)
-        return default if p is None else p
+    def get(self, uid, default=None):  # the hot path of every unit read: `_proxy` inlined
+        p = self.proxies.get(uid)
+        if p is None:
+            p = self._proxy(uid)
+            if p is None:
+                return default
+        return p
 
     def __contains__(self, uid):
         return self._proxy(uid) is not None
@@ -322,9 +331,6 @@ def _cow(d: dict) -> _CopyOnWrite:
     return out
 
 
-_PLAIN = tuple(f.name for f in plain_fields())
-
-
 def copy_state(state, log: ReadLog | None = None):
     """`state.snapshot()` for the enumerator's runs (`state` plain): the same, but the variables
     of locations and sides are copied when written, not at every copy (a big map has many). With
@@ -341,9 +347,10 @@ def copy_state(state, log: ReadLog | None = None):
             d = _LoggedDict(dict.items(getattr(state, name)))
             d.log, d.name = log, name
             setattr(out, name, d)
-    for name in _PLAIN:
+    for name in _REST:  # decks, hands, card uses, any container added to GameState later
         v = getattr(state, name)
-        setattr(out, name, copy.deepcopy(v) if v else type(v)())  # mostly empty: no deepcopy
+        if isinstance(v, (dict, list, set)):
+            setattr(out, name, copy.deepcopy(v) if v else type(v)())  # mostly empty: no deepcopy
     out.position = dataclasses.replace(state.position, sides=dict(state.position.sides))
     out.rng = copy.deepcopy(state.rng)
     out.journal, out.journal_start, out.watched_units = [], 0, None
