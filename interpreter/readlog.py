@@ -41,6 +41,8 @@ _DICTS = ("vars", "side_vars", "loc_vars", "loc_markers", "options", "at")
 _NOT_READ = frozenset({"units", *_DICTS, "version", "positions_version", "rng", "journal", "journal_start",
                        "watched_units"})
 _REST = tuple(f.name for f in dataclasses.fields(GameState) if f.name not in _NOT_READ)
+_CONTAINERS = tuple(f.name for f in dataclasses.fields(GameState)
+                    if f.name not in _NOT_READ and f.default_factory in (dict, list, set))
 
 
 def freeze(v):
@@ -326,7 +328,7 @@ class _CopyOnWrite(dict):
 
 
 def _cow(d: dict) -> _CopyOnWrite:
-    out = _CopyOnWrite(dict.items(d))
+    out = _CopyOnWrite(d)
     out.own = set()
     return out
 
@@ -340,18 +342,18 @@ def copy_state(state, log: ReadLog | None = None):
         out.units, out.at, out.vars = dict(state.units), dict(state.at), dict(state.vars)
         out.side_vars, out.loc_vars = _cow(state.side_vars), _cow(state.loc_vars)
         out.loc_markers, out.options = dict(state.loc_markers), dict(state.options)
-    else:
-        units = out.units = _LoggedUnits(dict.items(state.units))
+    else:  # (the sources are plain dictionaries or _CopyOnWrite: copied by dict's own fast path)
+        units = out.units = _LoggedUnits(state.units)
         units.log, units.proxies = log, {}
         for name in _DICTS:
-            d = _LoggedDict(dict.items(getattr(state, name)))
+            d = _LoggedDict(getattr(state, name))
             d.log, d.name = log, name
             setattr(out, name, d)
-    for name in _REST:  # decks, hands, card uses, any container added to GameState later
+    for name in _CONTAINERS:  # decks, hands, card uses, any container added to GameState later
         v = getattr(state, name)
-        if isinstance(v, (dict, list, set)):
-            setattr(out, name, copy.deepcopy(v) if v else type(v)())  # mostly empty: no deepcopy
-    out.position = dataclasses.replace(state.position, sides=dict(state.position.sides))
+        setattr(out, name, copy.deepcopy(v) if v else type(v)())  # mostly empty: no deepcopy
+    position = out.position = copy.copy(state.position)
+    position.sides = dict(position.sides)
     out.rng = copy.deepcopy(state.rng)
     out.journal, out.journal_start, out.watched_units = [], 0, None
     return out
@@ -374,8 +376,11 @@ def plain(state):
 
 # ==================================================================== reads and differences
 def current(state, addr, whole_key):
-    """The value `addr` has in `state` (a plain state): what a run starting there would read."""
+    """The value `addr` (a trie step) has in `state` (a plain state): what a run starting there
+    would read."""
     kind = addr[0]
+    if kind == "U":
+        return unit_values(state.units.get(addr[1]), addr[2])
     if kind == "u":
         _, uid, field = addr
         u = state.units.get(uid)
@@ -439,9 +444,49 @@ class Difference:
         return out
 
 
+def _grouped(path: list) -> list:
+    """The reads of a path as trie steps: the reads of each unit's fields as one step
+    (`("U", id, fields)`, the tuple of their values), in the order each unit was first read;
+    the other reads one step each. (Any order finds the same entries: it only makes the trie
+    shorter to walk.)"""
+    steps: dict = {}
+    for addr, value in path:
+        if addr[0] == "u":
+            fields, values = steps.setdefault(("U", addr[1]), ([], []))
+            fields.append(addr[2])
+            values.append(value)
+        else:
+            steps[addr] = value
+    out = []
+    for key, v in steps.items():
+        if key[0] == "U":
+            out.append((("U", key[1], tuple(v[0])), tuple(v[1])))
+        else:
+            out.append((key, v))
+    return out
+
+
+def unit_values(u, fields: tuple) -> tuple:
+    """The values of `fields` (as readlog notes them) of unit record `u` (or None)."""
+    out = []
+    for f in fields:
+        if f == "?":
+            out.append(u is not None)
+        elif u is None:
+            out.append(_ABSENT)
+        elif f == "*":
+            out.append(u)
+        elif type(f) is tuple:
+            out.append(u.var(f[1], _ABSENT))
+        else:
+            out.append(getattr(u, f))
+    return tuple(out)
+
+
 class ReadMemo:
-    """Results keyed on reads: a trie of (address, value) pairs in the order they were read. An
-    entry is found when every read on its path has the same value in the state asked about."""
+    """Results keyed on reads: a trie of reads (a unit's fields, a dictionary entry...) and their
+    values. An entry is found when every read on its path has the same value in the state asked
+    about."""
 
     def __init__(self) -> None:
         self.root: dict = {}
@@ -449,8 +494,8 @@ class ReadMemo:
 
     def insert(self, path: list, result) -> None:
         node = self.root
-        for addr, value in path:
-            node = node.setdefault(addr, {}).setdefault(value, {})
+        for step, value in _grouped(path):
+            node = node.setdefault(step, {}).setdefault(value, {})
         node[_END] = (path, result)
         self.entries += 1
 
