@@ -319,7 +319,7 @@ class Enumerator:
             outer, self.log = self.log, ReadLog(self.key)
             try:
                 leaves = self.explore(run, start, name)
-                path = list(self.log.reads.items())
+                path = self.log.reads
             finally:
                 self.log = outer
             merged: dict = {}

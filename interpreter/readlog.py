@@ -102,18 +102,22 @@ class ReadLog:
                 self.reads[("*",)] = self.whole_key(self.start)
             self.all_read = True
 
-    def merge(self, path, written=()) -> None:
-        """A nested call's reads (at its start) and writes, as this run's."""
-        if not self.all_read:
-            w = self.written
-            for addr, value in path:
-                owner = addr[:2] if addr[0] == "u" else addr
-                if owner not in w:
-                    if addr[0] == "*":
-                        self.everything()
-                        break
-                    self.reads.setdefault(addr, value)
-        self.written.update(written)
+    def merge(self, path: dict) -> None:
+        """A nested call's reads (at its start: address -> value) as this run's: those not
+        noted yet (most are, after the first run) and not of what this run wrote."""
+        if self.all_read:
+            return
+        reads = self.reads
+        missing = path.keys() - reads.keys()
+        if not missing:
+            return
+        if ("*",) in missing:
+            self.everything()
+            return
+        w = self.written
+        for addr in missing:
+            if (addr[:2] if addr[0] == "u" else addr) not in w:
+                reads[addr] = path[addr]
 
 
 # ==================================================================== the recording view
@@ -444,7 +448,7 @@ class Difference:
         return out
 
 
-def _grouped(path: list) -> list:
+def _grouped(path) -> list:
     """The reads of a path as trie steps: the reads of each unit's fields as one step
     (`("U", id, fields)`, the tuple of their values), in the order each unit was first read;
     the other reads one step each. (Any order finds the same entries: it only makes the trie
@@ -492,9 +496,9 @@ class ReadMemo:
         self.root: dict = {}
         self.entries = 0
 
-    def insert(self, path: list, result) -> None:
+    def insert(self, path: dict, result) -> None:
         node = self.root
-        for step, value in _grouped(path):
+        for step, value in _grouped(path.items()):
             node = node.setdefault(step, {}).setdefault(value, {})
         node[_END] = (path, result)
         self.entries += 1
