@@ -37,7 +37,7 @@ from warcodex.interpreter.chance import (
     Branch, NotEnumerable, Pending, RefusingRng, dice_distribution, hit_probability, poisson_binomial,
 )
 from warcodex.interpreter.compiler import STOP
-from warcodex.interpreter.readlog import Difference, ReadLog, ReadMemo, copy_state, current, plain
+from warcodex.interpreter.readlog import Difference, ReadLog, ReadMemo, copy_state, current, plain, same_rest
 from warcodex.interpreter.values import Entity, RuleError, UnitRef
 
 MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for Monte Carlo
@@ -271,7 +271,7 @@ class Enumerator:
     def _start(self):
         """The current state, plain; the state it was copied from if nothing changed since."""
         st = self.ctx.state
-        if st is self.installed and st.version == self.installed_version:
+        if st is self.installed and st.version == self.installed_version and same_rest(st, self.origin):
             return self.origin
         return plain(st)
 

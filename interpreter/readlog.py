@@ -60,6 +60,16 @@ def freeze(v):
         return repr(v)
 
 
+def same_rest(a, b) -> bool:
+    """Whether two states agree on every field outside their dictionaries (some, like the winner
+    `win` declares, change without a new state version)."""
+    for f in _REST:
+        x, y = getattr(a, f), getattr(b, f)
+        if x is not y and x != y:
+            return False
+    return True
+
+
 def rest_key(state) -> str:
     """Everything of a state outside its dictionaries, as one value (read once by every run)."""
     return repr(tuple(getattr(state, f) for f in _REST))
