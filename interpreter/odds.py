@@ -186,6 +186,8 @@ class Enumerator:
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
         self.same: dict = {}  # (call, id(start state)) -> (start state, its memo entry): see explore
+        self.counts: dict = {}  # (outcomes before, counts before) -> a grouped count: see known_count
+        self.ncount = 0  # grouped counts met in the current replay
         self.applied: dict = {}  # (id(start state), id(difference)) -> (start state, the state after)
         self.origin = self.installed = None  # the state installed (a copy of origin) and its version
         self.installed_version = -1
@@ -210,9 +212,21 @@ class Enumerator:
         outcomes = sorted(dice_distribution(dice).items())
         return outcomes[self._next(outcomes)][0]
 
+    def known_count(self, lazy: bool):
+        """The grouped count met at this point of the branch by an earlier replay of it, or None:
+        the chance points before it took the same outcomes, so it counts the same dice (its list
+        and conditions are not evaluated again; their reads were noted the first time)."""
+        pending = self.counts.get((self.prefix[:self.pos], self.ncount))
+        if pending is None:
+            return None
+        self.ncount += 1
+        return pending if lazy else self.force(pending)
+
     def count(self, dice, op: str, bounds: list, lazy: bool):
         dist = poisson_binomial([hit_probability(dice, op, b) for b in bounds])
         pending = Pending(dist, 0, frozenset([object()]))
+        self.counts[(self.prefix[:self.pos], self.ncount)] = pending
+        self.ncount += 1
         return pending if lazy else self.force(pending)
 
     def force(self, pending: Pending) -> int:
@@ -229,10 +243,12 @@ class Enumerator:
     def explore(self, run, state, label: str = "combat") -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
         rounds: the distribution of the number of rounds of the outermost Markov loop met."""
-        saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied)
+        saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
+                 self.counts, self.ncount)
         # a call made from a state every replay reaches alike (the start, or the same end of the
-        # same call before) is looked up once per explore, by the state's identity
-        self.same, self.applied = {}, {}
+        # same call before) is looked up once per explore, by the state's identity; a grouped
+        # count met again at the same point of a branch is not counted again (known_count)
+        self.same, self.applied, self.counts = {}, {}, {}
         leaves = []
         # the values of pure rules computed in `state` stay valid in every replay from it: the
         # context starts a new memo when the state changes, leaving these ones as they were
@@ -241,7 +257,7 @@ class Enumerator:
         try:
             while stack:
                 prefix, p = stack.pop()
-                self.prefix, self.pos, self.rolled, self.rounds = prefix, 0, False, {0: 1.0}
+                self.prefix, self.pos, self.rolled, self.rounds, self.ncount = prefix, 0, False, {0: 1.0}, 0
                 self._run_from(state, memos, begin=True)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
@@ -256,7 +272,8 @@ class Enumerator:
                     continue
                 leaves.append((p, plain(self.ctx.state), result, self.rounds, self.rolled))
         finally:
-            self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied = saved
+            (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
+             self.counts, self.ncount) = saved
         return leaves
 
     def _run_from(self, start, memos=None, begin: bool = False) -> None:
@@ -729,6 +746,9 @@ class Sampler:
             return ctx.roll(dice, None)
         finally:
             ctx.chance = self
+
+    def known_count(self, lazy):
+        return None
 
     def count(self, dice, op, bounds, lazy):
         from warcodex.interpreter.chance import _COMPARE
