@@ -444,6 +444,9 @@ class Compiler:
 
         def grouped(fr, seq):
             ctx = fr.ctx
+            known = ctx.chance.known_count(lazy)  # this count in an earlier replay of the branch
+            if known is not None:
+                return known
             ctx.tick_many(len(seq), span)
             vars = fr.vars
             old = vars.get(var, _UNBOUND)

@@ -37,6 +37,7 @@ from warcodex.interpreter.chance import (
     Branch, NotEnumerable, Pending, RefusingRng, dice_distribution, hit_probability, poisson_binomial,
 )
 from warcodex.interpreter.compiler import STOP
+from warcodex.interpreter.readlog import Difference, ReadLog, ReadMemo, copy_state, current, plain, same_rest
 from warcodex.interpreter.values import Entity, RuleError, UnitRef
 
 MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for Monte Carlo
@@ -181,7 +182,16 @@ class Enumerator:
         self.base = ctx.state  # states are keyed by what differs from this one
         self.loops: dict = {}  # (loop, state, locals) -> its end states
         self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
-        self.calls: dict = {}  # (procedure, arguments, state) -> its end states
+        self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
+        self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
+        self.call_hits = 0  # calls served by the memo on reads
+        self.same: dict = {}  # (call, id(start state)) -> (start state, its memo entry): see explore
+        self.counts: dict = {}  # (outcomes before, counts before) -> a grouped count: see known_count
+        self.ncount = 0  # grouped counts met in the current replay
+        self.applied: dict = {}  # (id(start state), id(difference)) -> (start state, the state after)
+        self.origin = self.installed = None  # the state installed (a copy of origin) and its version
+        self.installed_version = -1
+        self.interned: dict = {}  # state key -> the same key (see key())
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
         self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
@@ -202,9 +212,21 @@ class Enumerator:
         outcomes = sorted(dice_distribution(dice).items())
         return outcomes[self._next(outcomes)][0]
 
+    def known_count(self, lazy: bool):
+        """The grouped count met at this point of the branch by an earlier replay of it, or None:
+        the chance points before it took the same outcomes, so it counts the same dice (its list
+        and conditions are not evaluated again; their reads were noted the first time)."""
+        pending = self.counts.get((self.prefix[:self.pos], self.ncount))
+        if pending is None:
+            return None
+        self.ncount += 1
+        return pending if lazy else self.force(pending)
+
     def count(self, dice, op: str, bounds: list, lazy: bool):
         dist = poisson_binomial([hit_probability(dice, op, b) for b in bounds])
         pending = Pending(dist, 0, frozenset([object()]))
+        self.counts[(self.prefix[:self.pos], self.ncount)] = pending
+        self.ncount += 1
         return pending if lazy else self.force(pending)
 
     def force(self, pending: Pending) -> int:
@@ -213,12 +235,20 @@ class Enumerator:
 
     # ------------------------------------------------------------ branches
     def key(self, state) -> tuple:
-        return state_key(state, self.base)
+        """The state's key, interned: keys met again are the same object, so the dictionaries of
+        the chains compare them by identity, not unit record by unit record."""
+        k = state_key(state, self.base)
+        return self.interned.setdefault(k, k)
 
     def explore(self, run, state, label: str = "combat") -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
         rounds: the distribution of the number of rounds of the outermost Markov loop met."""
-        saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps)
+        saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
+                 self.counts, self.ncount)
+        # a call made from a state every replay reaches alike (the start, or the same end of the
+        # same call before) is looked up once per explore, by the state's identity; a grouped
+        # count met again at the same point of a branch is not counted again (known_count)
+        self.same, self.applied, self.counts = {}, {}, {}
         leaves = []
         # the values of pure rules computed in `state` stay valid in every replay from it: the
         # context starts a new memo when the state changes, leaving these ones as they were
@@ -227,8 +257,8 @@ class Enumerator:
         try:
             while stack:
                 prefix, p = stack.pop()
-                self.prefix, self.pos, self.rolled, self.rounds = prefix, 0, False, {0: 1.0}
-                self.ctx.install(state.snapshot(), memos)
+                self.prefix, self.pos, self.rolled, self.rounds, self.ncount = prefix, 0, False, {0: 1.0}, 0
+                self._run_from(state, memos, begin=True)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
                 self.work[label] = self.work.get(label, 0) + 1
@@ -240,55 +270,102 @@ class Enumerator:
                     for i, (_, q) in enumerate(b.outcomes):
                         stack.append((prefix + (i,), p * q))
                     continue
-                leaves.append((p, self.ctx.state, result, self.rounds, self.rolled))
+                leaves.append((p, plain(self.ctx.state), result, self.rounds, self.rolled))
         finally:
-            self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps = saved
+            (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
+             self.counts, self.ncount) = saved
         return leaves
+
+    def _run_from(self, start, memos=None, begin: bool = False) -> None:
+        """Go on from a copy of `start` (plain, kept as it is): a recording view while a procedure
+        call's reads are noted (`begin`: a new run of that call)."""
+        if begin and self.log is not None:
+            self.log.begin_run(start)
+        state = copy_state(start, self.log)
+        self.ctx.install(state, memos)
+        self.origin, self.installed, self.installed_version = start, state, state.version
+
+    def _start(self):
+        """The current state, plain; the state it was copied from if nothing changed since."""
+        st = self.ctx.state
+        if st is self.installed and st.version == self.installed_version and same_rest(st, self.origin):
+            return self.origin
+        return plain(st)
 
     def loop(self, fr, seq, var: str, body, site) -> tuple[bool, object]:
         """A Markov loop (compiler.markov_loop): its end states, computed once per start state;
         the branch taken picks one. Returns (True, the loop's result)."""
         if any(type(v) is Pending for v in fr.vars.values()):
             return False, None  # a pending count read in the body: run it as plain code
-        ctx = self.ctx
         locals_key = _freeze({k: v for k, v in fr.vars.items() if k != var})
-        start = ctx.state
-        key = (id(site), self.key(start), locals_key, len(seq))
+        start = self._start()
+        start_key = self.key(start)
+        outer = self.log
+        if outer is not None:
+            outer.everything()  # keyed on the whole state: the loop read all of it
+        key = (id(site), start_key, locals_key, len(seq))
         ends = self.loops.get(key)
         if ends is None:
-            ends = self._chain(fr, seq, var, body, site, start, locals_key)
+            self.log = None  # the chain's runs start from other states: not reads of this run's
+            try:
+                ends = self._chain(fr, seq, var, body, site, start, locals_key)
+            finally:
+                self.log = outer
             self.loops[key] = ends
         saved_rolled = self.rolled
         index = self._next([(i, end[0]) for i, end in enumerate(ends)])
         p, end, stopped, rounds, rolled = ends[index]
         self.rolled = saved_rolled or rolled
-        ctx.install(end.snapshot())
+        self._run_from(end)
         if self.depth == 0:
             self.rounds = rounds
         return True, (STOP if stopped else None)
 
     def call(self, name: str, args: tuple, run) -> None:
         """A procedure that may roll: its effect is a distribution over end states (it returns
-        nothing), computed once per (procedure, arguments, state); the branch taken picks one."""
-        ctx = self.ctx
-        key = (name, _freeze(args), self.key(ctx.state))
-        ends = self.calls.get(key)
-        if ends is None:
+        nothing), computed once per (procedure, arguments, what its runs read: readlog.py) and
+        applied as differences; the branch taken picks one."""
+        start = self._start()
+        memo_key = (name, _freeze(args))
+        memo = self.calls.get(memo_key)
+        if memo is None:
+            memo = self.calls[memo_key] = ReadMemo()
+        same = self.same.get((memo_key, id(start)))
+        found = same[1] if same is not None and same[0] is start else memo.lookup(lambda addr: current(start, addr, self.key))
+        if found is None:
+            outer, self.log = self.log, ReadLog(self.key)
+            try:
+                leaves = self.explore(run, start, name)
+                path = self.log.reads
+            finally:
+                self.log = outer
             merged: dict = {}
-            for p, end, _, hist, rolled in self.explore(run, ctx.state, name):
+            for p, end, _, hist, rolled in leaves:
                 slot = merged.setdefault(self.key(end), [0.0, end, {}, False])
                 slot[0] += p
                 for r, pr in hist.items():
                     slot[2][r] = slot[2].get(r, 0.0) + p * pr
                 slot[3] = slot[3] or rolled
-            ends = [(p, end, {r: w / p for r, w in hist.items()}, rolled)
+            ends = [(p, Difference(start, end), {r: w / p for r, w in hist.items()}, rolled)
                     for p, end, hist, rolled in merged.values() if p > 0]
-            self.calls[key] = ends
+            found = (path, ends)
+            memo.insert(path, ends)
+        else:
+            self.call_hits += 1
+        self.same[(memo_key, id(start))] = (start, found)
+        path, ends = found
+        if self.log is not None:  # what the call read, the caller read (whichever branch is taken)
+            self.log.merge(path)
         saved_rolled = self.rolled
         index = self._next([(i, e[0]) for i, e in enumerate(ends)])
-        p, end, hist, rolled = ends[index]
+        p, diff, hist, rolled = ends[index]
+        if self.log is not None:
+            self.log.written.update(diff.owners)
         self.rolled = saved_rolled or rolled
-        ctx.install(end.snapshot())
+        applied = self.applied.get((id(start), id(diff)))
+        if applied is None or applied[0] is not start:
+            applied = self.applied[(id(start), id(diff))] = (start, diff.apply(start))
+        self._run_from(applied[1])
         if self.depth == 0:
             self.rounds = hist
 
@@ -676,6 +753,9 @@ class Sampler:
             return ctx.roll(dice, None)
         finally:
             ctx.chance = self
+
+    def known_count(self, lazy):
+        return None
 
     def count(self, dice, op, bounds, lazy):
         from warcodex.interpreter.chance import _COMPARE

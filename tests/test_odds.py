@@ -295,3 +295,29 @@ def test_a_blind_draw_is_not_enumerable_and_auto_answers_by_monte_carlo():
     assert result.method == "monte carlo" and "blind draw" in result.note
     lost = result.losses["defender"]["rifle"]
     assert abs(lost - 1 / 3) < 2.5 * result.half_width
+
+
+# ---------------------------------------------------------------- the memo on reads
+@pytest.mark.parametrize("name, eliminated, volley_runs", [
+    # the shooter's has_moved, read by the volley, changes between the volleys: the second is
+    # enumerated again (3 runs each: one to meet the die, one per outcome) and eliminates on 1-3
+    ("odds_reads_memo_read", 0.5, 6),
+    # a unit the volley does not read moves: the second volley is served from the first one's runs
+    ("odds_reads_memo_unread", 0.0, 3),
+])
+def test_a_procedure_is_served_from_its_reads_only_when_they_have_the_same_values(name, eliminated, volley_runs):
+    scene = odds.load_scene(TINY, ROOT / "tests" / "data" / "odds" / "tiny_reads_memo.wcx", name)
+    result = odds.exact(scene)
+    assert result.losses["defender"]["rifle"] == pytest.approx(eliminated, abs=1e-12)
+    assert result.replays_by["odds_volley"] == volley_runs
+
+
+def test_the_memo_on_reads_keeps_the_textbook_answer_and_saves_the_defenders_fire(aa_scenes):
+    # the defender's fire does not read which defenders are marked as casualties: one enumeration
+    # serves every casualty pattern of the attacker's fire (285 replays before the memo on reads)
+    result = odds.exact(odds.scene_from_test(aa_scenes, aa_scenes.tests["odds_medium"], "cheapest"))
+    want = textbook_land_battle([1, 1, 1, 3, 3], [2, 2, 2, 3])
+    got = result.outcomes
+    assert max(abs(got["attacker wins"] - want[0]), abs(got["defender wins"] - want[1]),
+               abs(got["mutual destruction"] - want[2])) < 1e-9
+    assert result.replays_by["defender_fire"] < 100
