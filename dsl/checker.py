@@ -403,12 +403,21 @@ class _Checker:
         elements leaves the parameter unknown, so the property check never guesses. The bodies are
         walked with their reports set aside until nothing new is learnt (each round can only add
         a parameter: knowing one tells what its callers' calls pass)."""
+        g = self.game
+        takers = {n for n, d in g.names.items() if isinstance(d, (ast.Function, ast.Quantity, ast.Procedure))
+                  and any(p.type == "list" for p in d.params)}
+        takers |= {n for n, d in g.names.items() if isinstance(d, ast.VarDecl) and d.scope == "var" and d.type == "list"}
+        # only the declarations that call one of them or set one tell anything (a large game's
+        # other rules are not walked again)
+        telling = {id(d) for d in g.names.values() if any(
+            (isinstance(n, ast.Call) and n.func in takers) or (isinstance(n, ast.Name) and n.id in takers)
+            or (isinstance(n, ast.VarDecl) and n.name in takers) for n in self.nodes(d))}
         kept = (self.diags, self.place_calls, self.loc_calls, self.pile_calls, self.emitted, self._free)
         try:
             for _ in range(rounds):
                 self.diags, self.place_calls, self.loc_calls, self.pile_calls = Diagnostics(), [], [], []
                 self.emitted, self._free, self._elements, self._passed = {}, {}, {}, {}
-                self._walk_bodies()
+                self._walk_bodies(telling)
                 learnt = {k: v.pop() if len(v) == 1 else None for k, v in self._passed.items() if v}
                 if learnt == self.param_elements:
                     break
@@ -489,12 +498,14 @@ class _Checker:
         self._walk_bodies()
         self._check_events()
 
-    def _walk_bodies(self) -> None:
+    def _walk_bodies(self, only: set[int] | None = None) -> None:
+        """Walk every body of the game (of the declarations `only` names, by id, if given)."""
         g = self.game
         for result in (d for d in g.names.values() if isinstance(d, ast.Result)):
             self.free_names(result)  # walks the body; free names are checked at apply sites
         for decl in g.names.values():
-            self._walk_decl(decl)
+            if only is None or id(decl) in only:
+                self._walk_decl(decl)
         for trigger in g.triggers:
             self._walk_trigger(trigger)
         for inv in g.invariants.values():

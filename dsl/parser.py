@@ -315,6 +315,13 @@ def _axis_kind(tok: Token, allowed: tuple[str, ...]) -> str:
     return str(tok)
 
 
+@functools.lru_cache(maxsize=1)
+def _rule_methods() -> tuple[str, ...]:
+    """The names of _ToAst's methods that Lark calls with `v_args` (one per grammar rule)."""
+    return tuple(name for klass in _ToAst.__mro__ for name, attr in vars(klass).items()
+                 if hasattr(attr, "visit_wrapper"))
+
+
 def _parse_dice(tok: Token) -> ast.Dice:
     count, sides = str(tok).split("d")
     return ast.Dice(count=int(count) if count else 1, sides=int(sides))
@@ -325,6 +332,11 @@ class _ToAst(Transformer):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+        # Lark's `v_args` wrapper makes a new wrapper (functools.update_wrapper) at every lookup
+        # of a rule's method, that is for every node of the tree: looked up once per file here,
+        # the per-node cost goes (about a tenth of a large file's parse, bench/scale.py)
+        for name in _rule_methods():
+            self.__dict__[name] = getattr(self, name)
 
     def sp(self, meta) -> Span | None:
         return _span(self.path, meta)
