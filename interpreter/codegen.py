@@ -73,6 +73,13 @@ class _Body:
         self.fr = fr  # an entry taking a Frame (dynamic names are read from fr.vars)
         self.read: set[str] = set()  # DSL locals read (an entry loads them from fr.vars)
         self.binds: set[str] = set()  # DSL locals this body binds itself (an aggregate's variable)
+        self.calls_builtin = False  # it (or a helper nested in it) calls a built-in directly
+
+    def root(self) -> "_Body":
+        b = self
+        while b.parent is not None:
+            b = b.parent
+        return b
 
 
 class Generator:
@@ -143,11 +150,6 @@ class Generator:
     def indented(self):
         return Generator._Indented(self)
 
-    def tick(self, span) -> None:
-        """One evaluation step (as the closure compiler counts them), with the located error
-        (through `ctx.tick`, which tools may observe: one call per statement is cheap)."""
-        self.emit(f"ctx.tick({self.span(span)})", span)
-
     # ================================================================ functions
     def function(self, unit: Unit, header: str, params: list[str], scope_names, body, *, fr: bool,
                  dynamic: bool = False, docline: str | None = None) -> None:
@@ -173,10 +175,21 @@ class Generator:
                 lines.append(("    _vars = fr.vars", self._span))
             for n in loads:
                 lines.append((f"    {self.local(n)} = _vars[{n!r}]", self._span))
-        for indent, text, span in b.defs + b.lines:
+        for indent, text, span in b.defs:
             lines.append(("    " * indent + text, span))
         if not b.lines:
             lines.append(("    return None", self._span))
+        elif b.calls_builtin:
+            # built-ins are called directly; one handler gives a misuse its located error
+            # (generated._misuse_at), free until something raises
+            lines.append(("    try:", self._span))
+            for indent, text, span in b.lines:
+                lines.append(("    " * (indent + 1) + text, span))
+            lines.append(("    except BUILTIN_MISUSE as exc:", self._span))
+            lines.append(("        raise MISUSE_AT(exc) from None", self._span))
+        else:
+            for indent, text, span in b.lines:
+                lines.append(("    " * indent + text, span))
         lines.append(("", None))
 
     # ================================================================ expressions
@@ -284,6 +297,7 @@ class Generator:
         if name in BUILTINS:
             if BUILTINS[name].effect and not statement:
                 raise RuleError(f"'{name}' changes the game and can only be used as a statement", e.span)
+            self._body.root().calls_builtin = True
             return f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
         raise RuleError(f"unknown function '{name}'", e.span)
 
@@ -526,14 +540,12 @@ class Generator:
         fscope = frozenset(scope)
         if self.inline_aggregate(s.value, fscope):
             scope.add(s.name)
-            self.tick(s.span)
             r = self.temp("r")
             self._aggregate_value(s.value, fscope, r)
             self.emit(f"{self.local(s.name)} = {r}")
             return
         value = self.expr(s.value, fscope)
         scope.add(s.name)
-        self.tick(s.span)
         self.emit(f"{self.local(s.name)} = {value}")
 
     def returns(self, e: ast.Expr, scope) -> None:
@@ -551,13 +563,17 @@ class Generator:
         if isinstance(target, ast.Name) and target.id in scope:
             name = self.local(target.id)
             self._mark_read(target.id)
-            self.tick(s.span)
             if op == "=":
                 self.emit(f"{name} = {value}")
             else:
                 v = self.temp("v")
                 self.emit(f"{v} = {value}")
-                self.emit(f"{name} = ARITH({op[0]!r}, {name}, {v}, {sp})")
+                if op[0] in "+-*":  # whole numbers the fast way, as in _e_BinOp
+                    r = self.temp("r")
+                    self.emit(f"{name} = ({r} if type({name}) is int and type({v}) is int and -MAXM <= ({r} := {name} {op[0]} {v}) <= MAXM "
+                              f"else ARITH({op[0]!r}, {name}, {v}, {sp}))")
+                else:
+                    self.emit(f"{name} = ARITH({op[0]!r}, {name}, {v}, {sp})")
             return
         if isinstance(target, ast.Name):
             var = self.engine.var_decl(target.id)
@@ -566,7 +582,6 @@ class Generator:
             from warcodex.interpreter.engine import single_value
 
             coerce = "SINGLE" if self.engine.coercer(var.type) is single_value else ""
-            self.tick(s.span)
             v = self.temp("v")
             self.emit(f"{v} = {value}")
             if op != "=":
@@ -575,7 +590,6 @@ class Generator:
             return
         if isinstance(target, ast.Attr):
             obj = self.expr(target.obj, frozenset(scope))
-            self.tick(s.span)
             o, v = self.temp("o"), self.temp("v")
             self.emit(f"{o} = {obj}")
             self.emit(f"{v} = {value}")
@@ -587,7 +601,6 @@ class Generator:
 
     def _s_If(self, s, scope):
         test = self.expr(s.test, frozenset(scope))
-        self.tick(s.span)
         self.emit(f"if {test}:")
         with self.indented():
             self.block(s.body, scope)
@@ -603,7 +616,7 @@ class Generator:
         self.emit(f"{seq} = {source}")
         self.emit(f"for {self.local(s.var)} in ({seq} if {seq} is not None else ()):")
         with self.indented():
-            self.tick(s.span)
+            self.emit(f"ctx.tick({self.span(s.span)})", s.span)  # one step an iteration (bounds.py)
             self.block(s.body, scope)
 
     def _s_Choose(self, s, scope):
@@ -616,7 +629,6 @@ class Generator:
         x = self.local(s.var)
         sp = self.span(s.span)
         cites = self.const(tuple(s.citations))
-        self.tick(s.span)
         options, seq, who, quiet = self.temp("options"), self.temp("seq"), self.temp("who"), self.temp("quiet")
         # the explanation shows the decision, not each option's derivation (compiler._s_Choose)
         self.emit(f"{quiet} = ctx.tracing")
@@ -656,7 +668,6 @@ class Generator:
         sp = self.span(s.span)
         label = s.label or f"re-roll {s.var}"
         self._mark_read(s.var)
-        self.tick(s.span)
         cond = ""
         if when is not None:  # whether a re-roll is offered is not explained (compiler._s_Reroll)
             offered, quiet = self.temp("offered"), self.temp("quiet")
@@ -714,7 +725,6 @@ class Generator:
 
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
-        self.tick(s.span)
         self.emit(call)
 
 

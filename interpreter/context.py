@@ -118,9 +118,14 @@ class Context:
                             hint="look for a trigger that fires itself, or a loop over a growing list")
 
     def enter(self, what: str, span) -> None:
-        """One rule more inside another: a call of a procedure, function or quantity, a trigger
-        fired, a result applied. Every `enter` is paired with `leave` (in a `finally`); beyond
-        MAX_CALL_DEPTH the rules recurse without end, and the error points at the call."""
+        """One rule more inside another, and one step: a call of a rule that may be entered again
+        before it returns (bounds.py), a trigger fired, a result applied. Every `enter` is paired
+        with `leave` (in a `finally`); beyond MAX_CALL_DEPTH the rules recurse without end, and
+        the error points at the call. The step bounds a recursion that branches (two calls a
+        level stay within the depth and still never end)."""
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self.tick(span)
         if self.depth >= MAX_CALL_DEPTH:
             raise RuleError(f"{what}: rules call each other more than {MAX_CALL_DEPTH} levels deep", span,
                             hint="a rule calls itself (directly or through others) with nothing to stop it")
