@@ -99,6 +99,7 @@ class Generator:
         self._indent = 0
         self._span = None
         self._dynamic = False
+        self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -293,6 +294,9 @@ class Generator:
             if len(args) != len(decl.params):
                 # the same error as the closure compiler's, raised when the call is evaluated
                 return f"ARITY_ERROR({name!r}, {len(decl.params)}, ({''.join(a + ', ' for a in args)}), {s})"
+            if isinstance(decl, ast.Function) and self.trivial(decl):
+                # cheaper to evaluate than to look up in a memo: its plain body, directly
+                return f"B{self.rule(name)[1:]}(ctx{''.join(', ' + a for a in args)})"
             return f"{self.rule(name)}(ctx{''.join(', ' + a for a in args)})"
         if name in BUILTINS:
             if BUILTINS[name].effect and not statement:
@@ -300,6 +304,39 @@ class Generator:
             self._body.root().calls_builtin = True
             return f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
         raise RuleError(f"unknown function '{name}'", e.span)
+
+    _TRIVIAL_NODES = (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit, ast.Name, ast.Attr, ast.Compare, ast.And,
+                      ast.Or, ast.Not, ast.Is, ast.Cond, ast.ListLit)
+
+    def trivial(self, f: ast.Function) -> bool:
+        """A function whose body only reads attributes and tags, compares, and calls other such
+        functions (`may_take_hit(v, kind, dd)`, `is_land(h)`): evaluating it costs less than the
+        key of its memo, and it records nothing in a trace, so callers call its plain body
+        (`B_name`) directly. Its value is the same either way (functions are pure); its entry
+        `R_name`, with the memo, serves the engine's other callers."""
+        found = self._trivial.get(f.name)
+        if found is None:
+            self._trivial[f.name] = False  # while deciding (a cycle is never trivial)
+            found = f.name not in self.engine.counted and self._trivial_expr(f.body)
+            self._trivial[f.name] = found
+        return found
+
+    def _trivial_expr(self, e) -> bool:
+        if isinstance(e, ast.Call):
+            target = self.engine.game.names.get(e.func)
+            return (isinstance(target, ast.Function) and not e.kwargs and len(e.args) == len(target.params)
+                    and self.trivial(target) and all(self._trivial_expr(a) for a in e.args))
+        if not isinstance(e, self._TRIVIAL_NODES):
+            return False
+        for f in type(e).model_fields:
+            if f == "span":
+                continue
+            v = getattr(e, f)
+            if isinstance(v, ast.Node) and not self._trivial_expr(v):
+                return False
+            if isinstance(v, list) and not all(self._trivial_expr(x) for x in v):
+                return False
+        return True
 
     def _e_Comprehension(self, e, scope):
         """An aggregate becomes a nested helper function with a plain loop (early exit for

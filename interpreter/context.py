@@ -8,6 +8,7 @@ made while `tracing` is recorded for `explain`.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from random import Random
 from typing import Any
 
 from warcodex.dsl import ast
@@ -257,6 +258,8 @@ class Context:
         if self.chance is not None:  # exact odds: the oracle gives the outcome of this branch
             return self.chance.roll(dice)
         rng = self.state.rng
+        if type(rng) is Random and dice.count == 1 and dice.keep is None and not self.tracing:
+            return rng.randint(1, dice.sides)  # one die of the seed's, nothing to show: the same draw, directly
         fixed = getattr(rng, "next_is_fixed", None)
         given = fixed is not None and fixed()  # a roll the player fixed (play --dice, a rule test)
         faces = [rng.randint(1, dice.sides) for _ in range(dice.count)]
