@@ -428,13 +428,23 @@ class Engine:
             constant = []  # [the default], once it is known to be the same at every read
             defaults = self._defaults
 
+            hint = [0]  # where the variable was last found in a unit's pairs (they are sorted by
+            # name, and units tend to hold the same variables): looked at first
+
             def read(ctx, obj, span):
                 if type(obj) is UnitRef:
                     unit = ctx.state.units.get(obj.id)
                     if unit is not None:
-                        for key, value in unit.vars:
-                            if key == name:
-                                return value
+                        pairs = unit.vars
+                        i = hint[0]
+                        if i < len(pairs) and pairs[i][0] == name:
+                            return pairs[i][1]
+                        for i, (key, value) in enumerate(pairs):
+                            if key >= name:  # sorted: past it, it is not set
+                                if key == name:
+                                    hint[0] = i
+                                    return value
+                                break
                         if constant:
                             return constant[0]
                         value = default(ctx, name)
@@ -445,8 +455,15 @@ class Engine:
         else:
             entities = self.entities
             fixed = {}  # unit type -> the property's value, for types whose steps do not change it
+            # a location's attribute from the map (h.region, h.vp): the board never changes
+            board_attrs = self.board._attrs if decl is None and name != "terrain" else {}
 
             def read(ctx, obj, span):
+                if type(obj) is str:
+                    attrs = board_attrs.get(obj)
+                    if attrs is not None:
+                        return attrs.get(name)
+                    return general(ctx, obj, name, span)
                 if type(obj) is UnitRef:
                     unit = ctx.state.units.get(obj.id)
                     if unit is not None:  # a property of the unit's type, per step if it varies
