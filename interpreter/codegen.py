@@ -11,9 +11,10 @@ generator writes Python text from the checked AST only:
 - a DSL local is a Python local; a call to a quantity, function or procedure is a direct call of
   its generated entry (`R_attack_strength(ctx, l_u)`), which keeps the caching the dependency
   analysis allows; numbers folded at generation time;
-- evaluation stays bounded: the same statements and loops count steps as the closure compiler
-  (`compiler.py`, kept as the reference the generated code is tested against), with the same
-  located error when the limit is exceeded;
+- evaluation stays bounded: loops, aggregates and the rules that can be entered again
+  (`bounds.py`) count steps and call levels as the closure compiler does (`compiler.py`, kept as
+  the reference the generated code is tested against), with the same located error when a limit
+  is exceeded; built-ins are called directly, their misuse located by one handler a function;
 - each generated line remembers the span of the construct it came from (`Unit.lines`), so an
   unexpected error inside generated code is reported at the `.wcx` line and column.
 
