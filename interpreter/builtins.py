@@ -174,6 +174,8 @@ def b_allies(ctx, span, s):
 
 
 def b_is_enemy(ctx, span, a, b):
+    if type(a) is Entity and type(b) is Entity and a.kind == "side" and b.kind == "side":  # checked inline: hot
+        return b in ctx.engine.enemies_of(a)
     return _side(ctx, b, span) in ctx.engine.enemies_of(_side(ctx, a, span))
 
 

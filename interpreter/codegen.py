@@ -11,9 +11,10 @@ generator writes Python text from the checked AST only:
 - a DSL local is a Python local; a call to a quantity, function or procedure is a direct call of
   its generated entry (`R_attack_strength(ctx, l_u)`), which keeps the caching the dependency
   analysis allows; numbers folded at generation time;
-- evaluation stays bounded: the same statements and loops count steps as the closure compiler
-  (`compiler.py`, kept as the reference the generated code is tested against), with the same
-  located error when the limit is exceeded;
+- evaluation stays bounded: loops, aggregates and the rules that can be entered again
+  (`bounds.py`) count steps and call levels as the closure compiler does (`compiler.py`, kept as
+  the reference the generated code is tested against), with the same located error when a limit
+  is exceeded; built-ins are called directly, their misuse located by one handler a function;
 - each generated line remembers the span of the construct it came from (`Unit.lines`), so an
   unexpected error inside generated code is reported at the `.wcx` line and column.
 
@@ -73,6 +74,13 @@ class _Body:
         self.fr = fr  # an entry taking a Frame (dynamic names are read from fr.vars)
         self.read: set[str] = set()  # DSL locals read (an entry loads them from fr.vars)
         self.binds: set[str] = set()  # DSL locals this body binds itself (an aggregate's variable)
+        self.calls_builtin = False  # it (or a helper nested in it) calls a built-in directly
+
+    def root(self) -> "_Body":
+        b = self
+        while b.parent is not None:
+            b = b.parent
+        return b
 
 
 class Generator:
@@ -92,6 +100,7 @@ class Generator:
         self._indent = 0
         self._span = None
         self._dynamic = False
+        self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -143,11 +152,6 @@ class Generator:
     def indented(self):
         return Generator._Indented(self)
 
-    def tick(self, span) -> None:
-        """One evaluation step (as the closure compiler counts them), with the located error
-        (through `ctx.tick`, which tools may observe: one call per statement is cheap)."""
-        self.emit(f"ctx.tick({self.span(span)})", span)
-
     # ================================================================ functions
     def function(self, unit: Unit, header: str, params: list[str], scope_names, body, *, fr: bool,
                  dynamic: bool = False, docline: str | None = None) -> None:
@@ -173,10 +177,21 @@ class Generator:
                 lines.append(("    _vars = fr.vars", self._span))
             for n in loads:
                 lines.append((f"    {self.local(n)} = _vars[{n!r}]", self._span))
-        for indent, text, span in b.defs + b.lines:
+        for indent, text, span in b.defs:
             lines.append(("    " * indent + text, span))
         if not b.lines:
             lines.append(("    return None", self._span))
+        elif b.calls_builtin:
+            # built-ins are called directly; one handler gives a misuse its located error
+            # (generated._misuse_at), free until something raises
+            lines.append(("    try:", self._span))
+            for indent, text, span in b.lines:
+                lines.append(("    " * (indent + 1) + text, span))
+            lines.append(("    except BUILTIN_MISUSE as exc:", self._span))
+            lines.append(("        raise MISUSE_AT(exc) from None", self._span))
+        else:
+            for indent, text, span in b.lines:
+                lines.append(("    " * indent + text, span))
         lines.append(("", None))
 
     # ================================================================ expressions
@@ -280,12 +295,49 @@ class Generator:
             if len(args) != len(decl.params):
                 # the same error as the closure compiler's, raised when the call is evaluated
                 return f"ARITY_ERROR({name!r}, {len(decl.params)}, ({''.join(a + ', ' for a in args)}), {s})"
+            if isinstance(decl, ast.Function) and self.trivial(decl):
+                # cheaper to evaluate than to look up in a memo: its plain body, directly
+                return f"B{self.rule(name)[1:]}(ctx{''.join(', ' + a for a in args)})"
             return f"{self.rule(name)}(ctx{''.join(', ' + a for a in args)})"
         if name in BUILTINS:
             if BUILTINS[name].effect and not statement:
                 raise RuleError(f"'{name}' changes the game and can only be used as a statement", e.span)
+            self._body.root().calls_builtin = True
             return f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
         raise RuleError(f"unknown function '{name}'", e.span)
+
+    _TRIVIAL_NODES = (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit, ast.Name, ast.Attr, ast.Compare, ast.And,
+                      ast.Or, ast.Not, ast.Is, ast.Cond, ast.ListLit)
+
+    def trivial(self, f: ast.Function) -> bool:
+        """A function whose body only reads attributes and tags, compares, and calls other such
+        functions (`may_take_hit(v, kind, dd)`, `is_land(h)`): evaluating it costs less than the
+        key of its memo, and it records nothing in a trace, so callers call its plain body
+        (`B_name`) directly. Its value is the same either way (functions are pure); its entry
+        `R_name`, with the memo, serves the engine's other callers."""
+        found = self._trivial.get(f.name)
+        if found is None:
+            self._trivial[f.name] = False  # while deciding (a cycle is never trivial)
+            found = f.name not in self.engine.counted and self._trivial_expr(f.body)
+            self._trivial[f.name] = found
+        return found
+
+    def _trivial_expr(self, e) -> bool:
+        if isinstance(e, ast.Call):
+            target = self.engine.game.names.get(e.func)
+            return (isinstance(target, ast.Function) and not e.kwargs and len(e.args) == len(target.params)
+                    and self.trivial(target) and all(self._trivial_expr(a) for a in e.args))
+        if not isinstance(e, self._TRIVIAL_NODES):
+            return False
+        for f in type(e).model_fields:
+            if f == "span":
+                continue
+            v = getattr(e, f)
+            if isinstance(v, ast.Node) and not self._trivial_expr(v):
+                return False
+            if isinstance(v, list) and not all(self._trivial_expr(x) for x in v):
+                return False
+        return True
 
     def _e_Comprehension(self, e, scope):
         """An aggregate becomes a nested helper function with a plain loop (early exit for
@@ -526,14 +578,12 @@ class Generator:
         fscope = frozenset(scope)
         if self.inline_aggregate(s.value, fscope):
             scope.add(s.name)
-            self.tick(s.span)
             r = self.temp("r")
             self._aggregate_value(s.value, fscope, r)
             self.emit(f"{self.local(s.name)} = {r}")
             return
         value = self.expr(s.value, fscope)
         scope.add(s.name)
-        self.tick(s.span)
         self.emit(f"{self.local(s.name)} = {value}")
 
     def returns(self, e: ast.Expr, scope) -> None:
@@ -551,13 +601,17 @@ class Generator:
         if isinstance(target, ast.Name) and target.id in scope:
             name = self.local(target.id)
             self._mark_read(target.id)
-            self.tick(s.span)
             if op == "=":
                 self.emit(f"{name} = {value}")
             else:
                 v = self.temp("v")
                 self.emit(f"{v} = {value}")
-                self.emit(f"{name} = ARITH({op[0]!r}, {name}, {v}, {sp})")
+                if op[0] in "+-*":  # whole numbers the fast way, as in _e_BinOp
+                    r = self.temp("r")
+                    self.emit(f"{name} = ({r} if type({name}) is int and type({v}) is int and -MAXM <= ({r} := {name} {op[0]} {v}) <= MAXM "
+                              f"else ARITH({op[0]!r}, {name}, {v}, {sp}))")
+                else:
+                    self.emit(f"{name} = ARITH({op[0]!r}, {name}, {v}, {sp})")
             return
         if isinstance(target, ast.Name):
             var = self.engine.var_decl(target.id)
@@ -566,7 +620,6 @@ class Generator:
             from warcodex.interpreter.engine import single_value
 
             coerce = "SINGLE" if self.engine.coercer(var.type) is single_value else ""
-            self.tick(s.span)
             v = self.temp("v")
             self.emit(f"{v} = {value}")
             if op != "=":
@@ -575,7 +628,6 @@ class Generator:
             return
         if isinstance(target, ast.Attr):
             obj = self.expr(target.obj, frozenset(scope))
-            self.tick(s.span)
             o, v = self.temp("o"), self.temp("v")
             self.emit(f"{o} = {obj}")
             self.emit(f"{v} = {value}")
@@ -587,7 +639,6 @@ class Generator:
 
     def _s_If(self, s, scope):
         test = self.expr(s.test, frozenset(scope))
-        self.tick(s.span)
         self.emit(f"if {test}:")
         with self.indented():
             self.block(s.body, scope)
@@ -603,7 +654,7 @@ class Generator:
         self.emit(f"{seq} = {source}")
         self.emit(f"for {self.local(s.var)} in ({seq} if {seq} is not None else ()):")
         with self.indented():
-            self.tick(s.span)
+            self.emit(f"ctx.tick({self.span(s.span)})", s.span)  # one step an iteration (bounds.py)
             self.block(s.body, scope)
 
     def _s_Choose(self, s, scope):
@@ -616,7 +667,6 @@ class Generator:
         x = self.local(s.var)
         sp = self.span(s.span)
         cites = self.const(tuple(s.citations))
-        self.tick(s.span)
         options, seq, who, quiet = self.temp("options"), self.temp("seq"), self.temp("who"), self.temp("quiet")
         # the explanation shows the decision, not each option's derivation (compiler._s_Choose)
         self.emit(f"{quiet} = ctx.tracing")
@@ -656,7 +706,6 @@ class Generator:
         sp = self.span(s.span)
         label = s.label or f"re-roll {s.var}"
         self._mark_read(s.var)
-        self.tick(s.span)
         cond = ""
         if when is not None:  # whether a re-roll is offered is not explained (compiler._s_Reroll)
             offered, quiet = self.temp("offered"), self.temp("quiet")
@@ -714,7 +763,6 @@ class Generator:
 
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
-        self.tick(s.span)
         self.emit(call)
 
 

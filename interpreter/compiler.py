@@ -39,6 +39,8 @@ class Frame:
 
 def _num(v):
     """Normalise exact fractions that are whole numbers back to int (keeps logs readable)."""
+    if type(v) is int:  # the common case, without isinstance's abstract-class machinery
+        return v
     if isinstance(v, Fraction) and v.denominator == 1:
         return v.numerator
     return v
@@ -602,7 +604,6 @@ class Compiler:
         span = s.span
 
         def let(fr):
-            fr.ctx.tick(span)
             fr.vars[name] = value(fr)
         return let
 
@@ -617,7 +618,6 @@ class Compiler:
             value = self._value_maybe_pending(s.value, frozenset(scope), dyn)
 
             def set_local(fr):
-                fr.ctx.tick(span)
                 v = value(fr)
                 if op != "=":
                     old = fr.vars[name]
@@ -639,7 +639,6 @@ class Compiler:
             coerce = engine.coercer(var.type)
 
             def set_global(fr):
-                fr.ctx.tick(span)
                 v = value(fr)
                 state = fr.ctx.state
                 if op != "=":
@@ -651,7 +650,6 @@ class Compiler:
             name = target.name
 
             def set_attr(fr):
-                fr.ctx.tick(span)
                 o = obj(fr)
                 v = value(fr)
                 if op != "=":
@@ -667,7 +665,6 @@ class Compiler:
         span = s.span
 
         def if_(fr):
-            fr.ctx.tick(span)
             if test(fr):
                 return body(fr)
             if orelse is not None:
@@ -712,7 +709,6 @@ class Compiler:
 
         def choose(fr):
             ctx = fr.ctx
-            ctx.tick(span)
             options = []
             quiet = ctx.tracing
             if quiet:
@@ -754,7 +750,6 @@ class Compiler:
 
         def reroll(fr):
             ctx = fr.ctx
-            ctx.tick(span)
             if when is not None:
                 quiet = ctx.tracing
                 if quiet:
@@ -815,7 +810,6 @@ class Compiler:
         span = s.span
 
         def call(fr):
-            fr.ctx.tick(span)
             f(fr)
         return call
 
@@ -870,6 +864,7 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     title = q.header.label or q.name
     base_cites = tuple(q.base_citations) or tuple(q.header.citations)
     qname = q.name
+    counted = qname in compiler.engine.counted
     nparams = len(names)
     pure = not compiler.engine.deps.rolls_dice(q) and not compiler.engine.deps.reads_hidden(q)
     level, key = cache_plan(compiler, q)
@@ -877,7 +872,8 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
     def run(ctx, args, span):
         if len(args) != nparams:
             raise RuleError(f"{qname} takes {nparams} arguments, got {len(args)}", span)
-        ctx.enter(qname, span)  # bounded recursion (context.py); the generated code must keep it
+        if counted:  # bounded recursion (bounds.py, context.py); the generated code counts the same rules
+            ctx.enter(qname, span)
         try:
             if ctx.tracing:  # a trace needs the derivation: evaluate in full
                 return evaluate(ctx, args)
@@ -895,7 +891,8 @@ def compile_quantity(compiler: Compiler, q: ast.Quantity):
                     pass
             return fast(ctx, args)
         finally:
-            ctx.depth -= 1
+            if counted:
+                ctx.depth -= 1
 
     # the untraced path: each modifier pre-specialised into (when, group, apply(fr, value))
     fast_mods = [(when, group, _modifier_applier(op, vf, rounding, mspan))
@@ -1117,6 +1114,7 @@ def compile_function(compiler: Compiler, f: ast.Function):
     names = [p.name for p in f.params]
     body = compiler.expr(f.body, frozenset(names))
     fname = f.name
+    counted = fname in compiler.engine.counted
     n = len(names)
     pure = not compiler.engine.deps.rolls_dice(f) and not compiler.engine.deps.reads_hidden(f)
     level, key = cache_plan(compiler, f)
@@ -1125,7 +1123,8 @@ def compile_function(compiler: Compiler, f: ast.Function):
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{fname} takes {n} arguments, got {len(args)}", span)
-        ctx.enter(fname, span)
+        if counted:  # bounded recursion (bounds.py, context.py); the generated code counts the same rules
+            ctx.enter(fname, span)
         try:
             if cached is not None and not ctx.tracing:
                 # while explaining, values cached across games (static, positions) are not used: the
@@ -1144,7 +1143,8 @@ def compile_function(compiler: Compiler, f: ast.Function):
                     pass
             return body(Frame(ctx, dict(zip(names, args))))
         finally:
-            ctx.depth -= 1
+            if counted:
+                ctx.depth -= 1
     return run
 
 
@@ -1152,6 +1152,7 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     names = [x.name for x in p.params]
     body = compiler.block(p.body, set(names))
     pname = p.name
+    counted = pname in compiler.engine.counted
     label = p.header.label or p.name
     citations = tuple(p.header.citations)
     n = len(names)
@@ -1160,14 +1161,16 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
-        ctx.enter(pname, span)
+        if counted:  # bounded recursion (bounds.py, context.py); the generated code counts the same rules
+            ctx.enter(pname, span)
         try:
             if rolls and ctx.chance is not None:
                 ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))))
             else:
                 ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
         finally:
-            ctx.depth -= 1
+            if counted:
+                ctx.depth -= 1
         return None
 
     if pname not in compiler.engine.procedure_vars:

@@ -8,6 +8,7 @@ made while `tracing` is recorded for `explain`.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from random import Random
 from typing import Any
 
 from warcodex.dsl import ast
@@ -118,9 +119,14 @@ class Context:
                             hint="look for a trigger that fires itself, or a loop over a growing list")
 
     def enter(self, what: str, span) -> None:
-        """One rule more inside another: a call of a procedure, function or quantity, a trigger
-        fired, a result applied. Every `enter` is paired with `leave` (in a `finally`); beyond
-        MAX_CALL_DEPTH the rules recurse without end, and the error points at the call."""
+        """One rule more inside another, and one step: a call of a rule that may be entered again
+        before it returns (bounds.py), a trigger fired, a result applied. Every `enter` is paired
+        with `leave` (in a `finally`); beyond MAX_CALL_DEPTH the rules recurse without end, and
+        the error points at the call. The step bounds a recursion that branches (two calls a
+        level stay within the depth and still never end)."""
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self.tick(span)
         if self.depth >= MAX_CALL_DEPTH:
             raise RuleError(f"{what}: rules call each other more than {MAX_CALL_DEPTH} levels deep", span,
                             hint="a rule calls itself (directly or through others) with nothing to stop it")
@@ -252,6 +258,8 @@ class Context:
         if self.chance is not None:  # exact odds: the oracle gives the outcome of this branch
             return self.chance.roll(dice)
         rng = self.state.rng
+        if type(rng) is Random and dice.count == 1 and dice.keep is None and not self.tracing:
+            return rng.randint(1, dice.sides)  # one die of the seed's, nothing to show: the same draw, directly
         fixed = getattr(rng, "next_is_fixed", None)
         given = fixed is not None and fixed()  # a roll the player fixed (play --dice, a rule test)
         faces = [rng.randint(1, dice.sides) for _ in range(dice.count)]

@@ -20,6 +20,7 @@ from warcodex.dsl.stdlib import BUILTINS, CONSTANTS, UNIT_FIELDS
 from warcodex.interpreter.actions import CompiledAction
 from warcodex.interpreter.builtins import IMPLEMENTATIONS
 from warcodex.interpreter.compiler import Compiler, Frame, read_global
+from warcodex.interpreter.bounds import counted_rules
 from warcodex.interpreter.dependencies import DependencyAnalysis
 from warcodex.interpreter.reads import EVERYTHING, ReadAnalysis
 from warcodex.interpreter.movement import MovementMode
@@ -82,6 +83,8 @@ class Engine:
         self._cell_cache: dict = {}
         self.tables = {t.name: CompiledTable(t, self._resolve_cell) for t in game.tables}
         self.deps = DependencyAnalysis(game)
+        # the rules that count a call level and a step when entered (bounds.py)
+        self.counted = counted_rules(game)
         # rules the engine makes of the game's own (an invariant's element: invariants.py), by name
         from warcodex.interpreter.invariants import element_rule
 
@@ -439,27 +442,59 @@ class Engine:
                 return general(ctx, obj, name, span)
         elif decl is not None and decl.scope == "unit_var":
             default = self._var_default
+            constant = []  # [the default], once it is known to be the same at every read
+            defaults = self._defaults
+
+            hint = [0]  # where the variable was last found in a unit's pairs (they are sorted by
+            # name, and units tend to hold the same variables): looked at first
 
             def read(ctx, obj, span):
                 if type(obj) is UnitRef:
                     unit = ctx.state.units.get(obj.id)
                     if unit is not None:
-                        for key, value in unit.vars:
-                            if key == name:
-                                return value
-                        return default(ctx, name)
+                        pairs = unit.vars
+                        i = hint[0]
+                        if i < len(pairs) and pairs[i][0] == name:
+                            return pairs[i][1]
+                        for i, (key, value) in enumerate(pairs):
+                            if key >= name:  # sorted: past it, it is not set
+                                if key == name:
+                                    hint[0] = i
+                                    return value
+                                break
+                        if constant:
+                            return constant[0]
+                        value = default(ctx, name)
+                        if decl.default is None or type(defaults.get(name)) is _Constant:
+                            constant.append(value)
+                        return value
                 return general(ctx, obj, name, span)
         else:
             entities = self.entities
+            fixed = {}  # unit type -> the property's value, for types whose steps do not change it
+            # a location's attribute from the map (h.region, h.vp): the board never changes
+            board_attrs = self.board._attrs if decl is None and name != "terrain" else {}
 
             def read(ctx, obj, span):
+                if type(obj) is str:
+                    attrs = board_attrs.get(obj)
+                    if attrs is not None:
+                        return attrs.get(name)
+                    return general(ctx, obj, name, span)
                 if type(obj) is UnitRef:
                     unit = ctx.state.units.get(obj.id)
                     if unit is not None:  # a property of the unit's type, per step if it varies
+                        try:
+                            return fixed[unit.type]
+                        except KeyError:
+                            pass
                         props = entities[unit.type].props
-                        by_steps = props["_by_steps"].get(unit.steps)
-                        if by_steps is not None and name in by_steps:
-                            return by_steps[name]
+                        by_steps = props["_by_steps"]
+                        if not any(name in values for values in by_steps.values()):
+                            fixed[unit.type] = props.get(name)
+                        at = by_steps.get(unit.steps)
+                        if at is not None and name in at:
+                            return at[name]
                         return props.get(name)
                 return general(ctx, obj, name, span)
         readers[name] = read
@@ -566,6 +601,8 @@ class Engine:
         board_has = frozenset(self.locations_with(tag))
         on_board = self.board.index
 
+        fixed = {}  # unit type -> whether its units have the tag, for types whose steps do not change it
+
         def test(ctx, obj):
             if type(obj) is UnitRef:
                 unit = ctx.state.units.get(obj.id)
@@ -573,7 +610,13 @@ class Engine:
                     return False
                 if tag in unit.markers:
                     return True
+                try:
+                    return fixed[unit.type] or tag == unit.side
+                except KeyError:
+                    pass
                 ent = entities[unit.type]
+                if tag not in ent.tags or not any(tag in values for values in ent.props["_by_steps"].values()):
+                    fixed[unit.type] = tag in ent.tags
                 if tag in ent.tags:
                     by_steps = ent.props["_by_steps"].get(unit.steps)
                     return by_steps is None or by_steps.get(tag) is not False

@@ -99,22 +99,39 @@ def namespace(engine) -> dict:
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
         "ENTER_PROCEDURE": engine.enter_procedure, "LEAVE_PROCEDURE": engine.leave_procedure,
+        "BUILTIN_MISUSE": BUILTIN_MISUSE, "MISUSE_AT": _misuse_at,
     }
     for name, impl in IMPLEMENTATIONS.items():
-        ns["B_" + name] = _guarded_builtin(name, impl)
+        ns["B_" + name] = impl  # called directly: a misuse is caught where the rule was entered
     return ns
 
 
-def _guarded_builtin(name: str, impl):
-    """A built-in as generated code calls it: given values it cannot use (a string to range()),
-    it raises a located RuleError at the call, as in the closure compiler (`compiler.misuse`)."""
-    def call(ctx, span, *args):
-        try:
-            return impl(ctx, span, *args)
-        except BUILTIN_MISUSE as exc:
-            raise misuse(name, exc, span) from None
-    call.__name__ = f"B_{name}"
-    return call
+_BUILTIN_NAMES = {}  # a built-in's code object -> its name, to recognise its frame in a traceback
+
+
+def _misuse_at(exc: BaseException) -> BaseException:
+    """The located error for a built-in given values it cannot use (a string to range()), as the
+    closure compiler raises it at the call (`compiler.misuse`). Generated code calls built-ins
+    directly and catches these errors once, around the body of each function that calls one:
+    the traceback says which built-in the generated code called last (the innermost call from
+    generated code into a built-in) and its frame holds the call's span. An error raised
+    elsewhere (not inside a built-in) is returned as it is."""
+    if not _BUILTIN_NAMES:
+        from warcodex.interpreter.builtins import IMPLEMENTATIONS
+
+        _BUILTIN_NAMES.update({impl.__code__: name for name, impl in IMPLEMENTATIONS.items() if hasattr(impl, "__code__")})
+    found = None
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        inner = tb.tb_next
+        code = inner.tb_frame.f_code
+        name = _BUILTIN_NAMES.get(code)
+        if name is not None and tb.tb_frame.f_code.co_filename.startswith("<warcodex "):
+            found = name, inner.tb_frame.f_locals.get(code.co_varnames[1])
+        tb = inner
+    if found is None:
+        return exc
+    return misuse(found[0], exc, found[1])
 
 
 # ==================================================================== the compiler
@@ -251,7 +268,7 @@ class GeneratedCompiler:
                 else:
                     apply = [f"v = ROUND(ARITH({op!r}, v, {amount}, {gen.span(m.span)}), {m.rounding!r})"]
                 self._guarded(test, m, groups, apply)
-            gen.emit("return NUM(v)")
+            gen.emit("return v if type(v) is int else NUM(v)")
 
         def traced():  # mirrors compiler.compile_quantity's `evaluate`
             base_cites = gen.const(tuple(q.base_citations) or tuple(q.header.citations))
@@ -524,9 +541,12 @@ class GeneratedCompiler:
         return _registry_entry(fn, len(names), p.name)
 
     def _depth_counted(self, decl, emit_body):
-        """Emit `emit_body` inside the context's call accounting (`Context.enter`, MAX_CALL_DEPTH):
-        rules calling rules stop at the bound with a located error, at the rule entered."""
+        """Emit `emit_body` inside the context's call accounting (`Context.enter`, MAX_CALL_DEPTH)
+        if the rule may be entered again before it returns (bounds.py): rules calling rules stop
+        at the bound with a located error, at the rule entered. Other rules count nothing."""
         gen = self.gen
+        if decl.name not in self.engine.counted:  # it cannot be entered again before it returns
+            return emit_body
 
         def emit():
             gen.emit(f"ctx.enter({decl.name!r}, {gen.span(decl.header.span or decl.span)})")

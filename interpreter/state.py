@@ -80,8 +80,12 @@ def unit_event(old: Unit | None, new: Unit) -> tuple:
     if old.markers != new.markers:
         kinds.extend("marker:" + m for m in old.markers ^ new.markers)
     if old.vars != new.vars:
-        before, after = dict(old.vars), dict(new.vars)
-        kinds.extend("uvar:" + k for k in before.keys() | after.keys() if before.get(k, _NONE) != after.get(k, _NONE))
+        a, b = old.vars, new.vars
+        if len(a) == len(b) and all(x[0] == y[0] for x, y in zip(a, b)):  # the same variables (sorted pairs)
+            kinds.extend("uvar:" + x[0] for x, y in zip(a, b) if x[1] != y[1])
+        else:
+            before, after = dict(a), dict(b)
+            kinds.extend("uvar:" + k for k in sorted(before.keys() | after.keys()) if before.get(k, _NONE) != after.get(k, _NONE))
     if old.type != new.type or old.side != new.side or old.label != new.label:
         kinds.append("*")
     if old.loc == new.loc:

@@ -289,3 +289,66 @@ def test_a_rule_that_calls_a_rolling_rule_rolls_at_every_call(tmp_path):
         assert ctx.state.version == version  # one state: a memo would have answered
         assert calls == [2, 5, 34, 6, 1, 4, 2], engine.evaluator
         assert ctx.state.rng.remaining == [5]
+
+
+# ------------------------------------------------------------------ what counts against the bounds
+BOUNDS = """function leaf(u: unit): bool "Leaf" §3 = u.steps > 1 and not u is armor
+function calls_leaf(u: unit): bool "Calls a leaf" §3 = leaf(u) or u.steps == 3
+function twice(k: int): int "Twice" §3 = if k > 0 then twice(k - 1) + twice(k - 1) else 1
+function a_range(x: str): int "A range" §3 = sum(i for i in range(1, 3) where count(j for j in [abs(x)]) > 0)
+function outer(x: str): int "Outer" §3 = a_range(x) + 1
+procedure chooser(s: side) "Chooser" §3 {
+  choose h from ["0101", "0102"] by s §3
+}
+procedure mover(u: unit) "Mover" §3 {
+  move_to(u, u.loc)
+}
+procedure branch(k: int) "Branch" §3 {
+  if k > 0 {
+    branch(k - 1)
+    branch(k - 1)
+  }
+}
+"""
+
+
+def test_only_rules_that_can_be_entered_again_count_a_call_level(tmp_path):
+    ref, gen = _tiny_with(tmp_path, BOUNDS)
+    # a recursion, an agent's answer, an effect that fires triggers: counted; reads are not
+    assert {"twice", "chooser", "mover", "branch"} <= gen.counted
+    assert not {"leaf", "calls_leaf", "a_range", "outer"} & gen.counted
+    assert ref.counted == gen.counted
+    assert "ctx.enter('twice'" in gen.compiler.show("twice")
+    assert "ctx.enter" not in gen.compiler.show("leaf") + gen.compiler.show("calls_leaf")
+    # a function that only reads and compares is evaluated directly by its callers, not memoized
+    assert "B_leaf(ctx, l_u)" in gen.compiler.show("calls_leaf")
+
+
+def test_a_recursion_that_branches_within_the_depth_stops_at_the_step_limit(tmp_path):
+    ref, gen = _tiny_with(tmp_path, BOUNDS)
+    errors = []
+    for engine in (ref, gen):  # 2^60 calls, never deeper than 61: only the steps can stop it
+        ctx = start(engine, "meeting", 1, {}, trace=False).ctx
+        ctx.steps, ctx.step_limit = 0, 10_000
+        with pytest.raises(RuleError) as info:
+            engine.procedures["branch"](ctx, (60,), None)
+        errors.append(info.value.message)
+    assert errors[0] == errors[1] and "step limit (10,000) exceeded" in errors[1]
+
+
+def test_a_built_in_given_values_it_cannot_use_is_located_at_its_call(tmp_path):
+    """Generated code calls built-ins directly and catches their errors once per function: the
+    error names the built-in and points at its call, inside a nested aggregate or a rule called
+    by another, as the reference does."""
+    ref, gen = _tiny_with(tmp_path, BOUNDS)
+    for name in ("a_range", "outer"):
+        found = []
+        for engine in (ref, gen):
+            ctx = start(engine, "meeting", 1, {}, trace=False).ctx
+            with pytest.raises(RuleError) as info:
+                engine.functions[name](ctx, ("a",), None)
+            found.append((info.value.message, info.value.span.line, info.value.span.column))
+        assert found[0] == found[1]
+        message, line, column = found[1]
+        assert message.startswith("abs(): these arguments cannot be used") and line == 4
+        assert BOUNDS.splitlines()[3][column - 1:].startswith("abs(x)")

@@ -177,7 +177,8 @@ def test_the_step_limit_bounds_one_decision_point_not_a_whole_game(engine):
         peaks.append(probe.ctx.steps)
     probe.ctx.tick = counting
     probe.run()
-    total = len(peaks)
+    # the steps of the whole game: each decision point's last count before the next one resets it
+    total = sum(p for p, after in zip(peaks, peaks[1:] + [0]) if after < p)
     game = start(engine, "meeting", 1, agents_for(engine, ["random", "random"], 1))
     game.ctx.step_limit = max(peaks) + 10
     assert game.ctx.step_limit < total

@@ -1,0 +1,83 @@
+"""Where evaluation must count against its bounds: the rules that can be entered again before they
+return.
+
+Evaluation is bounded (docs/engine.md, "Evaluation"): at most MAX_CALL_DEPTH rules inside one
+another, and a step limit per decision point. Work without end needs a loop or a recursion: a
+`for` counts one step per iteration and an aggregate one per element (always), and a rule that
+may be entered again before it returns counts one call level and one step when entered. The
+other rules (a function of board reads, a quantity of its modifiers: most calls of a game) run a
+bounded amount of code between two counted points, so they count nothing and cost nothing.
+
+A rule is *counted* when it is on a cycle of direct calls (a rule that calls itself, directly or
+through others), or when it calls what may evaluate rules it does not name: a built-in outside
+`LEAF_BUILTINS` (a movement search evaluates a mode's costs, an effect fires triggers), a
+`choose` (an agent answers) or an `apply` (a result's body). Triggers and results count
+themselves (`Engine.fire`, `Engine.apply_result`). So every cycle of evaluation, however it
+closes, passes through a counted entry, and the same runaway rule stops with the same located
+error in both evaluators (the closure compiler, `compiler.py`, counts the same rules).
+"""
+
+from __future__ import annotations
+
+from warcodex.dsl import ast
+from warcodex.interpreter.dependencies import BOARD_STATIC, POSITION_READERS
+
+# built-ins that read the board, the state or their arguments and never evaluate a rule
+LEAF_BUILTINS = BOARD_STATIC | POSITION_READERS | frozenset({
+    "eliminated_units", "units_in_box", "unit_by_id", "cell_of", "column", "hand", "deck_size", "cards",
+    "discard_pile", "removed_cards", "set_aside_cards", "card_places", "card_holder", "times_played",
+    "last_played", "last_paid", "pile",
+})
+
+_RULES = (ast.Quantity, ast.Function, ast.Procedure)
+
+
+def counted_rules(game) -> frozenset[str]:
+    """The names of the quantities, functions and procedures that count a call level and a step
+    when entered (see the module's docstring)."""
+    rules = {name: d for name, d in game.names.items() if isinstance(d, _RULES)}
+    calls: dict[str, set[str]] = {}
+    counted = set()
+    for name, decl in rules.items():
+        callees: set[str] = set()
+        escapes = [False]
+
+        def visit(node):
+            if isinstance(node, ast.Call):
+                if node.func in rules:
+                    callees.add(node.func)
+                elif node.func not in LEAF_BUILTINS:
+                    escapes[0] = True
+            elif isinstance(node, (ast.Choose, ast.Reroll, ast.Apply)):
+                escapes[0] = True
+            return False
+
+        _walk(decl, visit)
+        calls[name] = callees
+        if escapes[0]:
+            counted.add(name)
+    for name in rules:  # on a cycle: reachable from its own callees
+        seen, todo = set(), list(calls[name])
+        while todo:
+            n = todo.pop()
+            if n == name:
+                counted.add(name)
+                break
+            if n not in seen:
+                seen.add(n)
+                todo.extend(calls[n])
+    return frozenset(counted)
+
+
+def _walk(node, visit) -> None:
+    visit(node)
+    if isinstance(node, ast.Node):
+        for f in type(node).model_fields:
+            if f != "span":
+                _walk(getattr(node, f), visit)
+    elif isinstance(node, (list, tuple)):
+        for x in node:
+            _walk(x, visit)
+    elif isinstance(node, dict):
+        for x in node.values():
+            _walk(x, visit)
