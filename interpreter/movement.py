@@ -340,8 +340,10 @@ class MovementMode:
             counter = len(heap)
             at_location = self._at_table(ctx, side)
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
+            table = costs if costs is not None else {}  # no game-long table: one for this search
+            table_step, rest, rest_span = self._table_step, self.cost_extra, self.cost_span
             neighbors = ctx.engine.board.neighbors
-            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
+            prohibited, stops, at = self.prohibited, self.stops, self._at
             pop, push, tick = heapq.heappop, heapq.heappush, ctx.tick_many
             while heap:
                 spent, _, loc = pop(heap)
@@ -352,10 +354,21 @@ class MovementMode:
                 around = neighbors(loc)
                 tick(len(around), span)  # one step an edge
                 for nxt in around:
-                    # the cheap tests first (as in `search`); the pure conditions last
-                    step = step_cost(ctx, None, side, origin, costs, loc, nxt, blocked)
-                    if step is None:
-                        continue
+                    # the cheap tests first, `_guarded_step` inlined (as in `search`); the
+                    # pure conditions last
+                    step = table.get((loc, nxt), _UNKNOWN)
+                    try:
+                        if step is _UNKNOWN:
+                            step = table_step(ctx, None, side, origin, table, loc, nxt)
+                        if step is None:
+                            continue
+                        if rest is not None:  # the cost's terms that are not in the table
+                            more = rest(ctx, None, side, origin, loc, nxt)
+                            step = step + more if type(step) is int and type(more) is int else _arith("+", step, more, rest_span)
+                    except RuleError:
+                        if self._forbids(ctx, None, side, origin, loc, nxt, blocked):
+                            continue
+                        raise
                     total = spent + step
                     if allowance is not None and total > allowance:
                         continue
