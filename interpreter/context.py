@@ -104,16 +104,13 @@ class Context:
                 searches.clear()
             recheck = None  # every derived global, evaluated afresh
         else:
-            events = journal[seen - start:]
-            memos.invalidate_all(events, state)
-            if searches is not None:
-                for event in events:
+            invalidate, changed = memos.invalidate, memos.changed_derived
+            for event in journal[seen - start:]:
+                invalidate(event, state)
+                if searches is not None:
                     searches.invalidate(event)
-            if memos.watch:
-                changed = memos.changed_derived
-                for event in events:
-                    if event[0]:
-                        recheck |= changed(event[0])
+                if memos.watch and event[0]:
+                    recheck |= changed(event[0])
         self._journal_seen = end
         self.memo_version = state.version
         self._memo_state = state

@@ -195,63 +195,42 @@ class Memos:
 
     def invalidate(self, event, state) -> None:
         """Drop what one journal event (kinds, locations, unit id) may have changed."""
-        self.invalidate_all((event,), state)
-
-    def invalidate_all(self, events, state) -> None:
-        """Drop what the journal events (kinds, locations, unit id) may have changed. Dropping is
-        the same in any order and twice is once, so the events are merged first, kind by kind:
-        the locations and units they name (a unit moved along a path is one pass over each rule
-        that reads positions near, not one a step)."""
-        merged: dict = {}  # kind -> [locations, unit ids, a change that names nothing]
-        for kinds, where, uid in events:
-            if not kinds:
-                continue
-            if EVERYTHING in kinds:
-                self.clear()
-                return
-            # a change that names no location (a side's variable...) is a change everywhere; a
-            # unit's change names where the unit was and is (none for a unit off the map)
-            nowhere = uid is None and not where
-            for k in kinds:
-                entry = merged.get(k)
-                if entry is None:
-                    entry = merged[k] = [set(), set(), False]
-                entry[0].update(where)
-                if uid is not None:
-                    entry[1].add(uid)
-                if nowhere:
-                    entry[2] = True
-        if not merged:
+        kinds, where, uid = event
+        if not kinds:
+            return
+        if EVERYTHING in kinds:
+            self.clear()
             return
         layout = self.layout
         all_values, all_index = self.values, self.index
         for i in layout.always:
             if all_values[i]:
                 self._clear_rule(i)
-        at = state.at
-        for k, (where, uids, nowhere) in merged.items():
+        # a change that names no location (a side's variable...) is a change everywhere; a
+        # unit's change names where the unit was and is (none for a unit off the map)
+        nowhere = uid is None and not where
+        balls, at = layout.board.balls, state.at
+        for k in kinds:
             for i in layout.clear_on.get(k, ()):
                 if all_values[i]:
                     self._clear_rule(i)
-            if uids:
+            if uid is not None:
                 for i, slots, keyed in layout.unit_on.get(k, ()):
                     values = all_values[i]
                     if not values:
                         continue
-                    for uid in uids:
-                        if keyed:  # the unit is the key
-                            values.pop(UnitRef(uid), None)
-                            continue
-                        index = all_index[i]
-                        for slot in slots:
-                            keys = index[slot].pop(UnitRef(uid), None)
-                            if keys:
-                                for key in keys:
-                                    values.pop(key, None)
+                    if keyed:  # the unit is the key
+                        values.pop(UnitRef(uid), None)
+                        continue
+                    index = all_index[i]
+                    for slot in slots:
+                        keys = index[slot].pop(UnitRef(uid), None)
+                        if keys:
+                            for key in keys:
+                                values.pop(key, None)
             near = layout.near_on.get(k)
             if not near:
                 continue
-            around_of: dict = {}  # radius -> the locations within it of the changes (their union)
             for i, anchors, keyed in near:
                 values = all_values[i]
                 if not values:
@@ -264,31 +243,20 @@ class Memos:
                     by_value = values if keyed else index[slot]
                     if not by_value:
                         continue
-                    around = around_of.get(radius)
-                    if around is None:
-                        around = around_of[radius] = self._around(where, radius)
-                    if unit:
-                        for x in around:
-                            for other in at.get(x, ()):
-                                keys = by_value.pop(UnitRef(other), None)
+                    around = balls(radius)
+                    for h in where:
+                        for x in around[h]:
+                            if unit:
+                                for other in at.get(x, ()):
+                                    keys = by_value.pop(UnitRef(other), None)
+                                    if keys and not keyed:
+                                        for key in keys:
+                                            values.pop(key, None)
+                            else:
+                                keys = by_value.pop(x, None)
                                 if keys and not keyed:
                                     for key in keys:
                                         values.pop(key, None)
-                        continue
-                    # only the values that are there: the intersection walks the smaller side, in C
-                    for x in by_value.keys() & around:
-                        keys = by_value.pop(x, None)
-                        if keys and not keyed:
-                            for key in keys:
-                                values.pop(key, None)
-
-    def _around(self, where, radius: int) -> set:
-        """The locations within `radius` of any of `where` (a change's locations), once."""
-        balls = self.layout.board.balls(radius)
-        out = set()
-        for h in where:
-            out.update(balls[h])
-        return out
 
     def audit(self, ctx, bodies: dict) -> list[str]:
         """Re-evaluate every remembered value with the rule's plain body (`bodies`: rule name ->
