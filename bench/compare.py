@@ -77,12 +77,15 @@ def main(argv=None) -> int:
     ap.add_argument("--traced-seeds", type=int, default=0, help="also compare N games played with explanations")
     ap.add_argument("--same-games", action="store_true",
                     help="this side draws as older engines did: the same games, identical logs required")
+    ap.add_argument("--game-dir", type=Path,
+                    help="the game files both sides play (default: this checkout's games/GAME); an older "
+                         "checkout that cannot read them plays its own: --game-dir BASE/games/GAME")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     console = Console(width=150)
     # both sides play the same rules, this checkout's game files (the rules may have changed
     # since the other checkout's commit): only the engines differ
-    game_dir = ROOT / "games" / args.game
+    game_dir = (args.game_dir or ROOT / "games" / args.game).resolve()
     base = Worker("base", args.base.resolve(), game_dir)
     new = Worker("this", ROOT, game_dir)
     rows, mismatches = [], []

@@ -47,6 +47,9 @@ class Context:
         self._memos = None
         self._memo_state = None
         self._journal_seen = 0
+        # movement searches remembered across versions (search_memo.py), synced with the memos
+        self._searches = None
+        self.remember_searches = True  # False: every search afresh (SearchMemo.audit)
         # the chance oracle of an exact odds computation (interpreter/chance.py, odds.py); None in
         # play, where every die comes from the state's RNG
         self.chance = None
@@ -95,13 +98,18 @@ class Context:
         end = start + len(journal)
         seen = self._journal_seen
         recheck = set()
+        searches = self._searches
         if self._memo_state is not state or seen < start or state.version - self.memo_version != end - seen:
             memos.clear()
+            if searches is not None:
+                searches.clear()
             recheck = None  # every derived global, evaluated afresh
         else:
             invalidate, changed = memos.invalidate, memos.changed_derived
             for event in journal[seen - start:]:
                 invalidate(event, state)
+                if searches is not None:
+                    searches.invalidate(event)
                 if memos.watch and event[0]:
                     recheck |= changed(event[0])
         self._journal_seen = end
@@ -110,6 +118,21 @@ class Context:
         if recheck is None or recheck:
             memos.recheck(self, recheck)
         return self.memo_values
+
+    def search_memo(self):
+        """The movement searches remembered until a change they read (search_memo.py), synced
+        with the state; None with the reference evaluator, which remembers a search for one
+        state version only (the oracle the differential tests compare with)."""
+        if self.engine.evaluator != "generated" or not self.remember_searches:
+            return None
+        if self._searches is None:
+            from warcodex.interpreter.search_memo import SearchMemo
+
+            self._searches = SearchMemo(self.engine.board)
+            self._memo_state = None  # the next sync starts both afresh
+        if self.memo_version != self.state.version or self._memo_state is not self.state:
+            self.sync_memos()
+        return self._searches
 
     # ------------------------------------------------------------ bounded evaluation
     def tick(self, span) -> None:

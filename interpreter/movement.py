@@ -53,6 +53,7 @@ class MovementMode:
         self.cost_reads: tuple | None = None
         self.location_reads: tuple = ()
         self.cost_key = self.location_key = (None, ())
+        self.watch = None  # what its searches read, and where (search_memo.py)
         analysis = compiler.engine.deps
         # a backward trace (`trace_back`) does not know where a path starts: refused if read
         self.reads_origin = any(prop.value is not None and "origin" in free_names(prop.value) for prop in decl.props)
@@ -118,6 +119,11 @@ class MovementMode:
             return compiler.predicate(exprs, params) if exprs else None
         self.prohibited, self.stops = group(prohibited), group(stops)
         self.prohibited_at, self.stops_at = group(prohibited_at), group(stops_at)
+        # per-location conditions that read only where a step enters and the side (`to`, `s`)
+        # are the same for every search of a side: remembered across searches (search_memo.py)
+        self.at_exprs = prohibited_at + stops_at + static_prohibited_at
+        self.at_shared = not any(free_names(e) & {"u", "origin", "from"} for e in self.at_exprs if e is not None)
+        self.at_watch = None
         self.static_prohibited, self.static_prohibited_at = group(static_prohibited), group(static_prohibited_at)
 
     def _game_table(self, ctx, kind: str, key, unit: UnitRef | None, side) -> dict | None:
@@ -152,19 +158,21 @@ class MovementMode:
             return None
         return self._game_table(ctx, "blocked-locations", self.location_key, unit, side)
 
-    def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None) -> dict[str, tuple]:
+    def search(self, ctx, start: str, unit: UnitRef | None, side, goals=None, allowance=_UNKNOWN) -> dict[str, tuple]:
         """Cheapest costs from `start`: {location: (cost, previous location, must_stop)}. With
-        `goals`, the search stops as soon as one of them is reached (a trace's yes/no question)."""
+        `goals`, the search stops as soon as one of them is reached (a trace's yes/no question).
+        `allowance`: the mode's, when the caller has evaluated it already."""
         board = ctx.engine.board
         with ctx.untraced():  # a search evaluates costs hundreds of times: never trace them
-            allowance = self.allowance(ctx, unit, side, start, start, start)
+            if allowance is _UNKNOWN:
+                allowance = self.allowance(ctx, unit, side, start, start, start)
             best: dict[str, tuple] = {start: (0, None, False)}
             heap = [(0, 0, start)]
             counter = 1
             prohibited, stops = self.prohibited, self.stops
             costs = self._cost_table(ctx, unit, side)
             blocked = self._location_table(ctx, unit, side)
-            at_location: dict[str, tuple[bool, bool]] = {}
+            at_location = self._at_table(ctx, side)
             neighbors = board.neighbors
             at, table_step, tick, one_hex = self._at, self._table_step, ctx.tick_many, self.always_one_hex
             rest, span = self.cost_extra, self.cost_span
@@ -218,6 +226,32 @@ class MovementMode:
                     counter += 1
             return best
 
+    def _remembered(self, ctx):
+        """The context's search memo if this mode's searches may be remembered across versions
+        (what they read, and where, is found when first asked: `search_memo.mode_watch`)."""
+        watch = self.watch
+        if watch is None:
+            from warcodex.interpreter.search_memo import mode_watch
+
+            watch = self.watch = mode_watch(ctx.engine, self.decl, list(zip(PARAMS, _PARAM_TYPES)))
+        return ctx.search_memo() if watch.cacheable else None
+
+    def _at_table(self, ctx, side) -> dict:
+        """The dict a search keeps the per-location conditions it evaluated in: shared by every
+        search of the side until a change they read (when they read only `to` and `s`), else
+        one for this search."""
+        if not self.at_shared:
+            return {}
+        watch = self.at_watch
+        if watch is None:
+            from warcodex.interpreter.search_memo import watch_of
+
+            watch = self.at_watch = watch_of(ctx.engine, f"movement {self.name} at", self.at_exprs, list(zip(PARAMS, _PARAM_TYPES)))
+        memo = ctx.search_memo() if watch.cacheable else None
+        if memo is None:
+            return {}
+        return memo.location_table((self.name, side.name), watch)
+
     def reachable(self, ctx, unit: UnitRef) -> dict[str, tuple]:
         state = ctx.state
         key = ("reach", self.name, unit.id, state.version)
@@ -228,8 +262,20 @@ class MovementMode:
         if u.loc is None:
             return {}
         side = ctx.engine.entities[u.side]
-        result = self.search(ctx, u.loc, unit, side)
-        result = {k: v for k, v in result.items() if k != u.loc}
+        memo = self._remembered(ctx)
+        if memo is not None:
+            # the allowance is compared by value: what it reads is read once, not at each step
+            with ctx.untraced():
+                allowance = self.allowance(ctx, unit, side, u.loc, u.loc, u.loc)
+            long_key = ("reach", self.name, unit.id, u.loc)
+            result = memo.get(long_key, allowance)
+            if result is None:
+                best = self.search(ctx, u.loc, unit, side, allowance=allowance)
+                result = {k: v for k, v in best.items() if k != u.loc}
+                memo.put(long_key, result, allowance, self.watch, ctx.engine.board, best, unit.id)
+        else:
+            result = self.search(ctx, u.loc, unit, side)
+            result = {k: v for k, v in result.items() if k != u.loc}
         ctx.cache[key] = result
         return result
 
@@ -284,12 +330,20 @@ class MovementMode:
         with ctx.untraced():
             first = seeds[0]
             allowance = self.allowance(ctx, None, side, first, first, first) if limit is None else limit
+            memo = self._remembered(ctx)
+            if memo is not None:
+                key = ("region", self.name, tuple(seeds), side.name, limit is None)
+                found = memo.get(key, allowance)
+                if found is not None:
+                    return found
             best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
             counter = len(heap)
-            at_location: dict[str, tuple[bool, bool]] = {}
+            at_location = self._at_table(ctx, side)
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
+            table = costs if costs is not None else {}  # no game-long table: one for this search
+            table_step, rest, rest_span = self._table_step, self.cost_extra, self.cost_span
             neighbors = ctx.engine.board.neighbors
-            prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
+            prohibited, stops, at = self.prohibited, self.stops, self._at
             pop, push, tick = heapq.heappop, heapq.heappush, ctx.tick_many
             while heap:
                 spent, _, loc = pop(heap)
@@ -300,10 +354,21 @@ class MovementMode:
                 around = neighbors(loc)
                 tick(len(around), span)  # one step an edge
                 for nxt in around:
-                    # the cheap tests first (as in `search`); the pure conditions last
-                    step = step_cost(ctx, None, side, origin, costs, loc, nxt, blocked)
-                    if step is None:
-                        continue
+                    # the cheap tests first, `_guarded_step` inlined (as in `search`); the
+                    # pure conditions last
+                    step = table.get((loc, nxt), _UNKNOWN)
+                    try:
+                        if step is _UNKNOWN:
+                            step = table_step(ctx, None, side, origin, table, loc, nxt)
+                        if step is None:
+                            continue
+                        if rest is not None:  # the cost's terms that are not in the table
+                            more = rest(ctx, None, side, origin, loc, nxt)
+                            step = step + more if type(step) is int and type(more) is int else _arith("+", step, more, rest_span)
+                    except RuleError:
+                        if self._forbids(ctx, None, side, origin, loc, nxt, blocked):
+                            continue
+                        raise
                     total = spent + step
                     if allowance is not None and total > allowance:
                         continue
@@ -322,7 +387,10 @@ class MovementMode:
                     push(heap, (total, counter, nxt))
                     counter += 1
             order = ctx.engine.board.index
-            return Region(sorted(best, key=order.__getitem__))
+            region = Region(sorted(best, key=order.__getitem__))
+            if memo is not None:
+                memo.put(key, region, allowance, self.watch, ctx.engine.board, best)
+            return region
 
     def region_back(self, ctx, targets, side: Entity, span=None) -> Region:
         """Every location from which a trace reaches one of `targets` (the targets included): the
@@ -338,7 +406,7 @@ class MovementMode:
             allowance = self.allowance(ctx, None, side, None, None, None)
             best, heap = _seeded(targets, lambda h: 0)  # cost to reach a target
             counter = len(heap)
-            at_location: dict[str, tuple[bool, bool]] = {}
+            at_location = self._at_table(ctx, side)
             costs, blocked = self._cost_table(ctx, None, side), self._location_table(ctx, None, side)
             neighbors = ctx.engine.board.neighbors
             prohibited, stops, at, step_cost = self.prohibited, self.stops, self._at, self._guarded_step
