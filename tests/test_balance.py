@@ -200,6 +200,13 @@ def test_the_aggregate_is_the_same_whatever_the_workers(tmp_path):
     line = row(json.loads((tmp_path / "two" / "report.json").read_text()))
     assert line.startswith("| Tiny Front, Meeting Engagement | Axis (random) ")
     assert f"{axis['rate']:.0%} [{axis['ci95'][0]:.0%}-{axis['ci95'][1]:.0%}]" in line and "| 4/4 |" in line
+    from bench.balance_table import coverage_row
+
+    cov = two["coverage"]
+    line = coverage_row(json.loads((tmp_path / "two" / "report.json").read_text()))
+    fired, total = sum(k["fired"] for k in cov.values()), sum(k["total"] for k in cov.values())
+    assert f"| 4 | {fired} of {total} | {sum(k['never_fired'] for k in cov.values())} | 0 |" in line
+    assert f"| {cov['action']['never_fired']} of {cov['action']['total']} |" in line
 
 
 def test_ray_gives_the_same_aggregate_as_local_processes(tmp_path):
