@@ -279,3 +279,22 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     # the Soviets have none to retake: the term does not apply to them
     soviet_terms = [label for label, _, _ in engine.evaluations["standing"].breakdown(ctx, engine.entities["soviet"])]
     assert "distance to objectives not controlled" not in soviet_terms
+
+
+def test_stalingrad_distance_leaves_out_units_in_entry_areas(stalingrad):
+    # Entry Area F is a location but not a hex, with no distance to an objective: a Soviet unit
+    # there in Caucasus made the term fail (found by a greedy batch); it is left out
+    engine = Engine(stalingrad).for_scenario("caucasus")
+    state = engine.new_game("caucasus", 1)
+    soviet = engine.entities["soviet"]
+    ctx = Context(engine, state)
+    before = {label: v for label, _, v in engine.evaluations["standing"].breakdown(ctx, soviet)}
+    unit = next(u for u in state.units.values() if u.side == "soviet" and u.loc is not None
+                and engine.board.distance(u.loc, u.loc) is not None)
+    targets = engine.functions["objectives_to_take"](ctx, (soviet,), None)
+    own = min(engine.board.distance(unit.loc, h) for h in targets)
+    assert all(engine.board.distance("EA_F", h) is None for h in targets)
+    state.put(replace(unit, loc="EA_F"))
+    state.touch()
+    after = {label: v for label, _, v in engine.evaluations["standing"].breakdown(Context(engine, state), soviet)}
+    assert after["distance to objectives not controlled"] == before["distance to objectives not controlled"] - own
