@@ -87,14 +87,17 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
         "aggregate": aggregate(records, sides, {s: engine.alliance_of(s) for s in sides if engine.alliance_of(s)}),
         "performance": _performance(records, backend, workers, wall, len(todo)),
     }
-    index = rule_index(engine, sc.name)
+    from warcodex.facts import reach_of
+
+    index = rule_index(engine, sc.name, reach_of(engine, sc.name))
     counts: Counter = Counter()
     for r in records:
         for text, n in r.get("rules", {}).items():
             counts[parse_counts_key(text)] += n
     coverage = coverage_report(index, counts, len(records), f"Rule coverage: {report['run']['title']}, "
                                f"{sc.header.title()}, {len(records)} games ({', '.join(specs)})")
-    report["coverage"] = {kind: {k: v[k] for k in ("total", "fired", "never_fired")} for kind, v in coverage["kinds"].items()}
+    report["coverage"] = {kind: {k: v[k] for k in ("total", "fired", "never_fired", "out_of_reach")}
+                          for kind, v in coverage["kinds"].items()}
     written = write_report(out, report, coverage)
     if rule_coverage:
         written += write_coverage(rule_coverage, coverage)

@@ -120,11 +120,14 @@ def coverage_chart(coverage: dict) -> str:
     kinds = list(coverage["kinds"])
     fired = [coverage["kinds"][k]["fired"] for k in kinds]
     never = [coverage["kinds"][k]["never_fired"] for k in kinds]
+    unreachable = [coverage["kinds"][k].get("out_of_reach", 0) for k in kinds]
     unobserved = [coverage["kinds"][k].get("not_observable", 0) for k in kinds]
     fig, ax = plt.subplots(figsize=(6.5, 3))
     ax.barh(kinds, fired, color="#55a868", label="fired")
     ax.barh(kinds, never, left=fired, color="#c44e52", label="never fired")
-    ax.barh(kinds, unobserved, left=[a + b for a, b in zip(fired, never)], color="#bbbbbb", label="not observable")
+    left = [a + b for a, b in zip(fired, never)]
+    ax.barh(kinds, unreachable, left=left, color="#8172b2", label="out of reach in this scenario")
+    ax.barh(kinds, unobserved, left=[a + b for a, b in zip(left, unreachable)], color="#bbbbbb", label="not observable")
     ax.invert_yaxis()
     ax.set_xlabel("rules")
     ax.legend(fontsize=8)
@@ -199,15 +202,22 @@ def render_html(report: dict, coverage: dict) -> tuple[str, dict[str, str]]:
         p.append("<p>None: too few games, or no rule goes with a change in any side's win rate (when one side "
                  "wins every game, no rule can).</p>")
     p.append(f"<h2>Rule coverage</h2><figure>{charts['rule_coverage']}</figure><table><tr><th>kind</th>"
-             "<th class=n>rules</th><th class=n>fired</th><th class=n>never fired</th></tr>")
+             "<th class=n>rules</th><th class=n>fired</th><th class=n>never fired</th>"
+             "<th class=n>out of reach in this scenario</th></tr>")
     for kind, k in coverage["kinds"].items():
         p.append(f"<tr><td>{esc(kind)}</td><td class=n>{k['total']}</td><td class=n>{k['fired']}</td>"
-                 f"<td class=n>{k['never_fired']}</td></tr>")
-    p.append("</table><details><summary>rules never fired</summary><ul>")
+                 f"<td class=n>{k['never_fired']}</td><td class=n>{k.get('out_of_reach', 0)}</td></tr>")
+    p.append("</table><details><summary>rules never fired (play could have reached them)</summary><ul>")
     for kind, k in coverage["kinds"].items():
         for r in k["never"]:
             cites = " ".join("§" + c for c in r["citations"])
             p.append(f"<li>{esc(kind)}: {esc(r['key'])} {esc(cites)}</li>")
+    p.append("</ul></details><details><summary>rules out of reach in this scenario (no play could fire them)"
+             "</summary><ul>")
+    for kind, k in coverage["kinds"].items():
+        for r in k.get("unreachable", ()):
+            cites = " ".join("§" + c for c in r["citations"])
+            p.append(f"<li>{esc(kind)}: {esc(r['key'])} {esc(cites)}: {esc(r['why'])}</li>")
     p.append("</ul></details>")
     p.append("<h2>Failures</h2>")
     if agg["failures"]:

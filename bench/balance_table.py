@@ -6,6 +6,10 @@ One row a batch: the game and scenario, each side's agent and win rate with its 
 interval, the draws, the games completed (of those asked), the median turns, games/s per worker
 and the median seconds per game as a ratio to the same-run Tiny Front reference game
 (docs/balance.md, "Speed"). A batch still running or stopped shows what it completed.
+
+Then the rule coverage of each batch: how many rules (of every kind a record can show) its games
+fired, how many they never fired though play could have reached them, and how many are out of
+reach in the scenario (docs/balance.md, "Rule coverage"), and the actions never chosen.
 """
 
 from __future__ import annotations
@@ -37,14 +41,36 @@ def row(report: dict) -> str:
             f"| {games} | {turns} | {speed} | {ratio} |")
 
 
+def coverage_row(report: dict) -> str:
+    run, cov = report["run"], report.get("coverage", {})
+    agents = ", ".join(f"{s['label']} {a}" for s, a in zip(run["sides"], run["agents"]))
+    total = sum(k["total"] for k in cov.values())
+    fired = sum(k["fired"] for k in cov.values())
+    never = sum(k["never_fired"] for k in cov.values())
+    unreachable = sum(k.get("out_of_reach", 0) for k in cov.values())
+    actions = cov.get("action", {})
+    never_actions = f"{actions['never_fired']} of {actions['total']}" if actions else "-"
+    return (f"| {run['title']}, {run['scenario_label']} | {agents} | {report['aggregate']['completed']} "
+            f"| {fired} of {total} | {never} | {unreachable} | {never_actions} |")
+
+
 def main(folders: list[str]) -> None:
-    print("| scenario | agents and win rates [95% interval] | draws | games | median turns "
-          "| games/s per worker | s/game vs reference |")
-    print("|---|---|---|---|---|---|---|")
+    reports = []
     for folder in folders:
         path = Path(folder) / "report.json"
         if path.exists():
-            print(row(json.loads(path.read_text(encoding="utf-8"))))
+            reports.append(json.loads(path.read_text(encoding="utf-8")))
+    print("| scenario | agents and win rates [95% interval] | draws | games | median turns "
+          "| games/s per worker | s/game vs reference |")
+    print("|---|---|---|---|---|---|---|")
+    for report in reports:
+        print(row(report))
+    print()
+    print("| scenario | agents | games | rules fired | never fired (in reach) | out of reach in the scenario "
+          "| actions never chosen |")
+    print("|---|---|---|---|---|---|---|")
+    for report in reports:
+        print(coverage_row(report))
 
 
 if __name__ == "__main__":

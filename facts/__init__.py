@@ -15,7 +15,8 @@ provenance of what places each unit), effects.py (effects charts),
 tables.py (tables, the rules that feed them, the chance of each result), battles.py (the odds
 of the typical battles a game declares in its scenes/ folder), quantities.py (bases and
 modifiers with their values), dice.py (dice, distributions, hit rolls), economy.py (incomes),
-cards.py (decks and cards: composition, owners, each side's events),
+cards.py (decks and cards: composition, owners, each side's events), reach.py (the rules play
+cannot reach in a scenario: its turns rule them out, or another scenario's conditions),
 game.py (the assembled model). Renderers import from this package only, never from its modules.
 See docs/architecture.md for where this layer sits.
 """
@@ -30,6 +31,7 @@ from warcodex.facts.game import (AllianceFacts, GameFacts, PhaseStep, Provisiona
 from warcodex.facts.owners import Owners
 from warcodex.facts.partial import UNKNOWN, Slice
 from warcodex.facts.quantities import ModifierFacts, QuantityFacts
+from warcodex.facts.reach import Reach, reach_of
 from warcodex.facts.schedule import Condition, Movement
 from warcodex.facts.sequence import AllowedAction, AutomaticStep, SequenceFacts, SequenceNode, TriggerFacts
 from warcodex.facts.setup import PlacedUnit
@@ -37,5 +39,6 @@ from warcodex.facts.tables import TableFacts
 
 __all__ = ["AllianceFacts", "AllowedAction", "AutomaticStep", "BattleFacts", "CardEvent", "CrtResults", "CardFacts", "Condition", "DeckFacts", "EffectCell", "EffectRule", "EffectsFacts",
            "GameFacts", "HitRoll", "IncomeFacts", "ModifierFacts", "Movement", "Owners", "PhaseStep", "PlacedUnit",
-           "ProvisionalFacts", "QuantityFacts", "SequenceFacts", "SequenceNode", "SideFacts", "SideIncome", "Slice",
-           "TableFacts", "TriggerFacts", "UNKNOWN", "UnitTypeFacts", "VariableFacts", "distribution", "facts_of"]
+           "ProvisionalFacts", "QuantityFacts", "Reach", "SequenceFacts", "SequenceNode", "SideFacts", "SideIncome", "Slice",
+           "TableFacts", "TriggerFacts", "UNKNOWN", "UnitTypeFacts", "VariableFacts", "distribution", "facts_of",
+           "reach_of"]

@@ -104,7 +104,7 @@ def sequence_facts(engine, scenario: str | None, state, first: int, last: int) -
     declared = [(t, None) for t in game.triggers]
     if scenario is not None:
         declared += [(t, scenario) for t in game.scenarios[scenario].triggers]
-    phase_sides = _phase_sides(engine, state)
+    phase_sides = _phase_sides(engine, state, turns)
     triggers = []
     for trig, sc in declared:
         facts = _trigger(engine, trig, sc, scenario, turns, phase_sides)
@@ -120,21 +120,28 @@ def sequence_facts(engine, scenario: str | None, state, first: int, last: int) -
 
 
 # ---------------------------------------------------------------- triggers
-def _phase_sides(engine, state) -> dict[str, list[str | None]]:
-    """For each phase, the sides whose player turns it is played in (None outside player turns)."""
+def _phase_sides(engine, state, turns) -> dict[str, list[str | None]]:
+    """For each phase, the sides whose player turns it is played in (None outside player turns),
+    on any of the scenario's turns: a first turn may leave a side's player turn out (Operation
+    Uranus's Turn 28 has no Axis player turn, §S3.4), the others have it."""
+    from dataclasses import replace
+
     from warcodex.interpreter.context import Context
     from warcodex.interpreter.values import RuleError
 
     out: dict[str, list[str | None]] = {}
     if state is None or engine.game.sequence is None:
         return out
-    try:
-        ops = engine.sequence.program(Context(engine, state.snapshot()))
-    except RuleError:
-        return out
-    for op in ops:
-        if op.kind == "phase_start" and op.side not in out.setdefault(op.phase.name, []):
-            out[op.phase.name].append(op.side)
+    for turn in turns:
+        snap = state.snapshot()
+        snap.position = replace(snap.position, turn=turn)
+        try:
+            ops = engine.sequence.program(Context(engine, snap))
+        except RuleError:
+            continue
+        for op in ops:
+            if op.kind == "phase_start" and op.side not in out.setdefault(op.phase.name, []):
+                out[op.phase.name].append(op.side)
     return out
 
 

@@ -78,6 +78,8 @@ class RuleIndex:
     observable_sections: set = field(default_factory=set)
     beyond_texts: list = field(default_factory=list)  # (text a use of the rule ends with, citations, key)
     unobservable: set = field(default_factory=set)  # rules play uses without a record showing it
+    # rules play cannot reach in the scenario (rule_reach.py), with the reason: listed apart
+    out_of_reach: dict = field(default_factory=dict)  # (kind, key) -> why
 
     def add(self, kind: str, key: str, label: str, citations=()) -> tuple[str, str]:
         self.rules.setdefault((kind, key), Rule(kind, key, label, _cites(citations)))
@@ -87,11 +89,11 @@ class RuleIndex:
         return sum(1 for k in self.rules if k[0] == kind)
 
 
-def _only_in_other_scenario(condition, scenario: str) -> bool:
+def only_in_other_scenario(condition, scenario: str) -> bool:
     """Whether a condition holds only in another scenario: one of its `and` terms compares the
     name `scenario` with a string (`scenario == "campaign"`, `scenario != "fall_blau"`) and fails."""
     if isinstance(condition, ast.And):
-        return _only_in_other_scenario(condition.left, scenario) or _only_in_other_scenario(condition.right, scenario)
+        return only_in_other_scenario(condition.left, scenario) or only_in_other_scenario(condition.right, scenario)
     if isinstance(condition, ast.Compare) and condition.op in ("==", "!="):
         pair = (condition.left, condition.right)
         names = any(isinstance(x, ast.Name) and x.id == "scenario" for x in pair)
@@ -101,43 +103,74 @@ def _only_in_other_scenario(condition, scenario: str) -> bool:
     return False
 
 
-def rule_index(engine, scenario: str) -> RuleIndex:
-    """The rules of `scenario` (its engine: special rules included) a record can show."""
+class _Reachable:
+    """Every rule in reach: what a rule index knows without the game's facts (worker processes
+    count rules; only the report needs to tell the rules out of reach apart)."""
+
+    dead_modifiers: dict = {}
+
+    def why(self, decl) -> None:
+        return None
+
+
+_NOTHING_OUT_OF_REACH = _Reachable()
+
+
+def rule_index(engine, scenario: str, reach=None) -> RuleIndex:
+    """The rules of `scenario` (its engine: special rules included) a record can show. `reach`
+    (`warcodex.facts.reach_of(engine, scenario)`) marks those play cannot reach in the scenario."""
     engine = engine.for_scenario(scenario)
     game = engine.game
     index = RuleIndex()
+    reach = reach if reach is not None else _NOTHING_OUT_OF_REACH
+    section_owners: dict[str, list] = {}  # section -> whether each rule citing it is out of reach
+
+    def dead(key, why, citations=()) -> None:
+        for c in _cites(citations):
+            section_owners.setdefault(c, []).append(why is not None)
+        if why is not None:
+            index.out_of_reach.setdefault(key, why)
     for number, entry in game.sections.items():
         index.add("section", number, entry.title, (number,))
     for decl in game.of_kind(ast.Action):
-        index.add("action", decl.name, decl.header.label or decl.name, decl.header.citations)
+        dead(index.add("action", decl.name, decl.header.label or decl.name, decl.header.citations),
+             reach.why(decl), decl.header.citations)
         index.actions[decl.name] = _cites(decl.header.citations)
     # a trigger written for another scenario (`when scenario == "campaign" and ...`) is not a rule
     # of this one: it could never fire, so it is not listed as never fired
     triggers = [t for t in list(game.triggers) + list(game.scenarios[scenario].triggers)
-                if not _only_in_other_scenario(t.when, scenario)]
+                if not only_in_other_scenario(t.when, scenario)]
     for t in triggers:
         label = t.header.label or f"on {t.name}"
         key = index.add("trigger", f"on {t.name}: {label}", label, t.header.citations)
+        dead(key, reach.why(t), t.header.citations)
         index.opened.setdefault((label, _cites(t.header.citations)), []).append(key)
     for p in game.of_kind(ast.Procedure):
         label = p.header.label or p.name
         key = index.add("procedure", p.name, label, p.header.citations)
+        dead(key, reach.why(p), p.header.citations)
         index.opened.setdefault((label, _cites(p.header.citations)), []).append(key)
     owners = list(game.names.values()) + triggers + declared_phases(game.sequence)
+    step_owners: dict[tuple, list] = {}  # a step's key -> why each rule holding it is out of reach
     for owner in owners:
         for node in _nodes(owner):
             if isinstance(node, ast.Step):
                 label = node.label or "step"
                 key = index.add("step", f"{label} {_cite_text(node.citations)}".strip(), label, node.citations)
+                step_owners.setdefault(key, []).append((reach.why(owner), node.citations))
                 keys = index.opened.setdefault((label, _cites(node.citations)), [])
                 if key not in keys:
                     keys.append(key)
+    for key, whys in step_owners.items():  # the same step in several rules: out of reach in all
+        for why, cites in whys:
+            dead(key, None if any(w is None for w, _ in whys) else why, cites)
     for q in game.of_kind(ast.Quantity):
         title = q.header.label or q.name
         index.quantities[(title, _cites(q.header.citations))] = q.name
         for m in q.modifiers:
             label = m.label or m.op
             key = index.add("modifier", f"{q.name}: {label}", f"{title}: {label}", m.citations)
+            dead(key, reach.why(q) or reach.dead_modifiers.get(id(m)), m.citations)
             index.modifiers.setdefault(q.name, []).append((label + ": ", key[1]))
     for name, table in engine.tables.items():
         index.tables[table.title] = name
@@ -146,12 +179,13 @@ def rule_index(engine, scenario: str) -> RuleIndex:
                 col = table.column_text[i] if i < len(table.column_text) else None
                 index.cell_results[_cell_key(name, col, row_text)] = tuple(
                     c.result.name for c in cell.codes if c.number is None)
-                index.add("table cell", _cell_key(name, col, row_text), f"{table.title} {_cell_key('', col, row_text).strip()} -> {cell}",
-                          table.citations)
+                dead(index.add("table cell", _cell_key(name, col, row_text),
+                               f"{table.title} {_cell_key('', col, row_text).strip()} -> {cell}", table.citations),
+                     reach.why(table.decl), table.citations)
         for written, b in zip(table.decl.beyond, table.beyond):
             key = f"{name}: {b.direction} {written.key.text()}"  # as printed: "above 5-1"
-            index.add("beyond rule", key, f"{table.title}: {b.direction} {written.key.text()}: {b.message or b.action}",
-                      b.citations)
+            dead(index.add("beyond rule", key, f"{table.title}: {b.direction} {written.key.text()}: {b.message or b.action}",
+                           b.citations), reach.why(table.decl), b.citations)
             if b.action == "result":  # what tables.py writes when the rule is used
                 index.beyond_texts.append((f" is beyond the table: {b.message or 'automatic result'} -> {b.cell}",
                                            b.citations, key))
@@ -160,7 +194,7 @@ def rule_index(engine, scenario: str) -> RuleIndex:
             else:  # an illegal column: a legality test, never an entry of the record
                 index.unobservable.add(("beyond rule", key))
     for r in game.of_kind(ast.Result):
-        index.add("result", r.name, r.header.label or r.name, r.header.citations)
+        dead(index.add("result", r.name, r.header.label or r.name, r.header.citations), reach.why(r), r.header.citations)
         index.results[f"({r.header.label or r.name})"] = r.name
     for deck in game.of_kind(ast.Deck):
         for card in deck.cards:
@@ -170,6 +204,12 @@ def rule_index(engine, scenario: str) -> RuleIndex:
     for (kind, _), rule in index.rules.items():
         if kind != "section":
             index.observable_sections.update(rule.citations)
+    # a section cited only by rules out of reach (and by no other declaration) is out of reach
+    cited_elsewhere = {c for d in game.names.values() if reach.why(d) is None and hasattr(d, "header")
+                       for c in _cites(d.header.citations)}
+    for section, whys in section_owners.items():
+        if all(whys) and section not in cited_elsewhere and ("section", section) in index.rules:
+            index.out_of_reach[("section", section)] = "cited only by rules out of reach in this scenario"
     for q in game.of_kind(ast.Quantity):
         index.observable_sections.update(q.header.citations)
         index.observable_sections.update(q.base_citations)
@@ -280,8 +320,15 @@ def coverage_report(index: RuleIndex, counts: Counter, games: int, title: str) -
             # is never traced: its modifiers may have applied without a record showing it
             unobserved = [r for r in never if not counts.get(("quantity", r.key.split(": ", 1)[0]), 0)]
             never = [r for r in never if r not in unobserved]
+        # rules play could not reach in this scenario (rule_reach.py) are listed apart from those
+        # it could have reached and did not
+        unreachable = [r for r in never if (kind, r.key) in index.out_of_reach]
+        never = [r for r in never if (kind, r.key) not in index.out_of_reach]
         by_kind[kind] = {
             "total": len(rules), "fired": len(fired), "never_fired": len(never), "not_observable": len(unobserved),
+            "out_of_reach": len(unreachable),
+            "unreachable": [{"key": r.key, "label": r.label, "citations": list(r.citations),
+                             "why": index.out_of_reach[(kind, r.key)]} for r in unreachable],
             "unobserved": [{"key": r.key, "label": r.label, "citations": list(r.citations)} for r in unobserved],
             "counts": [{"key": r.key, "label": r.label, "citations": list(r.citations), "times": n} for r, n in fired],
             "never": [{"key": r.key, "label": r.label, "citations": list(r.citations)} for r in never],
@@ -317,10 +364,11 @@ def render_html(report: dict) -> str:
              "th{background:#eee}.never{color:#a00}.n{text-align:right}details{margin:.3em 0}</style></head><body>",
              f"<h1>{esc(report['title'])}</h1><p>{report['games']} game(s).</p>",
              "<table><tr><th>kind</th><th class=n>rules</th><th class=n>fired</th><th class=n>never fired</th>"
-             "<th class=n>not observable</th></tr>"]
+             "<th class=n>out of reach in this scenario</th><th class=n>not observable</th></tr>"]
     for kind, k in report["kinds"].items():
         parts.append(f"<tr><td><a href='#{esc(kind)}'>{esc(kind)}</a></td><td class=n>{k['total']}</td>"
                      f"<td class=n>{k['fired']}</td><td class='n never'>{k['never_fired']}</td>"
+                     f"<td class=n>{k.get('out_of_reach', 0)}</td>"
                      f"<td class=n>{k.get('not_observable', 0)}</td></tr>")
     parts.append("</table>")
     for kind, k in report["kinds"].items():
@@ -330,6 +378,15 @@ def render_html(report: dict) -> str:
             for r in k["never"]:
                 parts.append(f"<tr class=never><td>{esc(r['key'])}</td><td>{esc(r['label'])}</td>"
                              f"<td>{esc(_cite_text(r['citations']))}</td></tr>")
+            parts.append("</table>")
+        if k.get("unreachable"):
+            parts.append(f"<h3>out of reach in this scenario ({k['out_of_reach']})</h3><p>No play could fire "
+                         "them: the scenario's turns, its special rules or another scenario's conditions rule them "
+                         "out (computed from the game's facts and the rules that use them).</p><table><tr><th>rule"
+                         "</th><th>label</th><th>§</th><th>why</th></tr>")
+            for r in k["unreachable"]:
+                parts.append(f"<tr><td>{esc(r['key'])}</td><td>{esc(r['label'])}</td>"
+                             f"<td>{esc(_cite_text(r['citations']))}</td><td>{esc(r['why'])}</td></tr>")
             parts.append("</table>")
         if k.get("unobserved"):
             parts.append(f"<h3>not observable in records ({k['not_observable']})</h3><p>{esc(_UNOBSERVABLE[kind])} "

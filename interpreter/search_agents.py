@@ -4,8 +4,10 @@ Both judge positions with an `evaluation` the game declares (interpreter/evaluat
 ahead on state snapshots (`GameState.snapshot()` shares unit records, so copies are cheap):
 
 - GreedyAgent: samples up to `samples` distinct legal actions, applies each to a snapshot and
-  keeps the one whose position is worth most to its side (ties broken at random); it passes only
-  when every sampled action makes the position worse than passing.
+  keeps the one whose position is worth most to its side (ties broken at random); it passes when
+  every sampled action makes the position worse than passing, or after `idle` actions in a row
+  that improved nothing (when the step lets it pass), and it plays a forced decision (one legal
+  action, no pass) without looking ahead.
 - MCTSAgent: UCT over the same sampled candidates (and passing, when allowed): each playout picks
   a candidate by UCB1 (unvisited ones first), plays it on a snapshot, then lets rollout agents
   (random, or greedy with a small sample) play every side for `horizon` more actions, and scores
@@ -66,10 +68,12 @@ class _Chooser(RandomAgent):
 class GreedyAgent(RandomAgent):
     """One-ply lookahead over sampled actions, judged by the game's evaluation."""
 
-    def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None) -> None:
+    def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3) -> None:
         super().__init__(seed)
         self.samples = samples
         self.evaluation_name = evaluation
+        self.idle = idle
+        self._streak: tuple = ((), 0)  # (the step, actions in a row there that improved nothing)
 
     def value_after(self, ctx, side: str, choice) -> float:
         """The utility to `side` of the position after `choice`, played on a snapshot."""
@@ -90,12 +94,25 @@ class GreedyAgent(RandomAgent):
         candidates = sample_candidates(legal, self.rng, self.samples)
         if not candidates:
             return None
+        if len(candidates) == 1 and not legal.may_pass:
+            return candidates[0]  # forced: nothing to compare it with
         engine = ctx.engine
         here = utility(engine, Context(engine, ctx.state), evaluation_named(engine, self.evaluation_name), side)
         scored = [(self.value_after(ctx, side, c), c) for c in candidates]
         best = max(v for v, _ in scored)
         if legal.may_pass and best < here:
             return None  # every sampled action makes things worse than ending the step
+        # An action no better than passing: passing ends the side's step for good, though another
+        # sample might have found a better action; acting on without end only churns (a marker
+        # flipped back and forth, a unit the evaluation does not see shuffled), a lookahead each.
+        # So at most `idle` such actions in a row in one step, then the agent passes.
+        pos = ctx.state.position
+        step = (pos.turn, pos.op, side)
+        streak = self._streak[1] if self._streak[0] == step else 0
+        streak = 0 if best > here else streak + 1
+        self._streak = (step, streak)
+        if legal.may_pass and streak > self.idle:
+            return None
         return self.rng.choice([c for v, c in scored if v == best])
 
 
@@ -197,7 +214,7 @@ class MCTSAgent(RandomAgent):
 
 
 AGENT_OPTIONS = {
-    "greedy": {"samples": int, "eval": str},
+    "greedy": {"samples": int, "eval": str, "idle": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str},
 }
 

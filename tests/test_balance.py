@@ -120,6 +120,63 @@ def test_rule_coverage_leaves_out_other_scenarios_triggers():
     assert withdrawals in left_out and "on phase_start: Reserve Army release" in left_out
 
 
+@pytest.fixture(scope="module")
+def stalingrad_engine():
+    game, diags = check_path(ROOT / "games" / "stalingrad42")
+    assert not diags.errors
+    return Engine(game)
+
+
+def _index_with_reach(engine, scenario):
+    from warcodex.facts import reach_of
+
+    return rule_index(engine, scenario, reach_of(engine, scenario))
+
+
+def test_rules_out_of_reach_in_a_scenario_are_told_apart_from_rules_never_fired(stalingrad_engine):
+    # Fall Blau is Turns 1-8 (§S1); the Weather Phase is played from Turn 17 (§23.1): the weather
+    # roll, the Weather Table's cells and the Overcast result only it gives are out of reach, and
+    # so is Entry Area K closing on Turn 28 (§23.4). The combat results are not: play reaches them.
+    fall_blau = _index_with_reach(stalingrad_engine, "fall_blau")
+    out = fall_blau.out_of_reach
+    assert "Weather Phase is played on none of the scenario's Turns 1-8" in out[("procedure", "roll_weather")]
+    weather_cells = [k for k in fall_blau.rules if k[0] == "table cell" and k[1].startswith("weather_table:")]
+    assert len(weather_cells) == 24 and all(k in out for k in weather_cells)
+    assert ("result", "overcast_w") in out
+    assert "in none of this scenario's Turns 1-8" in out[("trigger", "on turn_start: Entry Area K closes")]
+    # a modifier written for another scenario (`when scenario == "caucasus"`, §S2.2)
+    assert out[("modifier", "rp_per_turn: S2 Caucasus: no Axis RP on the first turn")] == "its condition names another scenario"
+    crt = [k for k in fall_blau.rules if k[0] == "table cell" and k[1].startswith("crt:")]
+    assert crt and not any(k in out for k in crt)
+    assert not any(k in out for k in fall_blau.rules if k[0] == "action")
+    # the campaign plays Turns 1-40: its weather is in reach, and so is the Caucasus-only modifier
+    # in the Caucasus scenario
+    assert ("procedure", "roll_weather") not in _index_with_reach(stalingrad_engine, "campaign").out_of_reach
+    caucasus = _index_with_reach(stalingrad_engine, "caucasus").out_of_reach
+    assert ("modifier", "rp_per_turn: S2 Caucasus: no Axis RP on the first turn") not in caucasus
+    # the coverage report lists them apart: not among the rules never fired
+    from collections import Counter
+
+    from warcodex.interpreter.rule_coverage import coverage_report
+
+    report = coverage_report(fall_blau, Counter(), 1, "none fired")
+    assert not rule_index(stalingrad_engine, "fall_blau").out_of_reach  # without the facts: none known
+    cells = report["kinds"]["table cell"]
+    assert cells["out_of_reach"] >= 24 and not any(r["key"].startswith("weather_table:") for r in cells["never"])
+    assert cells["never_fired"] + cells["out_of_reach"] + cells["not_observable"] == cells["total"]
+
+
+def test_a_trigger_of_a_side_absent_on_the_first_turn_is_in_reach(stalingrad_engine):
+    # Operation Uranus's Turn 28 has no Axis player turn (§S3.4); the Axis plays its Initial Phase
+    # from Turn 29, so the check of Stalingrad at the start of the Axis Turn 34 (§S3.5) can run
+    from warcodex.facts import facts_of
+
+    facts = facts_of(stalingrad_engine.for_scenario("uranus"), "uranus")
+    check = [t for t in facts.sequence.triggers if t.decl.header.label == "Stalingrad at the start of the Axis Turn 34"]
+    assert len(check) == 1 and check[0].turns == (34,) and check[0].sides == ("axis",)
+    assert not any("Turn 34" in k[1] for k in _index_with_reach(stalingrad_engine, "uranus").out_of_reach)
+
+
 def _tiny_batch(tmp_path, name, **kw):
     args = dict(games=4, agents="random", workers=1, out_dir=tmp_path / name)
     args.update(kw)
@@ -143,6 +200,13 @@ def test_the_aggregate_is_the_same_whatever_the_workers(tmp_path):
     line = row(json.loads((tmp_path / "two" / "report.json").read_text()))
     assert line.startswith("| Tiny Front, Meeting Engagement | Axis (random) ")
     assert f"{axis['rate']:.0%} [{axis['ci95'][0]:.0%}-{axis['ci95'][1]:.0%}]" in line and "| 4/4 |" in line
+    from bench.balance_table import coverage_row
+
+    cov = two["coverage"]
+    line = coverage_row(json.loads((tmp_path / "two" / "report.json").read_text()))
+    fired, total = sum(k["fired"] for k in cov.values()), sum(k["total"] for k in cov.values())
+    assert f"| 4 | {fired} of {total} | {sum(k['never_fired'] for k in cov.values())} | 0 |" in line
+    assert f"| {cov['action']['never_fired']} of {cov['action']['total']} |" in line
 
 
 def test_ray_gives_the_same_aggregate_as_local_processes(tmp_path):

@@ -8,7 +8,6 @@ The CLI (`warcodex/cli.py`) and the commands that live with their feature (the e
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import click
@@ -37,7 +36,11 @@ def bundled_games() -> Path | None:
     """Where the bundled games are: package data of an installed wheel, or the source tree's
     games/ folder for an editable install (whose finder does not expose data-only packages)."""
     try:
-        return Path(str(resources.files("warcodex.games")))
+        import importlib
+
+        # games/ is a namespace package (data only, no __init__.py): `resources.files` gives a
+        # MultiplexedPath whose str() is not a path, so take the package's (first) folder
+        return Path(next(iter(importlib.import_module("warcodex.games").__path__)))
     except ModuleNotFoundError:
         import warcodex
 

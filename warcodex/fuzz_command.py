@@ -65,7 +65,10 @@ def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, sav
     if coverage_path or steer_coverage:
         from warcodex.interpreter.rule_coverage import RuleCounter, rule_index
 
-        index = rule_index(engine, engine.scenario(scenario).name)
+        from warcodex.facts import reach_of
+
+        name = engine.scenario(scenario).name
+        index = rule_index(engine, name, reach_of(engine, name))
         counter = RuleCounter(index)
     with progress:
         report = fuzz_game(engine, scenario, examples, seed, max_actions, opts, on_example,
@@ -78,7 +81,9 @@ def fuzz(game, scenario, examples, seed, max_actions, shrink_limit, options, sav
                               f"{report.examples} examples of at most {max_actions} actions (seed {seed})")
         paths = write_coverage(coverage_path, cov)
         never = sum(k["never_fired"] for k in cov["kinds"].values())
-        out.print(f"rule coverage: {never} rule(s) never fired; written to {paths[0]} and {paths[1]}", highlight=False)
+        unreachable = sum(k.get("out_of_reach", 0) for k in cov["kinds"].values())
+        out.print(f"rule coverage: {never} rule(s) never fired, {unreachable} out of reach in this scenario; "
+                  f"written to {paths[0]} and {paths[1]}", highlight=False)
     rate = f"{report.examples} examples in {report.seconds:.1f} s ({report.examples_per_second:.3g} examples/s, " \
            f"{report.actions} actions)"
     if not report.failures:
