@@ -439,6 +439,7 @@ class Generator:
         elif func == "sum":
             final = f"NUM(sum({values}))"
         elif func in ("min", "max"):
+            self.emit(f"{values} = [v for v in {values} if v is not None]")  # min/max skip `none`, as the reference does
             final = f"({func}({values}) if {values} else None)"
         if target is None:
             self.emit(f"return {final}")

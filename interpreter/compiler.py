@@ -380,6 +380,7 @@ class Compiler:
                     return tuple(values)
                 if func == "sum":
                     return _num(sum(values))
+                values = [v for v in values if v is not None]  # like count, min/max skip `none` (an unreachable distance)
                 if not values:
                     return None
                 return min(values) if func == "min" else max(values)

@@ -38,6 +38,7 @@ from warcodex.interpreter.chance import (
 )
 from warcodex.interpreter.compiler import STOP
 from warcodex.interpreter.readlog import Difference, ReadLog, ReadMemo, copy_state, current, plain, same_rest
+from warcodex.interpreter.readlog import freeze as _freeze
 from warcodex.interpreter.values import Entity, RuleError, UnitRef
 
 MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for Monte Carlo
@@ -108,20 +109,6 @@ class PolicyAgent:
 
 
 # ==================================================================== the state as a key
-def _freeze(v):
-    if isinstance(v, dict):
-        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
-    if isinstance(v, (list, tuple)):
-        return tuple(_freeze(x) for x in v)
-    if isinstance(v, (set, frozenset)):
-        return frozenset(_freeze(x) for x in v)
-    try:
-        hash(v)
-        return v
-    except TypeError:
-        return repr(v)
-
-
 class _Key:
     """A state key: the tuple, its hash computed once (keys are looked up many times)."""
 

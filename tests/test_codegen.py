@@ -352,3 +352,28 @@ def test_a_built_in_given_values_it_cannot_use_is_located_at_its_call(tmp_path):
         message, line, column = found[1]
         assert message.startswith("abs(): these arguments cannot be used") and line == 4
         assert BOUNDS.splitlines()[3][column - 1:].startswith("abs(x)")
+
+
+NONE_SKIPPED = """function known_distance(n: int): int "none stands for a distance that cannot be traced" §3 =
+  if n > 2 then none else n
+
+function nearest_known(): int "the least of the distances known, none skipped" §3 =
+  min(known_distance(n) for n in [3, 1, 2])
+
+function farthest_known(): int "the greatest of the distances known, none skipped" §3 =
+  max(known_distance(n) for n in [1, 3, 2])
+
+function nothing_known(): int "no distance known: none" §3 =
+  min(known_distance(n) for n in [3, 4])
+"""
+
+
+def test_min_and_max_skip_none_as_the_built_in_does(tmp_path):
+    """`min(f(x) for x in xs)` where some f(x) are none (a distance to a source that does not
+    exist, Stargard's §9.2.1 retreat priority on a board without one) skips them, as `min(a, b)`
+    does, in both evaluators: comparing none with a number was a Python TypeError."""
+    ref, gen = _tiny_with(tmp_path, NONE_SKIPPED)
+    for engine in (ref, gen):
+        ctx = start(engine, "meeting", 1, {}, trace=False).ctx
+        got = [engine.functions[n](ctx, (), None) for n in ("nearest_known", "farthest_known", "nothing_known")]
+        assert got == [1, 2, None]
