@@ -108,6 +108,16 @@ def compile_invariant(engine, inv: ast.Invariant) -> CompiledInvariant:
     return CompiledInvariant(inv.name, inv.header.label or inv.name, tuple(inv.header.citations), check, target, holds, inv)
 
 
+def check_action_invariants(engine, ctx, action: str) -> None:
+    """Check only the invariants written for `action` (`check: after(ACTION)`): what the action
+    itself must keep. A rule test sets up a fragment of a position, which the `always` and
+    `phase_end` invariants, written for whole games, need not hold for."""
+    with ctx.untraced():
+        for inv in engine.invariants:
+            if inv.check == "after" and inv.target == action and not inv.holds(Frame(ctx)):
+                raise InvariantViolation(inv, f"after {action}")
+
+
 def check_invariants(engine, ctx, event: str, name: str | None = None) -> None:
     """Check the invariants that apply to `event`: `after` an action NAME, `phase_end` of phase
     NAME, or `auto` (an automatic step NAME: set-up, turn start, a `do` block, triggers, game

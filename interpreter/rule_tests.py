@@ -26,6 +26,7 @@ from warcodex.interpreter.actions import ActionChoice
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.dice import FixedDice
+from warcodex.interpreter.invariants import InvariantViolation, check_action_invariants
 from warcodex.interpreter.values import Derivation, Entity, RuleError, UnitRef, show
 
 
@@ -430,6 +431,13 @@ class _TestRun:
             raise TestFailure(f"the engine refuses {self.call_text(call)}: {exc.message}", span,
                               self.rule_location(exc)) from None
         action.body(fr)
+        # the invariants written for this action hold after it, as in a played game
+        # (`warcodex play --check-invariants`): a test that reaches a position they forbid fails
+        try:
+            check_action_invariants(self.engine, self.ctx, call.func)
+        except InvariantViolation as exc:
+            raise TestFailure(f"after {self.call_text(call)}: {exc.message}", span,
+                              self.rule_location(exc)) from None
 
     def call_text(self, call: ast.Call) -> str:
         from warcodex.dsl.formatter import format_expr
