@@ -36,6 +36,9 @@ class Context:
         self.log: list[dict] = []
         self.notes: list[str] | None = None
         self._memo: dict = {}
+        # the values computed while tracing, apart: an explanation reuses only these, so it never
+        # depends on what untraced evaluations (an agent's enumeration, a search) computed first
+        self._traced_memo: dict = {}
         self._memo_version = -1
         self._positions_memo: dict = {}
         self._positions_version = -1
@@ -60,6 +63,7 @@ class Context:
         and of position-only values computed in this very state before (a replay from it)."""
         self.state = state
         self.cache = {}
+        self._traced_memo = {}
         if memos is None:
             self._memo_version = -1
             self._positions_version = -1
@@ -79,12 +83,17 @@ class Context:
         return self._positions_memo
 
     def memo(self) -> dict:
-        """Memoized values of pure functions and quantities, valid for the current state version."""
+        """Memoized values of pure functions and quantities, valid for the current state version:
+        while tracing, those computed while tracing only. A value computed untraced shows no
+        derivation; were it reused, a function's explanation would depend on whether an agent's
+        enumeration or a search had evaluated it at this version first, and a replay (no
+        enumeration) would explain the same game otherwise."""
         version = self.state.version
         if version != self._memo_version:
             self._memo = {}
+            self._traced_memo = {}
             self._memo_version = version
-        return self._memo
+        return self._traced_memo if self.tracing else self._memo
 
     def sync_memos(self) -> list[dict]:
         """Bring the rules' memos up to the state's version: drop what the journal's events may

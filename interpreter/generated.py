@@ -368,9 +368,9 @@ class GeneratedCompiler:
             key = f"({name}, {typed}" + (f", {read_code})" if reads else ")")
             self._memo_lines("STATIC", key, body, args, state=True)
         elif level == "traced":
-            # while tracing: the per-version memo (a value computed at an earlier version is
-            # evaluated again, so the trace shows what it did)
-            gen.emit("memo = ctx._memo if ctx._memo_version == ctx.state.version else ctx.memo()")
+            # while tracing: the per-version memo of traced values (a value computed at an earlier
+            # version, or untraced, is evaluated again, so the trace shows what it did)
+            gen.emit("memo = ctx._traced_memo if ctx._memo_version == ctx.state.version else ctx.memo()")
             gen.emit(f"k = ({name}, {key_args})")
             gen.emit("try:")
             gen.emit(f"    return memo[k]")
@@ -382,9 +382,12 @@ class GeneratedCompiler:
             gen.emit(f"return {body}({args})")
         elif pure:
             # level "positions" (never traced here) or "dynamic" (also while tracing: a value
-            # is then used only if computed at this version, as the per-version memo did)
+            # is then used only if computed while tracing at this version, as ctx.memo() does;
+            # an entry computed untraced is tagged -1: reusing it would make an explanation
+            # depend on whether an agent's enumeration or a search evaluated the rule first)
             i, plan = self._memo_plan(decl)
-            if level == "dynamic" and isinstance(decl, ast.Function):
+            traced_tag = level == "dynamic" and isinstance(decl, ast.Function)
+            if traced_tag:
                 hit = ["if not ctx.tracing or e[1] == ctx.state.version:", "    return e[0]"]
             else:
                 hit = ["return e[0]"]
@@ -415,7 +418,8 @@ class GeneratedCompiler:
             gen.emit("else:")
             for line in hit:
                 gen.emit("    " + line)
-            gen.emit(f"v = {store}[{key}] = ({body}({args}), ctx.memo_version)")
+            tag = "(ctx.memo_version if ctx.tracing else -1)" if traced_tag else "ctx.memo_version"
+            gen.emit(f"v = {store}[{key}] = ({body}({args}), {tag})")
             if plan.shape == "indexed":  # indexed by the anchors and unit parameters, for invalidation
                 gen.emit(f"ix = ctx.memo_index[{i}]")
                 for j, p in enumerate(plan.slots):

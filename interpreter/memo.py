@@ -22,9 +22,11 @@ finds it again instead of evaluating it. Values are exact: the generated code is
 the reference evaluator, which memoizes per state version (tests/test_codegen.py), and
 `audit` re-evaluates every surviving value (tests/test_memo.py).
 
-Each value remembers the state version it was computed at: while a trace is recorded, a value is
-used only if it was computed at the current version, as the per-version memo did, so `explain`
-shows the same derivations as before.
+Each value remembers the state version it was computed at while tracing (-1 when computed
+untraced): while a trace is recorded, a function's value is used only if it was computed while
+tracing at the current version, so an explanation never depends on what untraced evaluations (an
+agent's enumeration, a remembered search) happened to compute first, and a replay explains the
+game as it was played.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from warcodex.interpreter.agents import make_agent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.evaluation import WIN_VALUE, utility
-from warcodex.interpreter.play import agents_for, log_text, play, start
+from warcodex.interpreter.play import agents_for, log_text, play, replay, start
 from warcodex.interpreter.search_agents import GreedyAgent, MCTSAgent
 
 
@@ -298,3 +298,24 @@ def test_stalingrad_distance_leaves_out_units_in_entry_areas(stalingrad):
     state.touch()
     after = {label: v for label, _, v in engine.evaluations["standing"].breakdown(Context(engine, state), soviet)}
     assert after["distance to objectives not controlled"] == before["distance to objectives not controlled"] - own
+
+
+@pytest.fixture(scope="module")
+def no_retreat():
+    game, diags = check_path("games/no-retreat")
+    assert not diags.errors
+    return game
+
+
+def test_a_greedy_game_replays_identically_from_its_log(no_retreat):
+    # No Retreat! seed 2, greedy Axis: the balance batch's log diverged on replay at entry 54, a
+    # move whose trace showed the TEC lookups in play and not in replay. A movement search
+    # remembered from the greedy agent's enumeration (search_memo.py) left the TEC cost untouched
+    # at the move's version in play, while replay's search computed it there, untraced: a traced
+    # function reused a value only if it was computed at this version, so the explanation
+    # depended on the memo's history. Now it reuses only values computed while tracing.
+    engine = Engine(no_retreat)
+    game = start(engine, "to_1944", 2, agents_for(engine, ["greedy", "random"], 2), trace=True).run(until_turn=2)
+    assert game.state.position.turn == 3 and len(game.log) > 54
+    again = replay(engine, "to_1944", 2, game.log, trace=True)
+    assert log_text(again.log) == log_text(game.log)
