@@ -17,11 +17,16 @@ from warcodex.interpreter.play import agents_for, log_text, play, replay, start
 from warcodex.interpreter.search_agents import GreedyAgent, MCTSAgent
 
 
-@pytest.fixture(scope="module")
-def tiny():
-    game, diags = check_path("games/tiny")
+def _checked(path):
+    """A bundled game, checked clean."""
+    game, diags = check_path(path)
     assert not diags.errors
     return game
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return _checked("games/tiny")
 
 
 def _objectives(engine):
@@ -256,9 +261,7 @@ def test_greedy_plays_a_forced_decision_without_lookahead(tiny, monkeypatch):
 
 @pytest.fixture(scope="module")
 def stalingrad():
-    game, diags = check_path("games/stalingrad42")
-    assert not diags.errors
-    return game
+    return _checked("games/stalingrad42")
 
 
 def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(stalingrad):
@@ -302,9 +305,7 @@ def test_stalingrad_distance_leaves_out_units_in_entry_areas(stalingrad):
 
 @pytest.fixture(scope="module")
 def no_retreat():
-    game, diags = check_path("games/no-retreat")
-    assert not diags.errors
-    return game
+    return _checked("games/no-retreat")
 
 
 def test_a_greedy_game_replays_identically_from_its_log(no_retreat):
