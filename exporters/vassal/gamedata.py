@@ -15,6 +15,7 @@ from typing import Any
 from warcodex.dsl import ast
 from warcodex.dsl.formatter import format_expr
 from warcodex.dsl.model import GameDef
+from warcodex.facts import PlacedUnit  # one counter record for the facts and the module
 from warcodex.interpreter.values import Entity, RuleError, UnitRef, show
 
 FACTOR_KEYS = ("attack", "defense", "move")
@@ -43,16 +44,6 @@ class UnitType:
         vals = self.values.get(steps) or self.values[self.max_steps]
         shown = [vals[k] for k in FACTOR_KEYS if k in vals]
         return "-".join(_num(v) for v in shown)
-
-
-@dataclass
-class PlacedUnit:
-    type: str
-    side: str
-    label: str
-    steps: int
-    max_steps: int
-    markers: tuple[str, ...] = ()
 
 
 @dataclass
