@@ -47,6 +47,22 @@ MOVEMENT_NAMES: dict[str, str | None] = {"u": "unit", "from": "location", "to": 
 
 # The forms of an invariant's `check:` (not rule names, so checked apart from the name walk).
 INVARIANT_CHECKS = "always, after(ACTION) or phase_end(PHASE)"
+# Where each built-in that moves cards puts them (interpreter/cards.py): (the pile, or the index of
+# the argument naming it; the index of the card argument; the index of the deck argument), an
+# index None where the call names none (`discard_random(s)`: any card of a hand).
+CARD_DESTINATIONS = {
+    "move_card": (2, 1, 0), "discard": ("discard", 1, None), "pay": ("discard", 1, None),
+    "play": ("discard", 1, None), "discard_random": ("discard", None, None),
+    "remove_card": ("removed", 0, None), "add_to_deck": ("draw", 0, None), "shuffle": ("draw", None, 0),
+}
+# the card properties that name its owners, those who see it in an owner_only pile (Cards.owners)
+CARD_OWNER_KEYS = ("owner", "side", "sides")
+
+
+def _card_has_owner(card: ast.Card) -> bool:
+    """Whether a card declares an owner: `owner:`, `side:` or `sides:`, other than none or []."""
+    return any(p.key in CARD_OWNER_KEYS and p.value is not None and not isinstance(p.value, ast.NoneLit)
+               and not (isinstance(p.value, ast.ListLit) and not p.value.items) for p in card.props)
 
 
 # ================================================================ public API
@@ -341,6 +357,7 @@ class _Checker:
         self.place_calls: list[ast.Call] = []
         self.loc_calls: list[ast.Call] = []
         self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
+        self.card_moves: list[ast.Call] = []  # every call that puts a card into a pile (CARD_DESTINATIONS)
         self.emitted: dict[str, ast.Expr] = {}
         self._free: dict[str, dict[str, Span | None] | None] = {}  # result name -> free names
         self._elements: dict[int, str | None] = {}  # id(function) -> the type of its list's elements
@@ -352,7 +369,7 @@ class _Checker:
     def run(self) -> None:
         # The map comes first: place()/loc() checks need its locations.
         for family in (self.check_map, self.check_names, self.check_tables, self.check_declared_types,
-                       self.check_citations, self.check_sequence, self.check_scenarios,
+                       self.check_citations, self.check_sequence, self.check_scenarios, self.check_hidden_piles,
                        self.check_invariants, self.check_evaluations, self.check_provisional, self.check_tests,
                        self.check_values, self.check_recursion):
             try:
@@ -1003,6 +1020,61 @@ class _Checker:
             self.diags.error("E-undefined", f"deck '{deck.name}' has no pile \"{value.value}\"", value.span,
                              hint=did_you_mean(value.value, deck.piles())
                              or f"its piles are {', '.join(deck.piles())}; declare others with `piles: [...]`")
+
+    # ------------------------------------------------------------ 8b: who sees an owner-only pile
+    def check_hidden_piles(self) -> None:
+        """An `owner_only` pile shows each card to its owners only, so a card that declares no owner
+        is seen by nobody there (docs/language.md, "Who sees a pile"): the engine allows it (a
+        face-down card in an owner-only pile), but it is most often a forgotten `owner:`. Warn
+        wherever the game can put such a card there: where it starts, and at every call that may
+        move it there."""
+        for deck in self.game.of_kind(ast.Deck):
+            hidden = {p for p, v in deck.visibility().items() if v == "owner_only"}
+            for card in deck.cards:
+                start = next((p for p in card.props if p.key == "pile"), None)
+                pile = (start.value.value if start is not None and isinstance(start.value, ast.Str)
+                        else "set_aside" if any(p.key == "set_aside" for p in card.props) else "draw")
+                if pile in hidden and not _card_has_owner(card):
+                    self._ownerless_warning(deck, [card], pile, start.value.span if start is not None else card.span,
+                                            "starts in")
+        for call in self.card_moves:
+            self._card_move(call)
+
+    def _card_move(self, call: ast.Call) -> None:
+        """`move_card(D, c, "p")`, `discard(s, c)`, `remove_card(c)`...: the ownerless cards the call
+        may put into an owner-only pile (a card, deck or pile not written as a literal may be any)."""
+        pile_at, card_at, deck_at = CARD_DESTINATIONS[call.func]
+
+        def named(i: int | None, kind: type):
+            arg = call.args[i] if i is not None and i < len(call.args) else None
+            decl = self.game.names.get(arg.id) if isinstance(arg, ast.Name) else None
+            return decl if isinstance(decl, kind) else None
+
+        card, deck = named(card_at, ast.Card), named(deck_at, ast.Deck)
+        for d in self.game.of_kind(ast.Deck):
+            if (deck is not None and d is not deck) or (card is not None and card not in d.cards):
+                continue
+            if isinstance(pile_at, int):
+                value = call.args[pile_at] if pile_at < len(call.args) else None
+                piles = [value.value] if isinstance(value, ast.Str) else d.piles()
+            else:
+                piles = [pile_at]
+            hidden = [p for p in piles if d.visibility().get(p) == "owner_only"]
+            ownerless = [c for c in ([card] if card is not None else d.cards) if not _card_has_owner(c)]
+            if hidden and ownerless:
+                self._ownerless_warning(d, ownerless, hidden[0], call.span, f"'{call.func}' may put")
+
+    def _ownerless_warning(self, deck: ast.Deck, cards: list, pile: str, span, how: str) -> None:
+        """`how` is "starts in" (a card's `pile:`) or "'move_card' may put" (a call)."""
+        names = ", ".join(f"'{c.name}'" for c in cards[:3]) + (f" and {len(cards) - 3} more" if len(cards) > 3 else "")
+        cards_text = (f"card {names}, which declares no owner," if len(cards) == 1
+                      else f"cards {names}, which declare no owner,")
+        where = f"the owner-only pile \"{pile}\" of deck '{deck.name}': nobody sees {'it' if len(cards) == 1 else 'them'} there"
+        message = (f"{cards_text[0].upper()}{cards_text[1:]} {how} {where}" if how == "starts in"
+                   else f"{how} {cards_text} into {where}")
+        self.diags.warning("W-ownerless-card", message, span,
+                           hint="give the card its owner (`owner: SIDE`, `side:` or `sides: [...]`); if nobody "
+                           f"should see it, declare the pile `pile \"{pile}\" face_down`")
 
     def _scenario_turns(self, s: ast.Scenario) -> None:
         props = {p.key: p for p in s.props}
@@ -1838,6 +1910,8 @@ class _Walker:
             self.c.loc_calls.append(call)
         elif call.func in ("pile", "move_card"):
             self.c.pile_calls.append(call)
+        if call.func in CARD_DESTINATIONS:
+            self.c.card_moves.append(call)
 
     def arity(self, call: ast.Call, what: str, lo: int, hi: int | None, given: int) -> None:
         self.diags.error("E-arity", f"{what} takes {_arity_text(lo, hi)}, but {given} "

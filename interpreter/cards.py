@@ -28,8 +28,9 @@ the draw pile as its size only to everybody, and a log entry that draws cards in
 marked `hidden_from` the drawing side's enemies. Every pile has a visibility (`pile "cup"
 face_down`): `face_down` piles show their size only (the draw pile, a cup of chits), `face_up` ones
 everything (the others, unless declared), and in an `owner_only` pile each card is known to its
-owners only (`owner:`/`side:`/`sides:`; a card that declares none is known to nobody there): a
-chit set aside hidden from the opponent. A log entry that puts a card into an owner_only pile, or
+owners only (`owner:`/`side:`/`sides:`; a card that declares none is known to nobody there, and
+the checker warns where the rules can put one there, `W-ownerless-card`): a chit set aside hidden
+from the opponent. A log entry that puts a card into an owner_only pile, or
 reads such a pile, is marked `hidden_from` the card's owners' enemies.
 """
 

@@ -97,6 +97,24 @@ CASES = [
      "E-deck", "deck 'd' has no property 'reshufle_at'", 5, 3, "did you mean 'reshuffle_at'?"),
     ("deck-reshuffle-is-a-count", 'deck d "D" §1 {\n  reshuffle_at: "one"\n}\n', HEADER,
      "E-deck", "deck 'd': reshuffle_at must be a whole number of cards (0 or more)", 5, 17, None),
+    # an owner-only pile shows each card to its owners: a card with none is seen by nobody there
+    ("ownerless-card-starts-in-owner-only-pile", 'deck d "D" §1 {\n  pile "withheld" owner_only §1\n'
+     '  card a "A" §1 { pile: "withheld" }\n}\n', HEADER,
+     "W-ownerless-card", "Card 'a', which declares no owner, starts in the owner-only pile \"withheld\" of deck 'd': "
+     "nobody sees it there", 6, 25,
+     "give the card its owner (`owner: SIDE`, `side:` or `sides: [...]`); if nobody should see it, declare the pile "
+     "`pile \"withheld\" face_down`"),
+    ("ownerless-card-moved-into-owner-only-pile", 'side red "Red" §1 { }\ndeck d "D" §1 {\n'
+     '  pile "withheld" owner_only §1\n  card a "A" §1 { owner: red }\n  card b "B" §1\n}\n'
+     'procedure p(c: name) "p" §1 {\n  move_card(d, a, "withheld")\n  move_card(d, b, "discard")\n'
+     '  move_card(d, c, "withheld")\n}\n', HEADER,
+     "W-ownerless-card", "'move_card' may put card 'b', which declares no owner, into the owner-only pile "
+     "\"withheld\" of deck 'd': nobody sees it there", 13, 3, None),
+    ("ownerless-card-discarded-into-owner-only-discard-pile", 'side red "Red" §1 { }\ndeck d "D" §1 {\n'
+     '  pile "discard" owner_only §1\n  card a "A" §1 { sides: [red] }\n  card b "B" §1 { owner: none }\n}\n'
+     'procedure p(s: side) "p" §1 {\n  discard(s, a)\n  discard(s, b)\n}\n', HEADER,
+     "W-ownerless-card", "'discard' may put card 'b', which declares no owner, into the owner-only pile "
+     "\"discard\" of deck 'd': nobody sees it there", 12, 3, None),
     ("unknown-tag", 'terrain forest "Forest" §1\nunit tank "Tank" §1 { elite }\n'
      'function f(u: unit): bool "f" §1 = u is elite and u is tank and terrain(u.loc) is forrest\n', HEADER,
      "E-unknown-tag", "unknown tag 'forrest'", 6, 83, "did you mean 'forest'?"),

@@ -226,6 +226,40 @@ test seen "who sees a chit" §2 {
         assert outcome.status == "passed", outcome
 
 
+def test_an_ownerless_chit_in_an_owner_only_pile_is_seen_by_nobody_and_the_checker_says_where(tmp_path):
+    """docs/language.md, "Who sees a pile": in an owner-only pile each card is known to its owners, so
+    a chit that names no owner is known to nobody there (a face-down chit). That is allowed, but most
+    often an `owner:` forgotten: the checker warns at every place the rules can put it there."""
+    import shutil
+
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    folder = tmp_path / "chit_cup"
+    shutil.copytree(GAME, folder)
+    rules = folder / "game.wcx"
+    rules.write_text(rules.read_text(encoding="utf-8").replace(
+        '  card b_late', '  card n_fog "Fog of war" §2 { formation: "fog" pile: "cup" }\n  card b_late'), encoding="utf-8")
+    (folder / "tests").mkdir()
+    (folder / "tests" / "t.wcx").write_text('''
+test fog "an ownerless chit set aside" §2 {
+  move_card(chits, n_fog, "set_aside")
+  expect not card_visible(n_fog, red) and not card_visible(n_fog, blue)
+}
+''', encoding="utf-8")
+    game, diags = check_path(folder, tests=True)
+    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
+    text = rules.read_text(encoding="utf-8").splitlines()
+    where = {(d.span.file, d.span.line, d.span.column) for d in diags.warnings if d.code == "W-ownerless-card"}
+    rule_line = next(i for i, line in enumerate(text, 1) if 'move_card(chits, c, "set_aside")' in line)
+    assert (str(rules), rule_line, text[rule_line - 1].index("move_card") + 1) in where
+    assert len(where) == 1  # where the game's rules can: a rule test placing it on purpose is not play
+    [rendered] = [d.render() for d in diags.warnings if d.code == "W-ownerless-card"]
+    assert "card 'n_fog', which declares no owner," in rendered and "^^^" in rendered
+    for evaluator in ("reference", "generated"):
+        outcome = RuleTestRunner(game, evaluator=evaluator).run(game.tests["fog"])
+        assert outcome.status == "passed", outcome
+
+
 def test_a_rule_reading_an_owner_only_pile_is_never_memoized(engine):
     """Its value is the owners' secret: every read marks the log entry (dependencies.reads_hidden),
     through both evaluators alike (test_codegen plays this game with both)."""
