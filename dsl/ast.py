@@ -581,9 +581,12 @@ class Card(Decl):
 
 
 class PileDecl(Node):
-    """`pile "cup" face_down §1.4`: who may see the cards of one pile of a deck."""
+    """`pile "cup" face_down "The cup" §1.4`: who may see the cards of one pile of a deck, and what
+    the players call it (both optional)."""
     name: str
-    visibility: str  # one of PILE_VISIBILITIES
+    visibility: str | None = None  # one of PILE_VISIBILITIES; None: the pile's default
+    label: str | None = None  # the pile's title for players ("Set aside this turn")
+    translations: dict[str, str] = Field(default_factory=dict)
     citations: list[str] = Field(default_factory=list)
     provenance: Provenance | None = None
 
@@ -616,8 +619,13 @@ class Deck(Decl):
     def visibility(self) -> dict[str, str]:
         """Every pile's visibility: face_down, face_up or owner_only (the last declaration wins)."""
         out = {p: self.BUILTIN_VISIBILITY.get(p, "face_up") for p in self.piles()}
-        out.update({d.name: d.visibility for d in self.pile_decls})
+        out.update({d.name: d.visibility for d in self.pile_decls if d.visibility is not None})
         return out
+
+    def pile_labels(self) -> dict[str, PileDecl]:
+        """The piles the deck gives a title (`pile "set_aside" "Set aside this turn"`): pile -> its
+        declaration (the last one that has a label wins)."""
+        return {d.name: d for d in self.pile_decls if d.label is not None}
 
 
 # ---------------------------------------------------------------- rule tests (tests/*.wcx only)

@@ -1009,7 +1009,7 @@ class _Checker:
                 self.diags.error("E-deck", f"deck '{deck.name}': pile \"{d.name}\" is declared twice", d.span,
                                  hint=f"keep one `pile \"{d.name}\" ...` line (the first is on line "
                                  f"{seen[d.name].span.line if seen[d.name].span else '?'})")
-            elif d.name == "play" and d.visibility != "face_up":
+            elif d.name == "play" and d.visibility not in (None, "face_up"):
                 self.diags.error("E-deck", f"deck '{deck.name}': the play pile is always face up (a card in play is "
                                  "being played in front of everybody)", d.span)
             seen.setdefault(d.name, d)

@@ -635,7 +635,8 @@ class _Layout:
     def _deck(self, d: ast.Deck, ind: str) -> list[str]:
         inner = self._prop_lines(d.props, ind + INDENT)
         for pd in d.pile_decls:
-            line = f"{ind}{INDENT}pile {quote(pd.name)} {pd.visibility}{_cites(pd.citations)}{_prov(pd.provenance)}"
+            seen = f" {pd.visibility}" if pd.visibility is not None else ""
+            line = f"{ind}{INDENT}pile {quote(pd.name)}{seen}{_meta(pd.label, pd.translations, pd.citations, pd.provenance)}"
             inner += self._noted(pd, [line], ind + INDENT)
         for c in d.cards:
             inner += self.decl(c, ind + INDENT)

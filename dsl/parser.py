@@ -785,9 +785,11 @@ class _ToAst(Transformer):
                         props=[i for i in items if isinstance(i, ast.Prop)],
                         pile_decls=[i for i in items if isinstance(i, ast.PileDecl)], span=self.sp(meta))
 
-    def pile_decl(self, meta, name, visibility, m):
-        return ast.PileDecl(name=_unquote(name), visibility=str(visibility), citations=m.citations,
-                            provenance=m.provenance, span=_tok_span(self.path, name))
+    def pile_decl(self, meta, name, *rest):
+        visibility = str(rest[0]) if len(rest) == 3 else None  # `pile "p" "Label"`: the default visibility
+        label, m = rest[-2], rest[-1]
+        return ast.PileDecl(name=_unquote(name), visibility=visibility, label=label, translations=m.translations,
+                            citations=m.citations, provenance=m.provenance, span=_tok_span(self.path, name))
 
     # -- rule tests (tests/*.wcx)
     def _at(self, tok: Token, offset: int) -> tuple[int, int]:

@@ -27,6 +27,10 @@ from warcodex.facts.walk import rule_bodies, walk
 from warcodex.interpreter.values import Entity
 
 OWNER_KEYS = ("owner", "side", "sides")
+# What the engine's built-in piles are (interpreter/cards.py), as a player reads them, where the
+# deck gives a pile no title of its own (`pile "set_aside" "Set aside this turn"`).
+BUILTIN_PILE_TITLES = {"draw": "Draw pile", "discard": "Discard pile", "removed": "Removed from the game",
+                       "set_aside": "Set aside (not in the game yet)", "play": "In play"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,20 @@ class DeckFacts:
     hands: dict[str, list[str]] = field(default_factory=dict)  # at the set-up: side -> its cards of this deck
     # who sees each pile's cards (`pile "cup" face_down`): face_down, face_up or owner_only
     visibility: dict[str, str] = field(default_factory=dict)
+    # the titles the deck gives its piles (`pile "set_aside" "Set aside this turn" [ru: "..."]`):
+    # pile -> language (None: the label itself) -> title
+    titles: dict[str, dict[str | None, str]] = field(default_factory=dict)
+
+    def declared_title(self, pile: str, lang: str | None = None) -> str | None:
+        """The pile's title as the deck declares it, in `lang` where translated; None if it declares none."""
+        titles = self.titles.get(pile)
+        return None if titles is None else titles.get(lang) or titles[None]
+
+    def pile_title(self, pile: str, lang: str | None = None) -> str:
+        """The pile's title for players: the deck's own, else what the built-in pile is (the engine's
+        meaning: set aside = not in the game yet), else its name."""
+        return (self.declared_title(pile, lang) or BUILTIN_PILE_TITLES.get(pile)
+                or pile.replace("_", " ").capitalize())
 
     def face_down(self, pile: str) -> bool:
         """Whether nobody but its cards' owners sees a pile's cards (face down or owner only): a
@@ -122,7 +140,8 @@ def deck_facts(engine, state) -> list[DeckFacts]:
         out.append(DeckFacts(deck.name, deck.header.title(), deck, rules, cards, drawn_by,
                              {p: [c.name for c in deck.cards if where.get(c.name) == p] for p in piles},
                              {s: [c for c in cards_ if c in where] for s, cards_ in hands.items()},
-                             deck.visibility()))
+                             deck.visibility(),
+                             {p: {None: d.label, **d.translations} for p, d in deck.pile_labels().items()}))
     return out
 
 

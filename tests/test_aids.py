@@ -474,12 +474,13 @@ def test_no_retreat_card_list():
 def test_stargard_cup_of_chits_is_said_by_its_piles():
     aid = build_aid(checked(ROOT / "games" / "stargard-solstice"))
     (cup,) = aid.decks
-    # §1.4: one common cup; §7.2: a chit arriving later waits for the turn after (the deck's own piles, named)
-    assert re.fullmatch(r"15 cards \(\d+ in “cup”, \d+ in “waiting”\)", cup.composition), cup.composition
+    # §1.4: one common cup; §7.2: a chit arriving later waits for the turn after (the deck's own
+    # piles, by the titles the deck gives them: `pile "waiting" "Not usable yet"`)
+    assert re.fullmatch(r"15 cards \(\d+ in “Cup”, \d+ in “Not usable yet”\)", cup.composition), cup.composition
     assert {c.owners for c in cup.cards} == {"German", "Soviet"}  # a chit is its side's (§1.4)
     # drawn blind (§1.4), the Zhukov chit hidden from the German player (§12.6): the piles' visibility
     assert "Cup: face down (nobody sees its cards)" in cup.rules
-    assert "Withheld: each card seen by its owner only" in cup.rules
+    assert "Withheld (hidden from the German player): each card seen by its owner only" in cup.rules
     # the unit chart's provisional note says each reason once, with the units it concerns
     page = lxml.html.fromstring(render_html(aid))
     note = text(page.xpath('//article[contains(@class, "units-card")]/p[contains(@class, "source-provisional")]')[0])

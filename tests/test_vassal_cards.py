@@ -80,9 +80,38 @@ def test_the_piles_a_deck_declares_are_decks_too():
     assert cup.get("shuffle") == "Always" and cup.get("faceDown") == "Always"
     assert cup.get("drawFaceUp") == "true"  # a chit drawn from the cup is shown to both players
     assert piles["Command chits: Draw pile"].get("drawFaceUp") == "false"  # a card drawn into a hand is not
-    aside = piles["Command chits: Set aside (not in the game yet)"]  # owner only: taken back unseen by the other
+    # the title the deck gives the pile (`pile "set_aside" owner_only "Set aside this turn"`): these
+    # chits are in the game, only out of this turn's cup; owner only: taken back unseen by the other
+    aside = piles["Command chits: Set aside this turn"]
     assert aside.get("faceDown") == "Always" and aside.get("drawFaceUp") == "false"
     assert piles["Command chits: Drawn"].get("faceDown") == "Never" and piles["Command chits: Later"].get("faceDown") == "Never"
+
+
+def test_stargard_piles_are_titled_as_the_deck_declares_them():
+    """Stargard Solstice's chits set aside are in the game, drawn when their side may activate no
+    more this turn (§2.3.1, §3.1.2) and back in the cup at the turn's end: the module calls the pile
+    what the deck calls it (the facts' `DeckFacts.pile_title`), not the built-in pile's meaning
+    ("not in the game yet", No Retreat!'s cards set aside until 1945), and a pile the deck titles
+    by name only keeps its title."""
+    from itertools import count
+
+    from warcodex.exporters.vassal import gamedata
+    from warcodex.exporters.vassal.cards import deck_maps
+
+    class Names:  # the images by name only: the titles are the point here, not the pictures
+        def add(self, stem, svg):
+            return stem
+
+    data = gamedata.load("games/stargard-solstice", "solstice")
+    titles = data.pile_titles["command_chits"]
+    assert titles["set_aside"] == "Set aside this turn" and titles["withheld"] == "Withheld (hidden from the German player)"
+    assert titles["drawn"] == "Draw Chit boxes" and titles["draw"] == "Draw pile"  # §1.2.5; the built-in one's meaning
+    table = next(m for m in deck_maps(data, Names(), count(1).__next__, data.sides) if m.name == "Cards")
+    piles = {d.name: d for d in table.decks}
+    assert {"Command chits: Set aside this turn", "Command chits: Cup", "Command chits: Draw Chit boxes",
+            "Command chits: Removed with its HQ"} <= set(piles)
+    assert not any("not in the game yet" in n for n in piles)
+    assert piles["Command chits: Discard pile"].reshuffle_target == "Command chits: Draw pile"
 
 
 def test_a_card_face_shows_values_as_a_player_reads_them():

@@ -193,7 +193,11 @@ def test_vassal_decks_are_face_down_where_the_rules_hide_the_pile(loaded, game, 
     if game.name == "stargard-solstice":
         cup = report.decks["Command chits: Cup"]
         assert cup[1:3] == (True, True) and cup[3] == 7  # face down; a drawn chit is shown; the 7 chits of turn 1
-        assert report.decks["Command chits: Withheld"][1:3] == (True, False)  # hidden from the German player
+        withheld = report.decks["Command chits: Withheld (hidden from the German player)"]
+        assert withheld[1:3] == (True, False)  # the deck's title for the pile, and hidden from the German player
+        # chits that cannot activate this turn (§3.1.2) are in the game: titled as the deck says
+        assert "Command chits: Set aside this turn" in report.decks
+        assert not any("not in the game yet" in name for name in report.decks)
 
 
 @pytest.mark.parametrize("game, scenario", _cases())

@@ -43,7 +43,7 @@ def deck_aids(w) -> list[DeckAid]:
             rules.append(w.ui("drawn_by", sides=", ".join(w.label(s) for s in deck.drawn_by)))
         for pile, seen in deck.visibility.items():  # the hidden piles the rules declare (the draw pile goes without saying)
             if seen != "face_up" and pile != "draw":
-                rules.append(w.ui("pile_" + seen, pile=_pile_name(w, pile)))
+                rules.append(w.ui("pile_" + seen, pile=_pile_name(w, deck, pile)))
         cards = []
         for c in deck.cards:
             fields = [(w.labels.prop(k), w.value(v)) for k, v in c.values.items()]
@@ -55,23 +55,26 @@ def deck_aids(w) -> list[DeckAid]:
                        w.refs(e.rule.header.citations)) for e in c.events]
             cards.append(CardAid(c.name, w.of(c.decl), w.refs(c.decl.header.citations), fields, flags, c.provisional,
                                  owners, events))
-        where = ", ".join(w.ui("cards_in", n=n, where=_pile(w, p)) for p, n in deck.composition.items() if n)
+        where = ", ".join(w.ui("cards_in", n=n, where=_pile(w, deck, p)) for p, n in deck.composition.items() if n)
         out.append(DeckAid(deck.name, w.of(deck.decl), w.refs(deck.decl.header.citations), rules, cards,
                            w.ui("cards_count_one" if deck.size == 1 else "cards_count", n=deck.size) + (f" ({where})" if where else "")))
     return out
 
 
-def _pile(w, place: str) -> str:
+def _pile(w, deck, place: str) -> str:
+    """Where cards are: a hand, a pile by the title the deck gives it (`pile "cup" "The cup"`), else
+    a built-in pile in the aid's words, else the name of a pile the deck declares (a cup of chits)."""
     if place.startswith("hand:"):
         return w.ui("pile_hand", side=w.label(place[5:]))
-    if ("pile_" + place) in _PILES:
+    title = deck.declared_title(place, w.labels.lang)
+    if title is None and ("pile_" + place) in _PILES:
         return w.ui("pile_" + place)
-    return w.ui("pile_named", pile=place.replace("_", " "))  # a pile the deck declares (a cup of chits)
+    return w.ui("pile_named", pile=title or place.replace("_", " "))
 
 
-def _pile_name(w, pile: str) -> str:
-    """A pile's name as a player reads it (a pile the deck declares: its name)."""
-    return pile.replace("_", " ").capitalize()
+def _pile_name(w, deck, pile: str) -> str:
+    """A pile's name as a player reads it: the title the deck gives it, else its name."""
+    return deck.declared_title(pile, w.labels.lang) or pile.replace("_", " ").capitalize()
 
 
 _PILES = {"pile_draw", "pile_discard", "pile_removed", "pile_set_aside", "pile_play"}

@@ -30,8 +30,6 @@ from warcodex.exporters.vassal.svg import Svg, text_width
 
 CARD_W, CARD_H = 250, 350
 PILES = ("draw", "discard", "removed", "set_aside")
-PILE_TITLES = {"draw": "Draw pile", "discard": "Discard pile", "removed": "Removed from the game",
-               "set_aside": "Set aside (not in the game yet)"}
 
 
 @dataclass
@@ -142,10 +140,6 @@ def deck_piles(engine, deck: str, piles: dict[str, list[str]]) -> list[str]:
     return [*PILES, *own, *extra]
 
 
-def pile_title(pile: str) -> str:
-    return PILE_TITLES.get(pile) or pile.replace("_", " ").capitalize()
-
-
 def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
     """The card maps of every deck: the table with the piles, then one hand a side."""
     engine = data.engine
@@ -159,6 +153,7 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
     col, widest = 0, len(PILES)
     for deck in decks:
         title = deck.header.title()
+        pile_title = data.pile_titles[deck.name]  # the facts': the deck's own titles, else the built-in piles' meaning
         back = images.add(f"card back {deck.name}", card_back_svg(title))
         infos = {c.name: c for c in card_infos(deck, engine)}
         piles = engine.cards.piles(state, deck.name)
@@ -170,12 +165,12 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
             seen = engine.cards.visibility[deck.name].get(pile, "face_up")
             face_down = seen != "face_up"
             own = pile not in ast.Deck.BUILTIN_PILES
-            table_decks.append(DeckPlan(f"{title}: {pile_title(pile)}", 40 + (CARD_W + 60) * i,
+            table_decks.append(DeckPlan(f"{title}: {pile_title[pile]}", 40 + (CARD_W + 60) * i,
                                         60 + (CARD_H + 110) * col, CARD_W, CARD_H, slots, face_down=face_down,
                                         # drawn in front of everybody, except into a hand
                                         drawn_face_up=seen == "face_down" and pile != "draw",
                                         shuffle=face_down or own,
-                                        reshuffle_target=f"{title}: {PILE_TITLES['draw']}" if pile == "discard" else None,
+                                        reshuffle_target=f"{title}: {pile_title['draw']}" if pile == "discard" else None,
                                         deck=deck.name, pile=pile))
         for side, hand in state.hands.items():
             hands.setdefault(side, []).extend(card_slot(infos[n], faces[n], back, next_gpid())

@@ -110,6 +110,8 @@ class GameData:
     steps: list[Step]
     board: Any
     warnings: list[str] = field(default_factory=list)
+    # each deck's piles by their titles for players (the facts' DeckFacts.pile_title): deck -> pile -> title
+    pile_titles: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def side(self, name: str) -> SideInfo:
         return next(s for s in self.sides if s.name == name)
@@ -199,6 +201,7 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
         boxes={box: [_placed(u) for u in units] for box, units in facts.boxes.items()}, box_names=facts.box_names,
         reinforcements=reinforcements, state_vars=_state_vars(facts), side_vars=_side_vars(facts),
         dice=list(facts.dice), steps=_steps(facts), board=facts.engine.board, warnings=list(facts.warnings),
+        pile_titles={d.name: {p: d.pile_title(p) for p in d.decl.piles()} for d in facts.decks},
     )
 
 
