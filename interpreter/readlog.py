@@ -75,6 +75,33 @@ def rest_key(state) -> str:
     return repr(tuple(getattr(state, f) for f in _REST))
 
 
+class _LoggedMapping(dict):
+    """What the dictionaries of a recording view share (`_LoggedUnits`, `_LoggedDict`): iterating
+    or sizing one notes the whole of it (`_all`), removing an entry writes it (`_write`)."""
+
+    __slots__ = ()
+
+    def __iter__(self):
+        self._all()
+        return dict.__iter__(self)
+
+    def keys(self):
+        self._all()
+        return dict.keys(self)
+
+    def __len__(self):
+        self._all()
+        return dict.__len__(self)
+
+    def __delitem__(self, key):
+        self._write(key)
+        dict.__delitem__(self, key)
+
+    def pop(self, key, *default):
+        self._write(key)
+        return dict.pop(self, key, *default)
+
+
 class ReadLog:
     """The reads of the runs of one procedure call (all its branches): address -> value at the
     start, in the order first read; `written`: what the current run has written (its own reads of
@@ -174,7 +201,7 @@ class LoggedUnit:
         return repr(self._u)
 
 
-class _LoggedUnits(dict):
+class _LoggedUnits(_LoggedMapping):
     """`state.units` of a recording view (one proxy a unit record)."""
 
     __slots__ = ("log", "proxies")
@@ -211,18 +238,6 @@ class _LoggedUnits(dict):
     def _all(self):
         self.log.entry("units", "*", tuple(sorted(dict.items(self))))
 
-    def __iter__(self):
-        self._all()
-        return dict.__iter__(self)
-
-    def keys(self):
-        self._all()
-        return dict.keys(self)
-
-    def __len__(self):
-        self._all()
-        return dict.__len__(self)
-
     def values(self):
         self._all()
         return [self._proxy(k) for k in dict.keys(self)]
@@ -241,16 +256,9 @@ class _LoggedUnits(dict):
         self._write(uid)
         dict.__setitem__(self, uid, unit._u if type(unit) is LoggedUnit else unit)
 
-    def __delitem__(self, uid):
-        self._write(uid)
-        dict.__delitem__(self, uid)
-
-    def pop(self, uid, *default):
-        self._write(uid)
-        return dict.pop(self, uid, *default)
 
 
-class _LoggedDict(dict):
+class _LoggedDict(_LoggedMapping):
     """A dictionary of a recording view (`vars`, `loc_vars`, `at`...): each entry read is noted
     (a dictionary value as a whole: `loc_vars["karelia"]`), iterating notes the whole of it."""
 
@@ -281,14 +289,6 @@ class _LoggedDict(dict):
     def _all(self):
         self.log.entry(self.name, "*", freeze(dict(dict.items(self))))
 
-    def __iter__(self):
-        self._all()
-        return dict.__iter__(self)
-
-    def keys(self):
-        self._all()
-        return dict.keys(self)
-
     def values(self):
         self._all()
         return dict.values(self)
@@ -297,10 +297,6 @@ class _LoggedDict(dict):
         self._all()
         return dict.items(self)
 
-    def __len__(self):
-        self._all()
-        return dict.__len__(self)
-
     def _write(self, key) -> None:
         self._read(key)
         self.log.written.add(("d", self.name, key))
@@ -308,14 +304,6 @@ class _LoggedDict(dict):
     def __setitem__(self, key, value):
         self._write(key)
         dict.__setitem__(self, key, value)
-
-    def __delitem__(self, key):
-        self._write(key)
-        dict.__delitem__(self, key)
-
-    def pop(self, key, *default):
-        self._write(key)
-        return dict.pop(self, key, *default)
 
     def setdefault(self, key, default=None):
         self._write(key)  # the value returned is changed in place (`loc_vars`): a copy of its own

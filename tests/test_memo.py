@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from memo_audit import RuleValues, audited_game
 from warcodex.dsl.checker import check_path
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.memo import entries
-from warcodex.interpreter.play import agents_for, start
 from warcodex.interpreter.state import unit_event
 from warcodex.interpreter.values import UnitRef
 
@@ -138,24 +138,6 @@ def test_the_journal_says_what_changed_in_a_unit(tiny):
     assert where == (unit.loc, "0505") and uid == unit.id
 
 
-class _Auditing(Context):
-    """A context that, after every change, re-evaluates every value its memos still hold."""
-
-    wrong: list
-    audits = 0
-
-    def sync_memos(self):
-        values = super().sync_memos()
-        was, self.tracing = self.tracing, False
-        try:
-            found = self._memos.audit(self, self.engine.compiler.bodies())
-        finally:
-            self.tracing = was
-        self.audits += 1
-        assert not found, found[:5]
-        return values
-
-
 @pytest.mark.parametrize("name,scenario,actions", [
     ("tiny", "meeting", None),
     ("stalingrad42", "fall_blau", 30),
@@ -164,7 +146,4 @@ class _Auditing(Context):
 def test_every_remembered_value_is_what_the_rules_say_now(name, scenario, actions, tiny):
     engine = tiny if name == "tiny" else _engine(name)
     engine = engine.for_scenario(scenario)
-    game = start(engine, scenario, 3, agents_for(engine, ["random"], 3), trace=False, check_invariants=True)
-    game.ctx.__class__ = _Auditing  # the runner keeps this context: every sync is audited
-    game.run(max_actions=actions)
-    assert game.ctx.audits > 20
+    assert audited_game(engine, scenario, 3, RuleValues, actions).audits > 20

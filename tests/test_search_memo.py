@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from memo_audit import Searches, audited_game
 from warcodex.dsl.checker import check_path
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
-from warcodex.interpreter.play import agents_for, start
 from warcodex.interpreter.values import UnitRef
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,31 +116,10 @@ def test_rail_conditions_are_shared_by_a_side_and_unit_conditions_are_not(stalin
     assert again is network
 
 
-class _Auditing(Context):
-    """A context that, after every change, runs every remembered search again."""
-
-    audits = 0
-
-    def sync_memos(self):
-        values = super().sync_memos()
-        if self._searches is not None:
-            was, self.tracing = self.tracing, False
-            try:
-                found = self._searches.audit(self)
-            finally:
-                self.tracing = was
-            self.audits += 1
-            assert not found, found[:5]
-        return values
-
-
 @pytest.mark.parametrize("name,scenario,actions", [
     ("tiny", "meeting", None),
     ("stalingrad42", "fall_blau", 40),
 ])
 def test_every_remembered_search_is_what_a_new_search_finds(name, scenario, actions, tiny, stalingrad):
     engine = tiny if name == "tiny" else stalingrad
-    game = start(engine, scenario, 5, agents_for(engine, ["random"], 5), trace=False, check_invariants=True)
-    game.ctx.__class__ = _Auditing  # the runner keeps this context: every sync is audited
-    game.run(max_actions=actions)
-    assert game.ctx.audits > 20
+    assert audited_game(engine, scenario, 5, Searches, actions).audits > 20
