@@ -22,7 +22,7 @@ import random
 from collections import deque
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterable, Mapping, Sequence
+from typing import Container, Iterable, Mapping, Sequence
 
 from warcodex.dsl.hexgrid import HexGrid
 
@@ -320,10 +320,7 @@ class Board:
                     raise ValueError(f"box {b!r}: neighbour {n!r} is not a location")
                 if n == b:
                     raise ValueError(f"box {b!r} is adjacent to itself")
-                if n not in adjacency[b]:
-                    adjacency[b].append(n)
-                if b not in adjacency[n]:
-                    adjacency[n].append(b)
+                _link(adjacency, b, n)
 
         # Map-edge features from the board's bounding box (documented limitation: a non-rectangular
         # union of sheets gets no edge features along its inner corners).
@@ -384,10 +381,7 @@ class Board:
         for a, b in list(adjacency) + wrap_pairs:
             if a not in adj or b not in adj:
                 raise ValueError(f"adjacency {a}/{b}: unknown area")
-            if b not in adj[a]:
-                adj[a].append(b)
-            if a not in adj[b]:
-                adj[b].append(a)
+            _link(adj, a, b)
         # neighbours in map order: the pairs may come from sets, whose order depends on the hash
         # seed, and choices offered to players (and so logs) must not
         order = {a: i for i, a in enumerate(areas)}
@@ -511,15 +505,7 @@ class Board:
         """Hops from `box` to every box reachable through boxes only."""
         hops = self._box_hops.get(box)
         if hops is None:
-            hops = {box: 0}
-            queue = deque([box])
-            while queue:
-                x = queue.popleft()
-                for n in self._neighbors[x]:
-                    if n in self._box_set and n not in hops:
-                        hops[n] = hops[x] + 1
-                        queue.append(n)
-            self._box_hops[box] = hops
+            hops = self._box_hops[box] = self._bfs_from(box, self._box_set)
         return hops
 
     def anchors(self, box: str) -> tuple[tuple[str, int], ...]:
@@ -562,13 +548,15 @@ class Board:
         self._box_dist[key] = d
         return d
 
-    def _bfs_from(self, start: str) -> dict[str, int]:
+    def _bfs_from(self, start: str, within: Container[str] | None = None) -> dict[str, int]:
+        """Hops from `start` to every location reachable, stepping only on those `within` (None:
+        any location)."""
         hops = {start: 0}
         queue = deque([start])
         while queue:
             loc = queue.popleft()
             for n in self._neighbors[loc]:
-                if n not in hops:
+                if n not in hops and (within is None or n in within):
                     hops[n] = hops[loc] + 1
                     queue.append(n)
         return hops
@@ -705,6 +693,14 @@ def generate_hex_board(
         provenance=Provenance("provisional", "randomly generated for benchmarks"),
         terrain=terrain, features=features, attrs=attrs, edges=edges,
     )
+
+
+def _link(adjacency: dict[str, list[str]], a: str, b: str) -> None:
+    """Make a and b neighbours of each other, once (each keeps its neighbours' order)."""
+    if b not in adjacency[a]:
+        adjacency[a].append(b)
+    if a not in adjacency[b]:
+        adjacency[b].append(a)
 
 
 class _Balls(dict):

@@ -272,22 +272,12 @@ def merge(old: ast.Decl, new: ast.Decl) -> list[tuple[ast.Prop, ast.Prop]]:
         if new.base is not None:
             old.base = new.base
             old.base_citations = new.base_citations
-        labels = {m.label: i for i, m in enumerate(old.modifiers) if m.label}
-        for m in new.modifiers:
-            if m.label and m.label in labels:
-                old.modifiers[labels[m.label]] = m
-            else:
-                old.modifiers.append(m)
+        _merge_by(old.modifiers, new.modifiers, lambda m: m.label or None)  # an unlabelled modifier is added
         if new.order:
             old.order = new.order
     elif isinstance(old, ast.Evaluation):
         # terms merge by label, like a quantity's modifiers: an overlay reweighs one term
-        labels = {t.label: i for i, t in enumerate(old.terms)}
-        for t in new.terms:
-            if t.label in labels:
-                old.terms[labels[t.label]] = t
-            else:
-                old.terms.append(t)
+        _merge_by(old.terms, new.terms, lambda t: t.label)
         if new.params:
             old.params = new.params
     elif isinstance(old, (ast.Function,)):
@@ -311,10 +301,17 @@ def merge(old: ast.Decl, new: ast.Decl) -> list[tuple[ast.Prop, ast.Prop]]:
         old.triggers.extend(new.triggers)
         old.overrides.extend(new.overrides)
     elif isinstance(old, ast.Deck):
-        cards = {c.name: i for i, c in enumerate(old.cards)}
-        for c in new.cards:
-            if c.name in cards:
-                old.cards[cards[c.name]] = c
-            else:
-                old.cards.append(c)
+        _merge_by(old.cards, new.cards, lambda c: c.name)
     return replaced
+
+
+def _merge_by(old: list, new: list, key) -> None:
+    """An override's items merged into the original's: one with the key of an original item
+    replaces it in its place, the others are added at the end (a key None never matches)."""
+    where = {key(x): i for i, x in enumerate(old) if key(x) is not None}
+    for x in new:
+        k = key(x)
+        if k is not None and k in where:
+            old[where[k]] = x
+        else:
+            old.append(x)

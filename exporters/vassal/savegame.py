@@ -331,8 +331,9 @@ def _add_piece(piece_id: str, traits: list[Trait], map_name: str, x: int, y: int
 def _pieces_commands(module: Module, pos: Position, ids: _Ids, assigned: dict | None = None) -> list[str]:
     """AddPiece for every piece, then one per stack (GameState.getRestorePiecesCommand's order)."""
     pieces, stacks = [], []
-    for (map_name, location), placed in pos.pieces.items():
-        x, y = _point(module, map_name, location)
+
+    def add(placed, map_name: str, x, y) -> list[str]:
+        """AddPiece for each of a stack's or deck's pieces: their ids, bottom first."""
         members = []
         for p in placed:
             pid = ids()
@@ -340,17 +341,16 @@ def _pieces_commands(module: Module, pos: Position, ids: _Ids, assigned: dict | 
                 assigned[p.key] = pid
             pieces.append(_add_piece(pid, p.traits, map_name, x, y, p.gpid))
             members.append(pid)
+        return members
+
+    for (map_name, location), placed in pos.pieces.items():
+        x, y = _point(module, map_name, location)
+        members = add(placed, map_name, x, y)
         stacks.append("+/" + encode([ids(), "stack", encode([map_name, x, y, *members, "@@-1"], ";")], "/"))
     decks = []
     for map_name, d, cards in pos.decks:
         x, y = _deck_point(d)
-        members = []
-        for p in cards:
-            pid = ids()
-            if assigned is not None:
-                assigned[p.key] = pid
-            pieces.append(_add_piece(pid, p.traits, map_name, x, y, p.gpid))
-            members.append(pid)
+        members = add(cards, map_name, x, y)
         did = ids()
         if assigned is not None:
             assigned[("deck", d.name)] = did
