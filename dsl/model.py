@@ -75,10 +75,16 @@ class GameDef:
             self._add_named(self.maps, decl, diags, "map")
             return
         else:
+            old = self.names.get(decl.name)
+            # `override deck`: a card named like one of the deck's replaces it (merged by name)
+            replaces = {c.name for c in old.cards} if decl.override and isinstance(old, ast.Deck) else set()
             self._add_named(self.names, decl, diags, "name")
             if isinstance(decl, ast.Deck):
                 for card in decl.cards:
-                    self._add_named(self.names, card, diags, "name")
+                    if card.name in replaces:
+                        self.names[card.name] = card
+                    else:
+                        self._add_named(self.names, card, diags, "name")
         self.decls.append(decl)
 
     def _add_named(self, table: dict, decl: ast.Decl, diags: Diagnostics, what: str) -> None:
@@ -302,6 +308,7 @@ def merge(old: ast.Decl, new: ast.Decl) -> list[tuple[ast.Prop, ast.Prop]]:
         old.overrides.extend(new.overrides)
     elif isinstance(old, ast.Deck):
         _merge_by(old.cards, new.cards, lambda c: c.name)
+        _merge_by(old.pile_decls, new.pile_decls, lambda d: d.name)  # a pile's visibility and title
     return replaced
 
 

@@ -118,3 +118,32 @@ def test_one_overlay_replaces_every_provisional_table_and_stand_in_of_no_retreat
     assert str(engine.tables["german_crt"].lookup(["6:1", 1], None)) == "DR"
     g = play(engine, "campaign", seed=1, until_turn=1, trace=False)
     assert {u.label for u in g.state.units.values()} >= {"16th Army", "Western Front"}
+
+
+def test_an_overlay_deck_replaces_cards_by_name_in_place_and_adds_the_others(tmp_path):
+    """A user's printed card overlaid on a provisional one: `override deck` merges by card name,
+    the card replaced where it stood (the deck's order is its declaration order), a new one added
+    at the end; a quantity's modifiers merge the same way by label (language.md, overlays)."""
+    folder = tmp_path / "cards"
+    shutil.copytree("tests/data/games/chit_cup", folder)
+    (folder / "overlay.wcx").write_text('''
+override deck chits {
+  pile "set_aside" owner_only "Set aside this turn" [ru: "Отложены на этот ход"] §2
+  card r_beta "Red Beta (printed)" §2 { owner: red formation: "beta" pile: "cup" }
+  card r_delta "Red Delta" §2 { owner: red formation: "delta" pile: "later" arrives: 3 }
+}
+''', encoding="utf-8")
+    game, diags = check_path(folder)
+    assert not diags.errors, [d.render() for d in diags.errors]
+    deck = game.names["chits"]
+    assert [c.name for c in deck.cards] == ["r_alpha", "r_beta", "b_gamma", "b_late", "r_delta"]
+    assert deck.cards[1].header.label == "Red Beta (printed)"
+    assert deck.visibility()["cup"] == "face_down"  # the original deck's piles stay
+    (aside,) = [d for d in deck.pile_decls if d.name == "set_aside"]  # a pile line replaced, not doubled
+    assert aside.translations == {"ru": "Отложены на этот ход"}
+    assert game.names["r_beta"] is deck.cards[1]  # the rules' `r_beta` is the overlay's card
+    # a card named like something else the game declares (a unit type) is still a duplicate
+    (folder / "overlay.wcx").write_text('override deck chits {\n  card soldier "S" §2 { owner: red }\n}\n',
+                                        encoding="utf-8")
+    _, diags = check_path(folder)
+    assert [(d.code, d.span.line) for d in diags.errors] == [("E-duplicate", 2)]
