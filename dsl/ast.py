@@ -692,11 +692,16 @@ class TestDice(TestLine):
 
 class TestAnswer(TestLine):
     """`answer h: "1003", none`: the answers to the next choices named `h` (`none` declines);
-    `answer v by united_states: tank`: only that side's."""
+    `answer v by united_states: tank`: only that side's. Qualified answers apply only in some
+    rounds of the combat's loop of rounds (`answer decision from round 2: "retreat"`: rounds
+    `round_from`..`round_to`, None open-ended) or while a condition holds (`when`)."""
 
     what: str
     values: list[Expr]
     by: Expr | None = None
+    round_from: int | None = None
+    round_to: int | None = None
+    when: Expr | None = None
 
 
 class TestSamePlayer(TestLine):

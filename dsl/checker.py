@@ -1403,6 +1403,12 @@ class _Checker:
                     w.expr(v)
                 if item.by is not None:
                     w.expr(item.by)
+                if item.when is not None:
+                    w.cond(item.when)
+                if item.round_from is not None and item.round_from < 1:
+                    self.diags.error("E-test", f"rounds are counted from 1, not {item.round_from}",
+                                     _find(item.span, r"round\s+(\d+)"),
+                                     hint="`in round 1` is the combat's first round")
                 if item.what not in choices:
                     self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
                                      hint=did_you_mean(item.what, choices)

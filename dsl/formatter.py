@@ -681,7 +681,13 @@ class _Layout:
         if isinstance(s, ast.TestAnswer):
             what = s.what if _NAME_RE.match(s.what) and s.what not in KEYWORDS else quote(s.what)
             by = f" by {format_expr(s.by)}" if s.by is not None else ""
-            return f"answer {what}{by}: " + ", ".join(format_expr(v) for v in s.values)
+            if s.when is not None:
+                when = f" when {format_expr(s.when)}"
+            elif s.round_from is not None:
+                when = f" in round {s.round_from}" if s.round_to == s.round_from else f" from round {s.round_from}"
+            else:
+                when = ""
+            return f"answer {what}{when}{by}: " + ", ".join(format_expr(v) for v in s.values)
         if isinstance(s, ast.TestSamePlayer):
             return "same player " + ", ".join(s.sides)
         if isinstance(s, ast.TestDo):

@@ -868,8 +868,21 @@ class _ToAst(Transformer):
     def test_answer(self, meta, what, *values):
         text = _unquote(what) if what.type == "STRING" else str(what)
         values = list(values)
+        qualifier = values.pop(0) if values and isinstance(values[0], tuple) and values[0][0] == "when" else None
         by = values.pop(0)[1] if values and isinstance(values[0], tuple) else None
-        return ast.TestAnswer(what=text, values=values, by=by, span=self.sp(meta))
+        answer = ast.TestAnswer(what=text, values=values, by=by, span=self.sp(meta))
+        if qualifier is not None:
+            _, answer.round_from, answer.round_to, answer.when = qualifier
+        return answer
+
+    def answer_in_round(self, meta, n):
+        return ("when", int(n), int(n), None)
+
+    def answer_from_round(self, meta, n):
+        return ("when", int(n), None, None)
+
+    def answer_if(self, meta, cond):
+        return ("when", None, None, cond)
 
     def answer_by(self, meta, side):
         return ("by", side)

@@ -58,9 +58,12 @@ class SceneError(Exception):
 class PolicyAgent:
     """Decides for one side inside the combat, the same way in every branch (no state of its own):
     a scene's `answer` lines are standing orders (each time a choice of that name is asked, the
-    first of the answers given that is offered); otherwise, with `casualties="cheapest"`, the unit
-    of lowest `cost` among unit options (the first of equal cost); otherwise the rule tests'
-    default: the first option, declining an optional choice, the fewest of a subset."""
+    first of the answers given that applies, `rule_tests.Given.holds`: in its rounds, its
+    condition true; and that is offered); otherwise, with `casualties="cheapest"`, the unit of
+    lowest `cost` among unit options (the first of equal cost); otherwise the rule tests' default:
+    the first option, declining an optional choice, the fewest of a subset. What an answer's
+    condition reads is read by the combat (the enumerator notes it); the round is part of the
+    position when an answer depends on it (`Enumerator.phase`)."""
 
     def __init__(self, answers, casualties: str = "first") -> None:
         self.answers = answers  # the scene's AnswerAgent: its book and its matching of answers
@@ -69,12 +72,11 @@ class PolicyAgent:
     def _standing(self, ctx, who, what, options):
         from warcodex.interpreter.rule_tests import TestFailure
 
-        book = self.answers.book.answers
-        for answer in book.get((getattr(who, "name", who), what), []) + book.get((None, what), []):
-            if isinstance(answer, tuple):
+        for given in self.answers.book.standing(who, what):
+            if isinstance(given.value, tuple) or not given.holds(ctx):
                 continue
             try:
-                return self.answers._match(ctx, what, answer, options)
+                return self.answers._match(ctx, what, given.value, options)
             except TestFailure:
                 continue
         return None
@@ -96,9 +98,9 @@ class PolicyAgent:
         return None if optional else 0
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
-        book = self.answers.book.answers
-        for answer in book.get((getattr(who, "name", who), what), []) + book.get((None, what), []):
-            if isinstance(answer, tuple):
+        for given in self.answers.book.standing(who, what):
+            answer = given.value
+            if isinstance(answer, tuple) and given.holds(ctx):
                 picked = [i for i, o in enumerate(options) if o in answer]
                 if len(picked) >= lo and (hi is None or len(picked) <= hi):
                     return picked
@@ -183,6 +185,15 @@ class Enumerator:
         self.max_runs = MAX_RUNS
         self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
         self.tables_read: set[str] = set()
+        self.round: int | None = None  # the pass of the outermost Markov loop being run (rule_tests.round_of)
+        self.book = None  # the scene's answers, when some depend on the round (see phase)
+
+    @property
+    def phase(self) -> int | None:
+        """The round as far as the scene's answers tell rounds apart (None when none depends on
+        it): part of every memo key, since the same state may be answered otherwise in another
+        round."""
+        return self.book.phase(self.round) if self.book is not None else None
 
     # ------------------------------------------------------------ chance points
     def _next(self, outcomes: list) -> int:
@@ -290,7 +301,7 @@ class Enumerator:
         outer = self.log
         if outer is not None:
             outer.everything()  # keyed on the whole state: the loop read all of it
-        key = (id(site), start_key, locals_key, len(seq))
+        key = (id(site), start_key, locals_key, len(seq), self.phase)
         ends = self.loops.get(key)
         if ends is None:
             self.log = None  # the chain's runs start from other states: not reads of this run's
@@ -313,7 +324,7 @@ class Enumerator:
         nothing), computed once per (procedure, arguments, what its runs read: readlog.py) and
         applied as differences; the branch taken picks one."""
         start = self._start()
-        memo_key = (name, _freeze(args))
+        memo_key = (name, _freeze(args), self.phase)
         memo = self.calls.get(memo_key)
         if memo is None:
             memo = self.calls[memo_key] = ReadMemo()
@@ -359,20 +370,26 @@ class Enumerator:
     def _chain(self, fr, seq, var, body, site, start, locals_key) -> list:
         """The end states of the loop from `start`: (p, state, stopped, rounds, rolled), rounds
         the distribution of the iterations that met a chance point, given that end."""
+        outermost = self.depth == 0
         self.depth += 1
+        saved_round = self.round
         try:
             # live states: key -> [state, {rounds so far: probability}]
             live = {self.key(start): [start, {0: 1.0}]}
             ended: dict = {}  # (state key, stopped) -> [state, stopped, {rounds: probability}]
             any_roll = False
-            for x in seq:
+            for i, x in enumerate(seq):
                 if not live:
                     break
+                if outermost:
+                    self.round = i + 1
+                # a state no pass changes stays so for ever, unless the answers differ next round
+                settled = self.book is None or not outermost or self.book.phase(i + 2) == self.phase
                 nxt: dict = {}
                 for k, (st, hist) in live.items():
                     for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, st, locals_key):
                         any_roll = any_roll or rolled
-                        if stopped or (k2 == k and q >= 1.0 - 1e-12):  # stopped, or the same for ever
+                        if stopped or (settled and k2 == k and q >= 1.0 - 1e-12):  # stopped, or the same for ever
                             target = ended.setdefault((k2, stopped), [st2, stopped, {}])[2]
                         else:
                             target = nxt.setdefault(k2, [st2, {}])[1]
@@ -391,9 +408,10 @@ class Enumerator:
             return out
         finally:
             self.depth -= 1
+            self.round = saved_round
 
     def _transition(self, fr, var, x, body, site, k, st, locals_key) -> list:
-        memo_key = (id(site), k, locals_key)
+        memo_key = (id(site), k, locals_key, self.phase)
         found = self.transitions.get(memo_key)
         if found is not None:
             return found
@@ -703,6 +721,9 @@ def exact(scene: Scene, max_runs: int | None = None) -> Odds:
     if max_runs is not None:
         enum.max_runs = max_runs
     enum.base = state
+    book = getattr(scene.run, "book", None)  # a save's combat has no answers
+    if book is not None and book.by_rounds:
+        enum.book = book
     ctx.chance = enum
     try:
         leaves = enum.explore(scene.combat(), state)
@@ -722,13 +743,16 @@ def exact(scene: Scene, max_runs: int | None = None) -> Odds:
 
 # ==================================================================== Monte Carlo
 class Sampler:
-    """The chance oracle of a Monte Carlo run: dice rolled from the state's RNG, one by one as in
-    play; it only counts the rounds (iterations of the outermost Markov loop that rolled)."""
+    """The chance hook of a Monte Carlo run (and of a rule test whose answers depend on the round):
+    dice rolled from the state's RNG, one by one as in play; it only follows the rounds: `round`,
+    the pass of the outermost Markov loop being run (None outside it), and `rounds`, how many of
+    its passes rolled."""
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.depth = 0
         self.rounds = 0
+        self.round: int | None = None
         self.rolled = False
         self.tables_read: set[str] = set()
 
@@ -760,8 +784,10 @@ class Sampler:
         outer = self.depth == 0
         self.depth += 1
         try:
-            for x in seq:
+            for i, x in enumerate(seq):
                 self.rolled = False
+                if outer:
+                    self.round = i + 1
                 fr.vars[var] = x
                 result = body(fr)
                 if outer and self.rolled:
@@ -772,6 +798,8 @@ class Sampler:
         finally:
             self.depth -= 1
             self.rolled = True
+            if outer:
+                self.round = None
 
 
 _JOB: dict = {}

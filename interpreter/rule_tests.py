@@ -63,31 +63,77 @@ class TestFailure(Exception):
 
 
 # ==================================================================== the players' answers
+@dataclass(frozen=True)
+class Given:
+    """One answer of an `answer` line: its value and when it applies. `rounds` (first, last or
+    None): only in those rounds of the combat (the passes of its loop of rounds, `round_of`);
+    `when`: a condition of the test's language, `when(ctx)` true or false at the choice."""
+
+    value: object
+    rounds: tuple[int, int | None] | None = None
+    when: object = None
+
+    def holds(self, ctx) -> bool:
+        if self.rounds is not None:
+            r = round_of(ctx)
+            first, last = self.rounds
+            if r is None or r < first or (last is not None and r > last):
+                return False
+        return self.when is None or self.when(ctx) is True
+
+
+def round_of(ctx) -> int | None:
+    """The combat's round at this point: the pass of the outermost loop of rounds (a `for` loop
+    run as a Markov chain, docs/odds.md) being run, from 1; None outside such a loop. Known when
+    the context has a chance hook that follows loops (odds, or a rule test with rounds)."""
+    return getattr(ctx.chance, "round", None) if ctx is not None else None
+
+
 class AnswerBook:
     """The answers a test gives (`answer` lines) and the questions the rules asked, shared by the
     players of every side. An answer `by` a side is that side's only; others go to whichever
-    side is asked first. A choice with no answer left takes the first option, or declines when it
-    is optional (a player does something optional only when the test says so); a subset choice
-    takes the fewest options allowed, the first ones."""
+    side is asked first. The next answer to a choice is the first one left that applies (its
+    rounds, its condition: `Given.holds`). A choice with no answer left takes the first option, or
+    declines when it is optional (a player does something optional only when the test says so); a
+    subset choice takes the fewest options allowed, the first ones."""
 
     def __init__(self) -> None:
-        self.answers: dict[tuple[str | None, str], list] = {}  # (side or None, what) -> answers
+        self.answers: dict[tuple[str | None, str], list[Given]] = {}  # (side or None, what) -> answers
         self.asked: list[str] = []
         self.offered: dict[str, tuple] = {}  # the options of the latest choice of each name
         self.times: dict[str, int] = {}  # how many times each choice was asked
+        self.round_horizon = 0  # rounds from which the answers no longer change (see horizon)
 
-    def give(self, side: str | None, what: str, values) -> None:
-        self.answers.setdefault((side, what), []).extend(values)
+    def give(self, side: str | None, what: str, values, rounds=None, when=None) -> None:
+        self.answers.setdefault((side, what), []).extend(Given(v, rounds, when) for v in values)
+        if rounds is not None:
+            first, last = rounds
+            self.round_horizon = max(self.round_horizon, last + 1 if last is not None else first)
+
+    @property
+    def by_rounds(self) -> bool:
+        """Some answer applies only in some rounds: the round is part of the position."""
+        return self.round_horizon > 0
+
+    def phase(self, r: int | None) -> int | None:
+        """The rounds the answers tell apart: from `round_horizon` on, every round is answered alike."""
+        return None if r is None or not self.round_horizon else min(r, self.round_horizon)
 
     def unused(self) -> list[str]:
         return [f"{what}{f' by {side}' if side else ''}: {len(q)}" for (side, what), q in self.answers.items() if q]
 
-    def next(self, who, what: str):
+    def standing(self, who, what: str) -> list[Given]:
+        """Every answer given for this choice: the side's own first."""
+        side = getattr(who, "name", who)
+        return self.answers.get((side, what), []) + self.answers.get((None, what), [])
+
+    def next(self, who, what: str, ctx=None):
         side = getattr(who, "name", who)
         for key in ((side, what), (None, what)):
             queue = self.answers.get(key)
-            if queue:
-                return True, queue.pop(0)
+            for i, given in enumerate(queue or ()):
+                if given.holds(ctx):
+                    return True, queue.pop(i).value
         return False, None
 
     def copy(self) -> "AnswerBook":
@@ -95,6 +141,7 @@ class AnswerBook:
         twin.answers = {k: list(v) for k, v in self.answers.items()}
         twin.offered = dict(self.offered)
         twin.times = dict(self.times)
+        twin.round_horizon = self.round_horizon
         return twin
 
 
@@ -124,7 +171,7 @@ class AnswerAgent:
 
     def choose(self, ctx, who, what, options, optional):
         self._asked(ctx, who, what, options, "")
-        found, answer = self.book.next(who, what)
+        found, answer = self.book.next(who, what, ctx)
         if not found:
             return None if optional else 0
         if what.startswith("re-roll ") and isinstance(answer, bool):
@@ -137,7 +184,7 @@ class AnswerAgent:
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
         self._asked(ctx, who, what, options, f" ({lo}..{hi if hi is not None else 'any'})")
-        found, answer = self.book.next(who, what)
+        found, answer = self.book.next(who, what, ctx)
         if not found:
             return list(range(min(lo, len(options))))
         items = answer if isinstance(answer, tuple) else (answer,)
@@ -181,17 +228,19 @@ class RuleTestRunner:
         self._board = None
 
     # ------------------------------------------------------------ engines and positions
-    def engine_for(self, test_map: ast.TestMap | None, scenario: str | None):
+    def engine_for(self, test_map: ast.TestMap | None, scenario: str | None, evaluator: str | None = None):
         """The engine of a board (the game's map, or a test board) under a scenario's rules,
-        compiled once and shared by every test on the same board and scenario."""
+        compiled once and shared by every test on the same board and scenario (`evaluator`: the
+        runner's unless given)."""
         from warcodex.dsl import test_boards
         from warcodex.interpreter.engine import Engine
 
+        evaluator = evaluator or self.evaluator
         source = test_boards.test_board_source(self.game, test_map) if test_map is not None else None
-        key = (source.text if source is not None else None, scenario)
+        key = (source.text if source is not None else None, scenario, evaluator)
         if key not in self._engines:
             board = test_boards.load_board(source) if source is not None else self._game_board()
-            self._engines[key] = Engine(self.game, board=board, scenario=scenario, evaluator=self.evaluator)
+            self._engines[key] = Engine(self.game, board=board, scenario=scenario, evaluator=evaluator)
         return self._engines[key]
 
     def _game_board(self):
@@ -255,7 +304,10 @@ class _TestRun:
         test_map = items.pop(0) if items and isinstance(items[0], ast.TestMap) else None
         scenario = items.pop(0) if items and isinstance(items[0], ast.TestScenario) else None
         sc_name = scenario.name if scenario is not None else None
-        engine = self.runner.engine_for(test_map, sc_name)
+        # answers given for some rounds only: the rounds are followed by the chance hook of the
+        # closure compiler (the generated code does not call one)
+        by_rounds = any(isinstance(i, ast.TestAnswer) and i.round_from is not None for i in items)
+        engine = self.runner.engine_for(test_map, sc_name, "reference" if by_rounds else None)
         self.engine = engine
         state = engine.new_game(sc_name, seed=0, setup=scenario is not None and scenario.setup)
         if scenario is None:  # the rules of the game, no scenario's special rules or triggers
@@ -269,6 +321,10 @@ class _TestRun:
         self.book = AnswerBook()
         self.players = {s.name: AnswerAgent(self.book) for s in engine.side_entities}  # one player a side
         self.ctx = Context(engine, state, self.players)
+        if by_rounds:
+            from warcodex.interpreter.odds import Sampler
+
+            self.ctx.chance = Sampler(self.ctx)
         self.fr = Frame(self.ctx, {})
         self.scope: set[str] = set()
         return items
@@ -291,6 +347,15 @@ class _TestRun:
     def unused_dice(self) -> list[int]:
         rng = self.state.rng
         return rng.rolls[rng.used:] if isinstance(rng, FixedDice) else []
+
+    def condition(self, e: ast.Expr | None):
+        """An answer's `when` condition as a function of the context of the choice (the state then),
+        evaluated with the test's names as they are now."""
+        if e is None:
+            return None
+        test = self.engine.reference.expr(e, frozenset(self.scope))
+        names = dict(self.fr.vars)
+        return lambda ctx: test(Frame(ctx, dict(names)))
 
     def value(self, e: ast.Expr, fr: Frame | None = None):
         return self.engine.reference.expr(e, frozenset(self.scope))(fr if fr is not None else self.fr)
@@ -327,7 +392,8 @@ class _TestRun:
                 if not (isinstance(who, Entity) and who.kind == "side"):
                     raise TestFailure(f"`by` needs a side, not {describe(self.ctx, who)}", item.span, status="error")
                 side = who.name
-            self.book.give(side, item.what, [self.value(v) for v in item.values])
+            rounds = (item.round_from, item.round_to) if item.round_from is not None else None
+            self.book.give(side, item.what, [self.value(v) for v in item.values], rounds, self.condition(item.when))
         elif isinstance(item, ast.TestSamePlayer):
             player = self.players[item.sides[0]]
             for name in item.sides:

@@ -35,14 +35,7 @@ def textbook_land_battle(attack: list[int], defense: list[int]) -> tuple[float, 
     attackers (the last `a` of the list) roll one d6 each, hitting on <= their attack value, and
     the `d` defenders fire back (the defender's casualties fire too): a Markov chain over (a, d)
     whose self-loop (no hit on either side) is summed as a geometric series."""
-
-    def hits(values):
-        dist = [1.0]
-        for v in values:
-            p = v / 6
-            dist = [(dist[k] if k < len(dist) else 0.0) * (1 - p) + (dist[k - 1] * p if k else 0.0)
-                     for k in range(len(dist) + 1)]
-        return dist
+    hits = _hits
 
     @lru_cache(None)
     def value(a: int, d: int):
@@ -64,6 +57,39 @@ def textbook_land_battle(attack: list[int], defense: list[int]) -> tuple[float, 
         return tuple(x / (1 - stay) for x in acc)
 
     return value(len(attack), len(defense))
+
+
+def _hits(values) -> list[float]:
+    """The distribution of the hits of dice hitting on <= each value (binomial by convolution)."""
+    dist = [1.0]
+    for v in values:
+        p = v / 6
+        dist = [(dist[k] if k < len(dist) else 0.0) * (1 - p) + (dist[k - 1] * p if k else 0.0)
+                for k in range(len(dist) + 1)]
+    return dist
+
+
+def textbook_battle_with_retreat(attack: list[int], defense: list[int], retreat, rounds: int = 100) -> tuple:
+    """(attacker wins, defender wins, mutual destruction, both remain) of the same battle where the
+    attacker retreats at the end of round r when `retreat(a, d, r)` (a, d: the units left), round
+    by round over the distribution of (a, d): a retreat leaves both sides on the map."""
+    dist = {(len(attack), len(defense)): 1.0}
+    out = [0.0, 0.0, 0.0, 0.0]
+    for r in range(1, rounds + 1):
+        nxt: dict = {}
+        for (a, d), w in dist.items():
+            ha, hd = _hits(attack[len(attack) - a:]), _hits(defense[len(defense) - d:])
+            for i, p in enumerate(ha):
+                for j, q in enumerate(hd):
+                    a2, d2 = max(a - j, 0), max(d - i, 0)
+                    if a2 == 0 or d2 == 0:
+                        out[0 if d2 == 0 < a2 else 1 if a2 == 0 < d2 else 2] += w * p * q
+                    elif retreat(a2, d2, r):
+                        out[3] += w * p * q
+                    else:
+                        nxt[(a2, d2)] = nxt.get((a2, d2), 0.0) + w * p * q
+        dist = nxt
+    return tuple(out)
 
 
 def test_the_oracle_reproduces_the_public_calculator():
@@ -152,6 +178,77 @@ def test_we14_through_odds(aa_scenes):
     assert text["attacker: 2 x Tank to eastern_europe; defender: 2 x Infantry eliminated"] == pytest.approx(3 / 8 * (2 / 3) ** 3)
     assert result.rounds == pytest.approx({1: 1.0})
     assert result.survivors["defender"]["infantry"] == pytest.approx(3 * 0.5)  # 1.5 hits expected
+
+
+# ---------------------------------------------------------------- per-round and conditional answers
+@pytest.mark.parametrize("name, retreat", [
+    # `answer decision in round 1: "press attack"` + `from round 2: "retreat"`: two rounds at most
+    ("odds_small_retreat_round2", lambda a, d, r: r >= 2),
+    # `answer decision when count(x for x in i where x.loc != none) < 2: "retreat"`: the cheapest
+    # casualties are the infantry, so the attacker retreats once it is down to 2 units of 3
+    ("odds_small_retreat_when_hurt", lambda a, d, r: a < 3),
+])
+def test_a_per_round_or_conditional_policy_equals_the_textbook_chain(aa_scenes, name, retreat):
+    """The answers' rounds and conditions are part of the position the enumerator memoises on: the
+    same (attackers, defenders) is pressed in round 1 and retreated from in round 2."""
+    result = odds.exact(scene(aa_scenes, name))
+    want = textbook_battle_with_retreat([1, 1, 3], [2, 2], retreat)
+    got = [result.outcomes[k] for k in odds.OUTCOMES]
+    assert got == pytest.approx(list(want), abs=1e-9)
+    assert want[3] > 0.3  # the retreats happen
+    if name.endswith("round2"):
+        assert set(result.rounds) == {1, 2}
+
+
+def test_a_per_round_policy_holds_in_monte_carlo_too(aa_scenes):
+    """Monte Carlo follows the rounds as the enumerator does (the same scene, dice one by one)."""
+    want = textbook_battle_with_retreat([1, 1, 3], [2, 2], lambda a, d, r: r >= 2)
+    mc = odds.monte_carlo(scene(aa_scenes, "odds_small_retreat_round2"), precision=0.04, workers=1)
+    for k, p in zip(odds.OUTCOMES, want):
+        assert abs(mc.outcomes[k] - p) < 2.5 * mc.half_width, (k, mc.outcomes[k], p)
+    assert max(mc.rounds) == 2
+
+
+def test_a_rule_test_answers_by_round_in_order(tmp_path):
+    """In a rule test an answer for some rounds is the next answer of that name in those rounds:
+    `answer decision from round 2: "retreat"` leaves round 1's decision to the default (press),
+    and the test runs as it would in play (every die given is rolled, the answer is used)."""
+    from warcodex.interpreter.rule_tests import RuleTestRunner
+
+    text = SCENES.read_text()
+    start = text.index("test odds_small_retreat_round2")
+    block = text[start:text.index("\n}\n", start) + 3]
+    block = block.replace('  answer decision in round 1: "press attack"\n', "")
+    # two rounds of misses (3 attacking dice, 2 defending), then Germany retreats to Eastern Europe
+    block = block.replace('  fight(', '  dice 6, 6, 6, 6, 6, 6, 6, 6, 6, 6\n  fight(')
+    block = block.replace("odds_small_retreat_round2", "rounds_in_a_rule_test").rstrip().rstrip("}")
+    passing = block + '  expect all(x.loc == "eastern_europe" for x in i) and t.loc == "eastern_europe"\n}\n'
+    early = passing.replace("from round 2", "in round 1").replace("dice 6, 6, 6, 6, 6, 6, 6, 6, 6, 6", "dice 6, 6, 6, 6, 6")
+    file = tmp_path / "rounds.wcx"
+    for source, status in ((passing, "passed"), (early, "passed")):
+        file.write_text(source)
+        game, diags = check_path(AA, tests=True, scenes=[file])
+        assert not diags.errors, [d.render() for d in diags.errors]
+        outcome = RuleTestRunner(game).run(game.tests["rounds_in_a_rule_test"])
+        assert outcome.status == status, (outcome.message, outcome.details)
+    # the same answer for round 3: never asked (the test's dice end the battle after round 2)
+    file.write_text(passing.replace("from round 2", "in round 3"))
+    game, _ = check_path(AA, tests=True, scenes=[file])
+    outcome = RuleTestRunner(game).run(game.tests["rounds_in_a_rule_test"])
+    assert outcome.status != "passed"
+
+
+def test_a_bad_round_or_condition_is_a_located_error(tmp_path):
+    bad = tmp_path / "bad.wcx"
+    bad.write_text('test odds_bad "x" §7.2 {\n  scenario table\n  answer decision in round 0: "retreat"\n'
+                   '  answer decision when nowhere.loc == none: "retreat"\n  fight("karelia", germany)\n}\n')
+    from warcodex.dsl.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError) as exc:  # the command prints these and exits with 1
+        odds.load_scene(AA, bad)
+    out = "\n".join(d.render() for d in exc.value.diagnostics)
+    assert f"{bad}:3:" in out and "rounds are counted from 1" in out and "^" in out
+    assert f"{bad}:4:" in out and "nowhere" in out
 
 
 def test_a_scene_must_end_with_its_combat(aa_scenes):
@@ -263,10 +360,10 @@ def test_odds_from_a_save_with_the_combat_given_as_a_call(tmp_path):
 
 
 # ---------------------------------------------------------------- the A&A worked examples
-def example_branch(game, test_name):
+def example_branch(game, test_name, answers=None):
     """A worked example with a battle as a scene: its lines up to its first `fight`, without its
     dice. Returns (the odds, the probability of the example's own result: its lines run with its
-    dice by the rule-test runner)."""
+    dice by the rule-test runner). `answers`: other answer lines for the scene."""
     from warcodex.interpreter.rule_tests import RuleTestRunner, _TestRun
 
     test = game.tests[test_name]
@@ -275,18 +372,48 @@ def example_branch(game, test_name):
     played = _TestRun(RuleTestRunner(game, evaluator="reference"), test.model_copy(update={"body": cut}))
     for item in played.begin():
         played.line(item)
-    sc = odds.scene_from_test(game, test.model_copy(update={"body": [x for x in cut if not isinstance(x, ast.TestDice)]}))
+    lines = [x for x in cut if not isinstance(x, ast.TestDice)]
+    if answers is not None:
+        lines = [x for x in lines if not isinstance(x, ast.TestAnswer)]
+        lines[-1:-1] = answers
+    sc = odds.scene_from_test(game, test.model_copy(update={"body": lines}))
     result = odds.exact(sc)
     return result, result.distribution.get(odds.leaf_summary(sc, played.state), 0.0)
 
 
-# a land battle with a retreat, sea battles with submarines, a battleship's two hits, a fighter from
-# a carrier, defenceless transports, a multinational defence (bench/odds.py --examples runs them all)
-@pytest.mark.parametrize("name", ["we14", "d03", "d04", "we11", "we15a", "d15_agree", "we22"])
+# Every worked example (WE-xx) and derived case (D-xx) of games/axis-allies-1941/tests with a battle:
+# land battles with a retreat, sea battles with submarines, a battleship's two hits, a fighter
+# from a carrier, defenceless transports, a multinational defence, WE-24's "press attack in round
+# 1, retreat in round 2" (bench/odds.py --examples prints them with their probabilities)
+AA_BATTLE_EXAMPLES = [
+    "d03", "d03_retreat", "d03_sunk", "d04", "d05", "d06", "d07", "d10", "d13", "d14", "d15_agree",
+    "d15_disagree", "d15_one_player", "we08", "we08_berlin_lost", "we09", "we11", "we13", "we14", "we15a",
+    "we15b", "we15c", "we15c_stayed", "we20", "we21", "we21_mirror", "we22", "we24_press", "we24_retreat",
+]
+
+
+def test_every_aa_example_with_a_battle_is_listed(aa_scenes):
+    fights = {name for name, t in aa_scenes.tests.items() if not name.startswith("odds_")
+              and any(isinstance(x, ast.CallStmt) and x.call.func == "fight" for x in t.body)}
+    assert fights == set(AA_BATTLE_EXAMPLES)
+
+
+@pytest.mark.parametrize("name", AA_BATTLE_EXAMPLES)
 def test_a_worked_example_is_a_branch_of_its_odds(aa_scenes, name):
     result, p = example_branch(aa_scenes, name)
     assert result.method == "exact" and sum(result.distribution.values()) == pytest.approx(1)
     assert p > 0.001, f"{name}: the example's result has probability {p}"
+
+
+def test_we24_press_needs_its_per_round_answers(aa_scenes):
+    """WE-24 pressed in round 1 and retreated from in round 2: with the attacker always pressing
+    (its answers as standing orders for every round) the example's result is impossible."""
+    answers = [x for x in aa_scenes.tests["we24_press"].body if isinstance(x, ast.TestAnswer)]
+    pressing = [x.model_copy(update={"round_from": None, "round_to": None}) if x.round_to == 1 else x
+                for x in answers if x.round_to != 2]
+    assert len(pressing) == 2  # the defender's casualty, and "press attack"
+    _, p = example_branch(aa_scenes, "we24_press", pressing)
+    assert p == 0.0
 
 
 def test_a_blind_draw_is_not_enumerable_and_auto_answers_by_monte_carlo():
