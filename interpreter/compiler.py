@@ -1019,6 +1019,49 @@ def markov_loop(s: ast.For, outer: set) -> bool:
     return s.var not in names_read and not (assigned & set(outer))
 
 
+def sequence_steps(body: list[ast.Stmt], params) -> bool:
+    """Whether an exact odds computation may run a procedure body statement by statement, as a
+    chain over the game states between statements (odds.py, `Enumerator.call`): it has several
+    statements and none of them binds a local (`let`, `choose`, `reroll`, a loop variable, `set` of
+    a parameter or local) that a later one reads, so the game state (and the procedure's arguments)
+    is all a statement leaves to the next. (`set` of a global changes the game state.)"""
+    if len(body) < 2:
+        return False
+    local_names = set(params)
+
+    def names(node, kind: str) -> set[str]:
+        out: set[str] = set()
+
+        def walk(n) -> None:
+            if kind == "read" and isinstance(n, ast.Name):
+                out.add(n.id)
+            if kind == "bound":
+                if isinstance(n, ast.Let):
+                    out.add(n.name)
+                    local_names.add(n.name)
+                elif isinstance(n, (ast.For, ast.Choose, ast.Reroll)):
+                    out.add(n.var)
+                    local_names.add(n.var)
+                elif isinstance(n, ast.SetStmt) and isinstance(n.target, ast.Name):
+                    out.add(n.target.id)
+            if isinstance(n, ast.Node):
+                for f in type(n).model_fields:
+                    walk(getattr(n, f))
+            elif isinstance(n, (list, tuple)):
+                for x in n:
+                    walk(x)
+        walk(node)
+        return out
+
+    bound = [names(s, "bound") for s in body]  # (fills local_names first)
+    later_reads: set[str] = set()
+    for s, b in zip(reversed(body), reversed(bound)):
+        if b & local_names & later_reads:
+            return False
+        later_reads |= names(s, "read")
+    return True
+
+
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1158,6 +1201,12 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     citations = tuple(p.header.citations)
     n = len(names)
     rolls = compiler.may_roll(p.body)  # under exact odds, its end states are memoised (odds.py)
+    # under exact odds, a body whose statements pass nothing but the game state to each other is
+    # enumerated statement by statement (odds.py): each statement's own closure
+    steps = None
+    if rolls and sequence_steps(p.body, names) and pname not in compiler.engine.procedure_vars:
+        scope = set(names)
+        steps = [(s, compiler.block([s], scope)) for s in p.body]
 
     def run(ctx, args, span):
         if len(args) != n:
@@ -1166,7 +1215,8 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
             ctx.enter(pname, span)
         try:
             if rolls and ctx.chance is not None:
-                ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))))
+                ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))),
+                                steps and (steps, lambda: Frame(ctx, dict(zip(names, args)))))
             else:
                 ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
         finally:

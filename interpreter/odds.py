@@ -170,6 +170,7 @@ class Enumerator:
         self.loops: dict = {}  # (loop, state, locals) -> its end states
         self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
         self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
+        self.statements: dict = {}  # (procedure, arguments, statement, state, depth) -> its outcomes: see _sequence
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
         self.same: dict = {}  # (call, id(start state)) -> (start state, its memo entry): see explore
@@ -308,10 +309,12 @@ class Enumerator:
             self.rounds = rounds
         return True, (STOP if stopped else None)
 
-    def call(self, name: str, args: tuple, run) -> None:
+    def call(self, name: str, args: tuple, run, steps=None) -> None:
         """A procedure that may roll: its effect is a distribution over end states (it returns
         nothing), computed once per (procedure, arguments, what its runs read: readlog.py) and
-        applied as differences; the branch taken picks one."""
+        applied as differences; the branch taken picks one. `steps`: (statements, a new frame of
+        the call) when its body passes nothing but the game state from one statement to the
+        next (compiler.sequence_steps): it is then enumerated statement by statement (`_sequence`)."""
         start = self._start()
         memo_key = (name, _freeze(args))
         memo = self.calls.get(memo_key)
@@ -322,8 +325,17 @@ class Enumerator:
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
-                leaves = self.explore(run, start, name)
-                path = self.log.reads
+                if steps is not None:
+                    # each statement's transitions are memoised on whole states: the call read
+                    # all of its start state
+                    self.log.begin_run(start)
+                    self.log.everything()
+                    path = self.log.reads
+                    self.log = None  # the statements' runs start from other states
+                    leaves = self._sequence(name, memo_key[1], steps, start)
+                else:
+                    leaves = self.explore(run, start, name)
+                    path = self.log.reads
             finally:
                 self.log = outer
             merged: dict = {}
@@ -355,6 +367,71 @@ class Enumerator:
         self._run_from(applied[1])
         if self.depth == 0:
             self.rounds = hist
+
+    def _sequence(self, name: str, frozen_args, steps, start) -> list[tuple[float, object, object, dict, bool]]:
+        """The leaves of a procedure call run statement by statement: a chain over the states
+        between its statements, the states reached by several branches merged after each, and
+        each statement's outcomes from a state computed once for the whole computation (a later
+        statement thus runs once per distinct state, not once per branch; the states after a
+        battle round's fire and casualties recur from many states before it)."""
+        statements, frame = steps
+        live = {self.key(start): [start, {0: 1.0}, False]}  # key -> [state, {rounds: weight}, rolled]
+        ended: list = []
+        for index, (stmt, compiled) in enumerate(statements):
+            if not live:
+                break
+            nxt: dict = {}
+            for k, (st, hist, rolled) in live.items():
+                for k2, st2, stopped, q, hist2, rolled2 in self._statement(name, frozen_args, index, stmt, compiled,
+                                                                              frame, k, st):
+                    combined: dict = {}
+                    for r, w in hist.items():
+                        for r2, w2 in hist2.items():
+                            combined[r + r2] = combined.get(r + r2, 0.0) + w * w2 * q
+                    if stopped:
+                        ended.append((st2, combined, rolled or rolled2))
+                        continue
+                    slot = nxt.get(k2)
+                    if slot is None:
+                        nxt[k2] = [st2, combined, rolled or rolled2]
+                    else:
+                        for r, w in combined.items():
+                            slot[1][r] = slot[1].get(r, 0.0) + w
+                        slot[2] = slot[2] or rolled or rolled2
+            live = nxt
+        ended += live.values()
+        leaves = []
+        for st, hist, rolled in ended:
+            p = sum(hist.values())
+            leaves.append((p, st, None, {r: w / p for r, w in hist.items()} if p > 0 else hist, rolled))
+        return leaves
+
+    def _statement(self, name, frozen_args, index, stmt, compiled, frame, k, st) -> list:
+        """One statement of a procedure run from state `st` (key `k`): its outcomes (end state key,
+        end state, stopped the procedure, probability, rounds distribution, rolled), computed once
+        per (procedure, arguments, statement, state, depth) for the whole computation."""
+        memo_key = (name, frozen_args, index, k, self.depth > 0)
+        found = self.statements.get(memo_key)
+        if found is not None:
+            return found
+        label = f"{name}, line {stmt.span.line}" if stmt.span else name
+        merged: dict = {}
+        for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label):
+            k2 = self.key(end)
+            stopped = result is STOP
+            slot = merged.get((k2, stopped))
+            if slot is None:
+                slot = merged[(k2, stopped)] = [k2, end, stopped, 0.0, {}, False]
+            slot[3] += p
+            for r, w in hist.items():
+                slot[4][r] = slot[4].get(r, 0.0) + p * w
+            slot[5] = slot[5] or rolled
+        out = []
+        for k2, end, stopped, p, hist, rolled in merged.values():
+            if p > 0:
+                out.append((k2, end, stopped, p, {r: w / p for r, w in hist.items()}, rolled))
+        self.statements[memo_key] = out
+        return out
 
     def _chain(self, fr, seq, var, body, site, start, locals_key) -> list:
         """The end states of the loop from `start`: (p, state, stopped, rounds, rolled), rounds
@@ -750,7 +827,7 @@ class Sampler:
         test = _COMPARE[op]
         return sum(1 for b in bounds if test(self.roll(dice), b))
 
-    def call(self, name, args, run) -> None:
+    def call(self, name, args, run, steps=None) -> None:
         run()
 
     def force(self, pending):  # never pending: counts are rolled at once
