@@ -1062,6 +1062,24 @@ def sequence_steps(body: list[ast.Stmt], params) -> bool:
     return True
 
 
+def tail_call(compiler: Compiler, stmts: list[ast.Stmt]) -> bool:
+    """Whether `stmts` end with a call of a procedure that may roll and do nothing after it: one
+    such call statement, alone or as the only statement of an `if` (with no `else`, or another tail
+    call as its `else`) or of a `step`. Under exact odds, the outcomes of such a call are the
+    outcomes of the code around it (odds.py, `Enumerator.call`): no replay per outcome."""
+    if len(stmts) != 1:
+        return False
+    s = stmts[0]
+    if isinstance(s, ast.CallStmt):
+        decl = compiler.engine.game.names.get(s.call.func)
+        return isinstance(decl, ast.Procedure) and compiler.may_roll(s)
+    if isinstance(s, ast.If):
+        return tail_call(compiler, s.body) and (not s.orelse or tail_call(compiler, s.orelse))
+    if isinstance(s, ast.Step):
+        return tail_call(compiler, s.body)
+    return False
+
+
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1206,7 +1224,7 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     steps = None
     if rolls and sequence_steps(p.body, names) and pname not in compiler.engine.procedure_vars:
         scope = set(names)
-        steps = [(s, compiler.block([s], scope)) for s in p.body]
+        steps = [(s, compiler.block([s], scope), tail_call(compiler, [s])) for s in p.body]
 
     def run(ctx, args, span):
         if len(args) != n:

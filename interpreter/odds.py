@@ -45,6 +45,15 @@ MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for M
 OUTCOMES = ("attacker wins", "defender wins", "mutual destruction", "both remain")
 
 
+class TailBranch(Exception):
+    """Raised by a call in tail position (see `Enumerator.call`): the leaves of the run, one per
+    outcome of the call (probability, end state, rounds, rolled)."""
+
+    def __init__(self, leaves: list) -> None:
+        super().__init__("tail call")
+        self.leaves = leaves
+
+
 class SceneError(Exception):
     """A scene that cannot be resolved: the message, and where (a Span) when known."""
 
@@ -170,6 +179,8 @@ class Enumerator:
         self.loops: dict = {}  # (loop, state, locals) -> its end states
         self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
         self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
+        self.tail = False  # the current run ends with the procedure call it is about to make
+        self.tails: dict = {}  # id(a Markov loop) -> whether its body is a tail call
         self.statements: dict = {}  # (procedure, arguments, statement, state, depth) -> its outcomes: see _sequence
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
@@ -228,11 +239,13 @@ class Enumerator:
         k = state_key(state, self.base)
         return self.interned.setdefault(k, k)
 
-    def explore(self, run, state, label: str = "combat") -> list[tuple[float, object, object, dict, bool]]:
+    def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
-        rounds: the distribution of the number of rounds of the outermost Markov loop met."""
+        rounds: the distribution of the number of rounds of the outermost Markov loop met.
+        `tail`: `run` ends with a call of a procedure that may roll (compiler.tail_call), whose
+        outcomes are then leaves without a replay each."""
         saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
-                 self.counts, self.ncount)
+                 self.counts, self.ncount, self.tail)
         # a call made from a state every replay reaches alike (the start, or the same end of the
         # same call before) is looked up once per explore, by the state's identity; a grouped
         # count met again at the same point of a branch is not counted again (known_count)
@@ -252,16 +265,20 @@ class Enumerator:
                 self.work[label] = self.work.get(label, 0) + 1
                 if self.runs > self.max_runs:
                     raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
+                self.tail = tail
                 try:
                     result = run()
                 except Branch as b:
                     for i, (_, q) in enumerate(b.outcomes):
                         stack.append((prefix + (i,), p * q))
                     continue
+                except TailBranch as t:
+                    leaves += [(p * q, end, None, hist, rolled) for q, end, hist, rolled in t.leaves]
+                    continue
                 leaves.append((p, plain(self.ctx.state), result, self.rounds, self.rolled))
         finally:
             (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
-             self.counts, self.ncount) = saved
+             self.counts, self.ncount, self.tail) = saved
         return leaves
 
     def _run_from(self, start, memos=None, begin: bool = False) -> None:
@@ -315,6 +332,7 @@ class Enumerator:
         applied as differences; the branch taken picks one. `steps`: (statements, a new frame of
         the call) when its body passes nothing but the game state from one statement to the
         next (compiler.sequence_steps): it is then enumerated statement by statement (`_sequence`)."""
+        tail, self.tail = self.tail, False  # (the calls it makes are not in tail position)
         start = self._start()
         memo_key = (name, _freeze(args))
         memo = self.calls.get(memo_key)
@@ -355,18 +373,26 @@ class Enumerator:
         path, ends = found
         if self.log is not None:  # what the call read, the caller read (whichever branch is taken)
             self.log.merge(path)
+        if tail and self.log is None and self.pos >= len(self.prefix) and len(ends) > 1:
+            # nothing runs after this call: each of its outcomes is a leaf of the run, no replay
+            raise TailBranch([(p, self._applied(start, diff), hist if self.depth == 0 else self.rounds,
+                               self.rolled or rolled) for p, diff, hist, rolled in ends])
         saved_rolled = self.rolled
         index = self._next([(i, e[0]) for i, e in enumerate(ends)])
         p, diff, hist, rolled = ends[index]
         if self.log is not None:
             self.log.written.update(diff.owners)
         self.rolled = saved_rolled or rolled
+        self._run_from(self._applied(start, diff))
+        if self.depth == 0:
+            self.rounds = hist
+
+    def _applied(self, start, diff):
+        """The state `start` after a call's difference `diff` (computed once per explore)."""
         applied = self.applied.get((id(start), id(diff)))
         if applied is None or applied[0] is not start:
             applied = self.applied[(id(start), id(diff))] = (start, diff.apply(start))
-        self._run_from(applied[1])
-        if self.depth == 0:
-            self.rounds = hist
+        return applied[1]
 
     def _sequence(self, name: str, frozen_args, steps, start) -> list[tuple[float, object, object, dict, bool]]:
         """The leaves of a procedure call run statement by statement: a chain over the states
@@ -377,13 +403,13 @@ class Enumerator:
         statements, frame = steps
         live = {self.key(start): [start, {0: 1.0}, False]}  # key -> [state, {rounds: weight}, rolled]
         ended: list = []
-        for index, (stmt, compiled) in enumerate(statements):
+        for index, (stmt, compiled, tail) in enumerate(statements):
             if not live:
                 break
             nxt: dict = {}
             for k, (st, hist, rolled) in live.items():
                 for k2, st2, stopped, q, hist2, rolled2 in self._statement(name, frozen_args, index, stmt, compiled,
-                                                                              frame, k, st):
+                                                                              tail, frame, k, st):
                     combined: dict = {}
                     for r, w in hist.items():
                         for r2, w2 in hist2.items():
@@ -406,7 +432,7 @@ class Enumerator:
             leaves.append((p, st, None, {r: w / p for r, w in hist.items()} if p > 0 else hist, rolled))
         return leaves
 
-    def _statement(self, name, frozen_args, index, stmt, compiled, frame, k, st) -> list:
+    def _statement(self, name, frozen_args, index, stmt, compiled, tail, frame, k, st) -> list:
         """One statement of a procedure run from state `st` (key `k`): its outcomes (end state key,
         end state, stopped the procedure, probability, rounds distribution, rolled), computed once
         per (procedure, arguments, statement, state, depth) for the whole computation."""
@@ -416,7 +442,7 @@ class Enumerator:
             return found
         label = f"{name}, line {stmt.span.line}" if stmt.span else name
         merged: dict = {}
-        for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label):
+        for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
@@ -479,8 +505,14 @@ class Enumerator:
             fr.vars[var] = x
             return body(fr)
 
+        tail = self.tails.get(id(site))
+        if tail is None:
+            from warcodex.interpreter.compiler import tail_call
+
+            tail = self.tails[id(site)] = tail_call(self.ctx.engine.reference, site.body)
         merged: dict = {}
-        for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop"):
+        for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop",
+                                                      tail):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
