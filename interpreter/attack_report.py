@@ -117,6 +117,9 @@ class _TracingEnumerator(Enumerator):
     def loop(self, fr, seq, var, body, site):
         return False, None  # run as plain code, traced
 
+    def count_loop(self, fr, low, name, var, body, site):
+        return False, None  # run as plain code, traced
+
     def explore(self, run, state, label: str = "combat"):
         ctx = self.ctx
 

@@ -263,6 +263,12 @@ class Compiler:
             # `emit(card_event, ...)`: the first argument names an event, not a value
             event = e.args[0].id
             args = [(lambda fr, event=event: event)] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+        elif isinstance(self.engine.game.names.get(name), ast.Procedure):
+            # a local passed to a procedure is passed as it is: a pending count of hits (exact
+            # odds) is observed where the procedure reads it, or followed lazily by a loop
+            # `for i in range(1, n)` (odds.py, Enumerator.count_loop)
+            args = [(lambda fr, n=a.id: fr.vars[n]) if isinstance(a, ast.Name) and a.id in scope
+                    else self.expr(a, scope, dyn) for a in e.args]
         else:
             args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span
@@ -579,14 +585,54 @@ class Compiler:
     def block(self, stmts: list[ast.Stmt], scope: set[str], dynamic: bool = False) -> Fn:
         """Compile statements; `scope` grows as let/for/choose bind names (function scope)."""
         compiled = [self.stmt(s, scope, dynamic) for s in stmts]
+        # under exact odds the oracle's `tail_ok` says whether the statement running is the last
+        # thing its run does (odds.py, Enumerator.count_loop): true for the last statement of a
+        # block when it is one that passes it on (an `if`, a `step`, a loop, a call of one of the
+        # game's procedures), false for the others (a built-in may run triggers, then go on) and
+        # for every statement before the last
+        last = stmts[-1] if stmts else None
+        last_passes = isinstance(last, (ast.If, ast.Step, ast.For)) or isinstance(last, ast.CallStmt) \
+            and isinstance(self.engine.game.names.get(last.call.func), ast.Procedure)
         if len(compiled) == 1:
-            return compiled[0]
+            if last_passes:
+                return compiled[0]
+            only = compiled[0]
+
+            def run_one(fr):
+                chance = fr.ctx.chance
+                if chance is None or not chance.tail_ok:
+                    return only(fr)
+                chance.tail_ok = False
+                try:
+                    return only(fr)
+                finally:
+                    chance.tail_ok = True
+            return run_one
+        if not compiled:
+            return lambda fr: None
+        init, last = compiled[:-1], compiled[-1]
 
         def run(fr):
-            for s in compiled:
-                if s(fr) is STOP:
-                    return STOP
-            return None
+            chance = fr.ctx.chance
+            if chance is None or not chance.tail_ok:
+                for s in compiled:
+                    if s(fr) is STOP:
+                        return STOP
+                return None
+            chance.tail_ok = False
+            try:
+                for s in init:
+                    if s(fr) is STOP:
+                        return STOP
+            finally:
+                chance.tail_ok = True
+            if not last_passes:
+                chance.tail_ok = False
+                try:
+                    return last(fr)
+                finally:
+                    chance.tail_ok = True
+            return last(fr)
         return run
 
     def stmt(self, s: ast.Stmt, scope: set[str], dyn: bool) -> Fn:
@@ -681,19 +727,41 @@ class Compiler:
         body = self.block(s.body, scope, dyn)
         span = s.span
         chain = markov_loop(s, outer) and self.may_roll(s.body)
+        # `for i in range(LOW, n)` over a pending count n whose body rolls no dice and passes only
+        # the game state on: under exact odds, iterated once for every value of n (count_loop)
+        lazy = None
+        src = s.source
+        if isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs \
+                and isinstance(src.args[1], ast.Name) and src.args[1].id in outer \
+                and markov_loop(s, outer) and not self.may_roll(s.body):
+            lazy = (self.expr(src.args[0], frozenset(outer), dyn), src.args[1].id)
 
-        def for_(fr):
-            seq = source(fr)
-            if chain and fr.ctx.chance is not None and seq:
-                done, result = fr.ctx.chance.loop(fr, seq, var, body, s)
-                if done:
-                    return result
+        def plain_loop(fr, seq):
             for x in (seq if seq is not None else ()):
                 fr.ctx.tick(span)
                 fr.vars[var] = x
                 if body(fr) is STOP:
                     return STOP
             return None
+
+        def for_(fr):
+            chance = fr.ctx.chance
+            if chance is None:
+                return plain_loop(fr, source(fr))
+            if lazy is not None and type(fr.vars.get(lazy[1])) is Pending:
+                done, result = chance.count_loop(fr, lazy[0](fr), lazy[1], var, body, s)
+                if done:
+                    return result
+            seq = source(fr)
+            if chain and seq:
+                done, result = chance.loop(fr, seq, var, body, s)
+                if done:
+                    return result
+            saved, chance.tail_ok = chance.tail_ok, False  # iterations follow each iteration
+            try:
+                return plain_loop(fr, seq)
+            finally:
+                chance.tail_ok = saved
         return for_
 
     def _s_Choose(self, s, scope, dyn):
@@ -809,6 +877,13 @@ class Compiler:
     def _s_CallStmt(self, s, scope, dyn):
         f = self.call(s.call, frozenset(scope), dyn, statement=True)
         span = s.span
+        if isinstance(self.engine.game.names.get(s.call.func), ast.Procedure):
+            def call_procedure(fr):
+                chance = fr.ctx.chance
+                if chance is not None:  # the procedure's body is in tail position if this call is
+                    chance.tail_next = chance.tail_ok
+                f(fr)
+            return call_procedure
 
         def call(fr):
             f(fr)
@@ -1062,24 +1137,6 @@ def sequence_steps(body: list[ast.Stmt], params) -> bool:
     return True
 
 
-def tail_call(compiler: Compiler, stmts: list[ast.Stmt]) -> bool:
-    """Whether `stmts` end with a call of a procedure that may roll and do nothing after it: one
-    such call statement, alone or as the only statement of an `if` (with no `else`, or another tail
-    call as its `else`) or of a `step`. Under exact odds, the outcomes of such a call are the
-    outcomes of the code around it (odds.py, `Enumerator.call`): no replay per outcome."""
-    if len(stmts) != 1:
-        return False
-    s = stmts[0]
-    if isinstance(s, ast.CallStmt):
-        decl = compiler.engine.game.names.get(s.call.func)
-        return isinstance(decl, ast.Procedure) and compiler.may_roll(s)
-    if isinstance(s, ast.If):
-        return tail_call(compiler, s.body) and (not s.orelse or tail_call(compiler, s.orelse))
-    if isinstance(s, ast.Step):
-        return tail_call(compiler, s.body)
-    return False
-
-
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1224,15 +1281,21 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     steps = None
     if rolls and sequence_steps(p.body, names) and pname not in compiler.engine.procedure_vars:
         scope = set(names)
-        steps = [(s, compiler.block([s], scope), tail_call(compiler, [s])) for s in p.body]
+        steps = [(s, compiler.block([s], scope)) for s in p.body]
 
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
+        chance = ctx.chance
+        if chance is not None:  # exact odds: whether its body is the end of the run (count_loop)
+            tail, chance.tail_next = chance.tail_next, False
+            saved, chance.tail_ok = chance.tail_ok, tail
         if counted:  # bounded recursion (bounds.py, context.py); the generated code counts the same rules
             ctx.enter(pname, span)
         try:
             if rolls and ctx.chance is not None:
+                if any(type(a) is Pending for a in args):  # its memo is keyed on values
+                    args = tuple(ctx.chance.force(a) if type(a) is Pending else a for a in args)
                 ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))),
                                 steps and (steps, lambda: Frame(ctx, dict(zip(names, args)))))
             else:
@@ -1240,6 +1303,8 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
         finally:
             if counted:
                 ctx.depth -= 1
+            if chance is not None:
+                chance.tail_ok = saved
         return None
 
     if pname not in compiler.engine.procedure_vars:

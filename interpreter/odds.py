@@ -147,8 +147,12 @@ def state_key(state, base=None) -> tuple:
         )
 
     def changed(mine: dict, theirs: dict) -> tuple:
-        out = [(k, _freeze(v)) for k, v in mine.items() if theirs.get(k, _MISSING) != v]
-        out += [(k, _MISSING) for k in theirs if k not in mine]
+        # (an entry shared with the base, as copies share them until written, is the same object:
+        # compared by identity first, not value by value)
+        out = [(k, _freeze(v)) for k, v in mine.items()
+               if (t := theirs.get(k, _MISSING)) is not v and t != v]
+        if len(theirs) > len(mine) - len(out):
+            out += [(k, _MISSING) for k in theirs.keys() - mine.keys()]
         return tuple(sorted(out, key=repr)) if len(out) > 1 else tuple(out)
 
     return _Key((
@@ -168,8 +172,12 @@ _MISSING = "<missing>"
 class Enumerator:
     """The chance oracle of an exact computation (see the module docstring)."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx, shortcuts: bool = True) -> None:
         self.ctx = ctx
+        # False: every branch is replayed from the start of its call or loop iteration, as in the
+        # plain enumeration (no statement chain, no tail leaves, no lazy count loop): the
+        # reference the shortcuts are tested against
+        self.shortcuts = shortcuts
         self.prefix: tuple[int, ...] = ()
         self.pos = 0
         self.rolled = False  # a chance point was met in the current run (a round was fought)
@@ -179,8 +187,10 @@ class Enumerator:
         self.loops: dict = {}  # (loop, state, locals) -> its end states
         self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
         self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
-        self.tail = False  # the current run ends with the procedure call it is about to make
-        self.tails: dict = {}  # id(a Markov loop) -> whether its body is a tail call
+        self.forced: dict = {}  # id(pending count) -> (it, its value in the current run)
+        self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
+        self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
+        self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
         self.statements: dict = {}  # (procedure, arguments, statement, state, depth) -> its outcomes: see _sequence
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
@@ -229,8 +239,75 @@ class Enumerator:
         return pending if lazy else self.force(pending)
 
     def force(self, pending: Pending) -> int:
+        """The value of a pending count in this branch (the same wherever the run reads it: a
+        count passed to a procedure is read in two frames)."""
+        known = self.forced.get(id(pending))
+        if known is not None and known[0] is pending:
+            return known[1]
         outcomes = pending.outcomes()
-        return outcomes[self._next(outcomes)][0]
+        value = outcomes[self._next(outcomes)][0]
+        self.forced[id(pending)] = (pending, value)
+        return value
+
+    def count_loop(self, fr, low, name: str, var: str, body, site) -> tuple[bool, object]:
+        """`for var in range(low, name)` where `name` is a pending count, the body rolling no dice
+        and leaving nothing but the game state (compiler `_s_For`): the iterations are run once
+        for the largest value (and kept for this explore, keyed on the state, the locals and what
+        the run has written), each value of the count an outcome whose state is the one after
+        its number of iterations. A battle's casualties are thus chosen once for every number
+        of hits that reaches them, not once per number of hits. Returns (done, result)."""
+        pending = fr.vars[name]
+        known = self.forced.get(id(pending))
+        if known is not None and known[0] is pending:
+            fr.vars[name] = known[1]
+            return False, None
+        if not self.shortcuts or type(low) is not int or any(type(v) is Pending for k, v in fr.vars.items() if k != name):
+            return False, None
+        outcomes = pending.outcomes()
+        tail = self.tail_ok
+        log = self.log
+        start = self._start()
+        key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
+               frozenset(log.written) if log is not None else None, log.all_read if log is not None else None)
+        steps = self.iterated.get(key)
+        computed = steps is None
+        if computed:
+            # (state, written, stopped) after 0, 1, 2... iterations; each kept as it is (the run
+            # goes on from a copy of it)
+            self._run_from(start)
+            steps = [(start, set(log.written) if log is not None else None, False)]
+            ctx = self.ctx
+            self.tail_ok = False
+            try:
+                for x in range(low, max(v for v, _ in outcomes) + 1):
+                    ctx.tick(site.span)
+                    fr.vars[var] = x
+                    stopped = body(fr) is STOP
+                    after = plain(ctx.state)
+                    steps.append((after, set(log.written) if log is not None else None, stopped))
+                    if stopped:
+                        break
+                    self._run_from(after)
+            finally:
+                self.tail_ok = tail
+            self.iterated[key] = steps
+        if tail and self.pos >= len(self.prefix) and len(outcomes) > 1 and not steps[-1][2]:
+            # nothing runs after the loop: each value of the count is a leaf of the run, no replay
+            self.rolled = True
+            raise TailBranch([(p, steps[min(max(0, v - low + 1), len(steps) - 1)][0], self.rounds, True)
+                              for v, p in outcomes])
+        value = outcomes[self._next(outcomes)][0]
+        self.forced[id(pending)] = (pending, value)
+        fr.vars[name] = value
+        n = min(max(0, value - low + 1), len(steps) - 1)
+        state, written, stopped = steps[n]
+        if n > 0:
+            fr.vars[var] = low + n - 1
+        if computed or n > 0:
+            self._run_from(state)
+            if log is not None:
+                log.written = set(written)
+        return True, (STOP if stopped else None)
 
     # ------------------------------------------------------------ branches
     def key(self, state) -> tuple:
@@ -242,14 +319,16 @@ class Enumerator:
     def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
         rounds: the distribution of the number of rounds of the outermost Markov loop met.
-        `tail`: `run` ends with a call of a procedure that may roll (compiler.tail_call), whose
-        outcomes are then leaves without a replay each."""
+        `tail`: nothing follows `run` (a procedure's body, a statement, a loop's iteration: not a
+        scene's action, after which the engine goes on); then a call of a procedure that may roll
+        ending it (`call`) or a lazy loop over a pending count ending it (count_loop)
+        gives its outcomes as leaves, without a replay each."""
         saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
-                 self.counts, self.ncount, self.tail)
+                 self.counts, self.ncount, self.forced, self.iterated, self.tail_ok, self.tail_next)
         # a call made from a state every replay reaches alike (the start, or the same end of the
         # same call before) is looked up once per explore, by the state's identity; a grouped
         # count met again at the same point of a branch is not counted again (known_count)
-        self.same, self.applied, self.counts = {}, {}, {}
+        self.same, self.applied, self.counts, self.iterated = {}, {}, {}, {}
         leaves = []
         # the values of pure rules computed in `state` stay valid in every replay from it: the
         # context starts a new memo when the state changes, leaving these ones as they were
@@ -259,13 +338,14 @@ class Enumerator:
             while stack:
                 prefix, p = stack.pop()
                 self.prefix, self.pos, self.rolled, self.rounds, self.ncount = prefix, 0, False, {0: 1.0}, 0
+                self.forced = {}
+                self.tail_ok, self.tail_next = tail and self.shortcuts, False
                 self._run_from(state, memos, begin=True)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
                 self.work[label] = self.work.get(label, 0) + 1
                 if self.runs > self.max_runs:
                     raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
-                self.tail = tail
                 try:
                     result = run()
                 except Branch as b:
@@ -278,7 +358,7 @@ class Enumerator:
                 leaves.append((p, plain(self.ctx.state), result, self.rounds, self.rolled))
         finally:
             (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
-             self.counts, self.ncount, self.tail) = saved
+             self.counts, self.ncount, self.forced, self.iterated, self.tail_ok, self.tail_next) = saved
         return leaves
 
     def _run_from(self, start, memos=None, begin: bool = False) -> None:
@@ -332,7 +412,7 @@ class Enumerator:
         applied as differences; the branch taken picks one. `steps`: (statements, a new frame of
         the call) when its body passes nothing but the game state from one statement to the
         next (compiler.sequence_steps): it is then enumerated statement by statement (`_sequence`)."""
-        tail, self.tail = self.tail, False  # (the calls it makes are not in tail position)
+        tail = self.tail_ok  # nothing follows this call in the run (compiler: `block`, `_s_CallStmt`)
         start = self._start()
         memo_key = (name, _freeze(args))
         memo = self.calls.get(memo_key)
@@ -343,7 +423,7 @@ class Enumerator:
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
-                if steps is not None:
+                if steps is not None and self.shortcuts:
                     # each statement's transitions are memoised on whole states: the call read
                     # all of its start state
                     self.log.begin_run(start)
@@ -352,7 +432,7 @@ class Enumerator:
                     self.log = None  # the statements' runs start from other states
                     leaves = self._sequence(name, memo_key[1], steps, start)
                 else:
-                    leaves = self.explore(run, start, name)
+                    leaves = self.explore(run, start, name, tail=True)
                     path = self.log.reads
             finally:
                 self.log = outer
@@ -373,7 +453,7 @@ class Enumerator:
         path, ends = found
         if self.log is not None:  # what the call read, the caller read (whichever branch is taken)
             self.log.merge(path)
-        if tail and self.log is None and self.pos >= len(self.prefix) and len(ends) > 1:
+        if tail and self.pos >= len(self.prefix) and len(ends) > 1:
             # nothing runs after this call: each of its outcomes is a leaf of the run, no replay
             raise TailBranch([(p, self._applied(start, diff), hist if self.depth == 0 else self.rounds,
                                self.rolled or rolled) for p, diff, hist, rolled in ends])
@@ -403,13 +483,13 @@ class Enumerator:
         statements, frame = steps
         live = {self.key(start): [start, {0: 1.0}, False]}  # key -> [state, {rounds: weight}, rolled]
         ended: list = []
-        for index, (stmt, compiled, tail) in enumerate(statements):
+        for index, (stmt, compiled) in enumerate(statements):
             if not live:
                 break
             nxt: dict = {}
             for k, (st, hist, rolled) in live.items():
                 for k2, st2, stopped, q, hist2, rolled2 in self._statement(name, frozen_args, index, stmt, compiled,
-                                                                              tail, frame, k, st):
+                                                                              frame, k, st):
                     combined: dict = {}
                     for r, w in hist.items():
                         for r2, w2 in hist2.items():
@@ -432,7 +512,7 @@ class Enumerator:
             leaves.append((p, st, None, {r: w / p for r, w in hist.items()} if p > 0 else hist, rolled))
         return leaves
 
-    def _statement(self, name, frozen_args, index, stmt, compiled, tail, frame, k, st) -> list:
+    def _statement(self, name, frozen_args, index, stmt, compiled, frame, k, st) -> list:
         """One statement of a procedure run from state `st` (key `k`): its outcomes (end state key,
         end state, stopped the procedure, probability, rounds distribution, rolled), computed once
         per (procedure, arguments, statement, state, depth) for the whole computation."""
@@ -442,7 +522,7 @@ class Enumerator:
             return found
         label = f"{name}, line {stmt.span.line}" if stmt.span else name
         merged: dict = {}
-        for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail):
+        for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail=True):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
@@ -505,14 +585,9 @@ class Enumerator:
             fr.vars[var] = x
             return body(fr)
 
-        tail = self.tails.get(id(site))
-        if tail is None:
-            from warcodex.interpreter.compiler import tail_call
-
-            tail = self.tails[id(site)] = tail_call(self.ctx.engine.reference, site.body)
         merged: dict = {}
         for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop",
-                                                      tail):
+                                                      tail=True):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
@@ -800,15 +875,16 @@ def effect_words(scene: Scene, key: tuple) -> str:
     return "; ".join(parts)
 
 
-def exact(scene: Scene, max_runs: int | None = None) -> Odds:
+def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> Odds:
     """The exact outcome distribution (NotEnumerable when the rules draw outside dice, or when it
-    needs more than `max_runs` replays: default MAX_RUNS)."""
+    needs more than `max_runs` replays: default MAX_RUNS). `shortcuts=False`: every branch
+    replayed (the reference of the statement chain, tail leaves and lazy count loops)."""
     start = time.perf_counter()
     ctx = scene.run.ctx
     original = ctx.state
     state = original.snapshot()
     state.rng = RefusingRng()
-    enum = Enumerator(ctx)
+    enum = Enumerator(ctx, shortcuts)
     if max_runs is not None:
         enum.max_runs = max_runs
     enum.base = state
@@ -833,6 +909,8 @@ def exact(scene: Scene, max_runs: int | None = None) -> Odds:
 class Sampler:
     """The chance oracle of a Monte Carlo run: dice rolled from the state's RNG, one by one as in
     play; it only counts the rounds (iterations of the outermost Markov loop that rolled)."""
+
+    tail_ok = tail_next = False  # (no tail positions: every die is rolled)
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
