@@ -105,7 +105,7 @@ class _TracingEnumerator(Enumerator):
         self.ctx.trace_add(Derivation(f"roll {dice.text()}: {value}", value, kind="roll", ref=dice.text()))
         return value
 
-    def call(self, name: str, args: tuple, run) -> None:
+    def call(self, name: str, args: tuple, run, steps=None) -> None:
         decl = self.ctx.engine.game.names.get(name)
         header = getattr(decl, "header", None)
         self.ctx.trace_open(header.label or name if header else name, header.citations if header else ())
@@ -115,6 +115,9 @@ class _TracingEnumerator(Enumerator):
             self.ctx.trace_close_procedure()
 
     def loop(self, fr, seq, var, body, site):
+        return False, None  # run as plain code, traced
+
+    def count_loop(self, fr, low, name, var, body, site):
         return False, None  # run as plain code, traced
 
     def explore(self, run, state, label: str = "combat"):

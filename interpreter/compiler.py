@@ -263,6 +263,12 @@ class Compiler:
             # `emit(card_event, ...)`: the first argument names an event, not a value
             event = e.args[0].id
             args = [(lambda fr, event=event: event)] + [self.expr(a, scope, dyn) for a in e.args[1:]]
+        elif isinstance(self.engine.game.names.get(name), ast.Procedure):
+            # a local passed to a procedure is passed as it is: a pending count of hits (exact
+            # odds) is observed where the procedure reads it, or followed lazily by a loop
+            # `for i in range(1, n)` (odds.py, Enumerator.count_loop)
+            args = [(lambda fr, n=a.id: fr.vars[n]) if isinstance(a, ast.Name) and a.id in scope
+                    else self.expr(a, scope, dyn) for a in e.args]
         else:
             args = [self.expr(a, scope, dyn) for a in e.args]
         span = e.span
@@ -579,14 +585,54 @@ class Compiler:
     def block(self, stmts: list[ast.Stmt], scope: set[str], dynamic: bool = False) -> Fn:
         """Compile statements; `scope` grows as let/for/choose bind names (function scope)."""
         compiled = [self.stmt(s, scope, dynamic) for s in stmts]
+        # under exact odds the oracle's `tail_ok` says whether the statement running is the last
+        # thing its run does (odds.py, Enumerator.count_loop): true for the last statement of a
+        # block when it is one that passes it on (an `if`, a `step`, a loop, a call of one of the
+        # game's procedures), false for the others (a built-in may run triggers, then go on) and
+        # for every statement before the last
+        last = stmts[-1] if stmts else None
+        last_passes = isinstance(last, (ast.If, ast.Step, ast.For)) or isinstance(last, ast.CallStmt) \
+            and isinstance(self.engine.game.names.get(last.call.func), ast.Procedure)
         if len(compiled) == 1:
-            return compiled[0]
+            if last_passes:
+                return compiled[0]
+            only = compiled[0]
+
+            def run_one(fr):
+                chance = fr.ctx.chance
+                if chance is None or not chance.tail_ok:
+                    return only(fr)
+                chance.tail_ok = False
+                try:
+                    return only(fr)
+                finally:
+                    chance.tail_ok = True
+            return run_one
+        if not compiled:
+            return lambda fr: None
+        init, last = compiled[:-1], compiled[-1]
 
         def run(fr):
-            for s in compiled:
-                if s(fr) is STOP:
-                    return STOP
-            return None
+            chance = fr.ctx.chance
+            if chance is None or not chance.tail_ok:
+                for s in compiled:
+                    if s(fr) is STOP:
+                        return STOP
+                return None
+            chance.tail_ok = False
+            try:
+                for s in init:
+                    if s(fr) is STOP:
+                        return STOP
+            finally:
+                chance.tail_ok = True
+            if not last_passes:
+                chance.tail_ok = False
+                try:
+                    return last(fr)
+                finally:
+                    chance.tail_ok = True
+            return last(fr)
         return run
 
     def stmt(self, s: ast.Stmt, scope: set[str], dyn: bool) -> Fn:
@@ -681,19 +727,41 @@ class Compiler:
         body = self.block(s.body, scope, dyn)
         span = s.span
         chain = markov_loop(s, outer) and self.may_roll(s.body)
+        # `for i in range(LOW, n)` over a pending count n whose body rolls no dice and passes only
+        # the game state on: under exact odds, iterated once for every value of n (count_loop)
+        lazy = None
+        src = s.source
+        if isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs \
+                and isinstance(src.args[1], ast.Name) and src.args[1].id in outer \
+                and markov_loop(s, outer) and not self.may_roll(s.body):
+            lazy = (self.expr(src.args[0], frozenset(outer), dyn), src.args[1].id)
 
-        def for_(fr):
-            seq = source(fr)
-            if chain and fr.ctx.chance is not None and seq:
-                done, result = fr.ctx.chance.loop(fr, seq, var, body, s)
-                if done:
-                    return result
+        def plain_loop(fr, seq):
             for x in (seq if seq is not None else ()):
                 fr.ctx.tick(span)
                 fr.vars[var] = x
                 if body(fr) is STOP:
                     return STOP
             return None
+
+        def for_(fr):
+            chance = fr.ctx.chance
+            if chance is None:
+                return plain_loop(fr, source(fr))
+            if lazy is not None and type(fr.vars.get(lazy[1])) is Pending:
+                done, result = chance.count_loop(fr, lazy[0](fr), lazy[1], var, body, s)
+                if done:
+                    return result
+            seq = source(fr)
+            if chain and seq:
+                done, result = chance.loop(fr, seq, var, body, s)
+                if done:
+                    return result
+            saved, chance.tail_ok = chance.tail_ok, False  # iterations follow each iteration
+            try:
+                return plain_loop(fr, seq)
+            finally:
+                chance.tail_ok = saved
         return for_
 
     def _s_Choose(self, s, scope, dyn):
@@ -809,6 +877,13 @@ class Compiler:
     def _s_CallStmt(self, s, scope, dyn):
         f = self.call(s.call, frozenset(scope), dyn, statement=True)
         span = s.span
+        if isinstance(self.engine.game.names.get(s.call.func), ast.Procedure):
+            def call_procedure(fr):
+                chance = fr.ctx.chance
+                if chance is not None:  # the procedure's body is in tail position if this call is
+                    chance.tail_next = chance.tail_ok
+                f(fr)
+            return call_procedure
 
         def call(fr):
             f(fr)
@@ -1019,6 +1094,49 @@ def markov_loop(s: ast.For, outer: set) -> bool:
     return s.var not in names_read and not (assigned & set(outer))
 
 
+def sequence_steps(body: list[ast.Stmt], params) -> bool:
+    """Whether an exact odds computation may run a procedure body statement by statement, as a
+    chain over the game states between statements (odds.py, `Enumerator.call`): it has several
+    statements and none of them binds a local (`let`, `choose`, `reroll`, a loop variable, `set` of
+    a parameter or local) that a later one reads, so the game state (and the procedure's arguments)
+    is all a statement leaves to the next. (`set` of a global changes the game state.)"""
+    if len(body) < 2:
+        return False
+    local_names = set(params)
+
+    def names(node, kind: str) -> set[str]:
+        out: set[str] = set()
+
+        def walk(n) -> None:
+            if kind == "read" and isinstance(n, ast.Name):
+                out.add(n.id)
+            if kind == "bound":
+                if isinstance(n, ast.Let):
+                    out.add(n.name)
+                    local_names.add(n.name)
+                elif isinstance(n, (ast.For, ast.Choose, ast.Reroll)):
+                    out.add(n.var)
+                    local_names.add(n.var)
+                elif isinstance(n, ast.SetStmt) and isinstance(n.target, ast.Name):
+                    out.add(n.target.id)
+            if isinstance(n, ast.Node):
+                for f in type(n).model_fields:
+                    walk(getattr(n, f))
+            elif isinstance(n, (list, tuple)):
+                for x in n:
+                    walk(x)
+        walk(node)
+        return out
+
+    bound = [names(s, "bound") for s in body]  # (fills local_names first)
+    later_reads: set[str] = set()
+    for s, b in zip(reversed(body), reversed(bound)):
+        if b & local_names & later_reads:
+            return False
+        later_reads |= names(s, "read")
+    return True
+
+
 def cache_plan(compiler: Compiler, decl):
     """How a quantity or function's values may be cached (see dependencies.py): returns
     (level, key function). `static`: the key normalises unit arguments to their type and side and
@@ -1158,20 +1276,35 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     citations = tuple(p.header.citations)
     n = len(names)
     rolls = compiler.may_roll(p.body)  # under exact odds, its end states are memoised (odds.py)
+    # under exact odds, a body whose statements pass nothing but the game state to each other is
+    # enumerated statement by statement (odds.py): each statement's own closure
+    steps = None
+    if rolls and sequence_steps(p.body, names) and pname not in compiler.engine.procedure_vars:
+        scope = set(names)
+        steps = [(s, compiler.block([s], scope)) for s in p.body]
 
     def run(ctx, args, span):
         if len(args) != n:
             raise RuleError(f"{pname} takes {n} arguments, got {len(args)}", span)
+        chance = ctx.chance
+        if chance is not None:  # exact odds: whether its body is the end of the run (count_loop)
+            tail, chance.tail_next = chance.tail_next, False
+            saved, chance.tail_ok = chance.tail_ok, tail
         if counted:  # bounded recursion (bounds.py, context.py); the generated code counts the same rules
             ctx.enter(pname, span)
         try:
             if rolls and ctx.chance is not None:
-                ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))))
+                if any(type(a) is Pending for a in args):  # its memo is keyed on values
+                    args = tuple(ctx.chance.force(a) if type(a) is Pending else a for a in args)
+                ctx.chance.call(pname, args, lambda: body(Frame(ctx, dict(zip(names, args)))),
+                                steps and (steps, lambda: Frame(ctx, dict(zip(names, args)))))
             else:
                 ctx.traced_procedure(label, citations, body, Frame(ctx, dict(zip(names, args))))
         finally:
             if counted:
                 ctx.depth -= 1
+            if chance is not None:
+                chance.tail_ok = saved
         return None
 
     if pname not in compiler.engine.procedure_vars:

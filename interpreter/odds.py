@@ -45,6 +45,15 @@ MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for M
 OUTCOMES = ("attacker wins", "defender wins", "mutual destruction", "both remain")
 
 
+class TailBranch(Exception):
+    """Raised by a call in tail position (see `Enumerator.call`): the leaves of the run, one per
+    outcome of the call (probability, end state, rounds, rolled)."""
+
+    def __init__(self, leaves: list) -> None:
+        super().__init__("tail call")
+        self.leaves = leaves
+
+
 class SceneError(Exception):
     """A scene that cannot be resolved: the message, and where (a Span) when known."""
 
@@ -140,8 +149,12 @@ def state_key(state, base=None) -> tuple:
         )
 
     def changed(mine: dict, theirs: dict) -> tuple:
-        out = [(k, _freeze(v)) for k, v in mine.items() if theirs.get(k, _MISSING) != v]
-        out += [(k, _MISSING) for k in theirs if k not in mine]
+        # (an entry shared with the base, as copies share them until written, is the same object:
+        # compared by identity first, not value by value)
+        out = [(k, _freeze(v)) for k, v in mine.items()
+               if (t := theirs.get(k, _MISSING)) is not v and t != v]
+        if len(theirs) > len(mine) - len(out):
+            out += [(k, _MISSING) for k in theirs.keys() - mine.keys()]
         return tuple(sorted(out, key=repr)) if len(out) > 1 else tuple(out)
 
     return _Key((
@@ -161,8 +174,12 @@ _MISSING = "<missing>"
 class Enumerator:
     """The chance oracle of an exact computation (see the module docstring)."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx, shortcuts: bool = True) -> None:
         self.ctx = ctx
+        # False: every branch is replayed from the start of its call or loop iteration, as in the
+        # plain enumeration (no statement chain, no tail leaves, no lazy count loop): the
+        # reference the shortcuts are tested against
+        self.shortcuts = shortcuts
         self.prefix: tuple[int, ...] = ()
         self.pos = 0
         self.rolled = False  # a chance point was met in the current run (a round was fought)
@@ -172,6 +189,11 @@ class Enumerator:
         self.loops: dict = {}  # (loop, state, locals) -> its end states
         self.transitions: dict = {}  # (loop, state, locals) -> one iteration's outcomes
         self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
+        self.forced: dict = {}  # id(pending count) -> (it, its value in the current run)
+        self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
+        self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
+        self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
+        self.statements: dict = {}  # (procedure, arguments, statement, state, depth) -> its outcomes: see _sequence
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
         self.same: dict = {}  # (call, id(start state)) -> (start state, its memo entry): see explore
@@ -228,8 +250,75 @@ class Enumerator:
         return pending if lazy else self.force(pending)
 
     def force(self, pending: Pending) -> int:
+        """The value of a pending count in this branch (the same wherever the run reads it: a
+        count passed to a procedure is read in two frames)."""
+        known = self.forced.get(id(pending))
+        if known is not None and known[0] is pending:
+            return known[1]
         outcomes = pending.outcomes()
-        return outcomes[self._next(outcomes)][0]
+        value = outcomes[self._next(outcomes)][0]
+        self.forced[id(pending)] = (pending, value)
+        return value
+
+    def count_loop(self, fr, low, name: str, var: str, body, site) -> tuple[bool, object]:
+        """`for var in range(low, name)` where `name` is a pending count, the body rolling no dice
+        and leaving nothing but the game state (compiler `_s_For`): the iterations are run once
+        for the largest value (and kept for this explore, keyed on the state, the locals and what
+        the run has written), each value of the count an outcome whose state is the one after
+        its number of iterations. A battle's casualties are thus chosen once for every number
+        of hits that reaches them, not once per number of hits. Returns (done, result)."""
+        pending = fr.vars[name]
+        known = self.forced.get(id(pending))
+        if known is not None and known[0] is pending:
+            fr.vars[name] = known[1]
+            return False, None
+        if not self.shortcuts or type(low) is not int or any(type(v) is Pending for k, v in fr.vars.items() if k != name):
+            return False, None
+        outcomes = pending.outcomes()
+        tail = self.tail_ok
+        log = self.log
+        start = self._start()
+        key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
+               frozenset(log.written) if log is not None else None, log.all_read if log is not None else None)
+        steps = self.iterated.get(key)
+        computed = steps is None
+        if computed:
+            # (state, written, stopped) after 0, 1, 2... iterations; each kept as it is (the run
+            # goes on from a copy of it)
+            self._run_from(start)
+            steps = [(start, set(log.written) if log is not None else None, False)]
+            ctx = self.ctx
+            self.tail_ok = False
+            try:
+                for x in range(low, max(v for v, _ in outcomes) + 1):
+                    ctx.tick(site.span)
+                    fr.vars[var] = x
+                    stopped = body(fr) is STOP
+                    after = plain(ctx.state)
+                    steps.append((after, set(log.written) if log is not None else None, stopped))
+                    if stopped:
+                        break
+                    self._run_from(after)
+            finally:
+                self.tail_ok = tail
+            self.iterated[key] = steps
+        if tail and self.pos >= len(self.prefix) and len(outcomes) > 1 and not steps[-1][2]:
+            # nothing runs after the loop: each value of the count is a leaf of the run, no replay
+            self.rolled = True
+            raise TailBranch([(p, steps[min(max(0, v - low + 1), len(steps) - 1)][0], self.rounds, True)
+                              for v, p in outcomes])
+        value = outcomes[self._next(outcomes)][0]
+        self.forced[id(pending)] = (pending, value)
+        fr.vars[name] = value
+        n = min(max(0, value - low + 1), len(steps) - 1)
+        state, written, stopped = steps[n]
+        if n > 0:
+            fr.vars[var] = low + n - 1
+        if computed or n > 0:
+            self._run_from(state)
+            if log is not None:
+                log.written = set(written)
+        return True, (STOP if stopped else None)
 
     # ------------------------------------------------------------ branches
     def key(self, state) -> tuple:
@@ -238,15 +327,19 @@ class Enumerator:
         k = state_key(state, self.base)
         return self.interned.setdefault(k, k)
 
-    def explore(self, run, state, label: str = "combat") -> list[tuple[float, object, object, dict, bool]]:
+    def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
-        rounds: the distribution of the number of rounds of the outermost Markov loop met."""
+        rounds: the distribution of the number of rounds of the outermost Markov loop met.
+        `tail`: nothing follows `run` (a procedure's body, a statement, a loop's iteration: not a
+        scene's action, after which the engine goes on); then a call of a procedure that may roll
+        ending it (`call`) or a lazy loop over a pending count ending it (count_loop)
+        gives its outcomes as leaves, without a replay each."""
         saved = (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
-                 self.counts, self.ncount)
+                 self.counts, self.ncount, self.forced, self.iterated, self.tail_ok, self.tail_next)
         # a call made from a state every replay reaches alike (the start, or the same end of the
         # same call before) is looked up once per explore, by the state's identity; a grouped
         # count met again at the same point of a branch is not counted again (known_count)
-        self.same, self.applied, self.counts = {}, {}, {}
+        self.same, self.applied, self.counts, self.iterated = {}, {}, {}, {}
         leaves = []
         # the values of pure rules computed in `state` stay valid in every replay from it: the
         # context starts a new memo when the state changes, leaving these ones as they were
@@ -256,6 +349,8 @@ class Enumerator:
             while stack:
                 prefix, p = stack.pop()
                 self.prefix, self.pos, self.rolled, self.rounds, self.ncount = prefix, 0, False, {0: 1.0}, 0
+                self.forced = {}
+                self.tail_ok, self.tail_next = tail and self.shortcuts, False
                 self._run_from(state, memos, begin=True)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
@@ -268,10 +363,13 @@ class Enumerator:
                     for i, (_, q) in enumerate(b.outcomes):
                         stack.append((prefix + (i,), p * q))
                     continue
+                except TailBranch as t:
+                    leaves += [(p * q, end, None, hist, rolled) for q, end, hist, rolled in t.leaves]
+                    continue
                 leaves.append((p, plain(self.ctx.state), result, self.rounds, self.rolled))
         finally:
             (self.prefix, self.pos, self.rolled, self.rounds, self.ctx.steps, self.same, self.applied,
-             self.counts, self.ncount) = saved
+             self.counts, self.ncount, self.forced, self.iterated, self.tail_ok, self.tail_next) = saved
         return leaves
 
     def _run_from(self, start, memos=None, begin: bool = False) -> None:
@@ -319,10 +417,13 @@ class Enumerator:
             self.rounds = rounds
         return True, (STOP if stopped else None)
 
-    def call(self, name: str, args: tuple, run) -> None:
+    def call(self, name: str, args: tuple, run, steps=None) -> None:
         """A procedure that may roll: its effect is a distribution over end states (it returns
         nothing), computed once per (procedure, arguments, what its runs read: readlog.py) and
-        applied as differences; the branch taken picks one."""
+        applied as differences; the branch taken picks one. `steps`: (statements, a new frame of
+        the call) when its body passes nothing but the game state from one statement to the
+        next (compiler.sequence_steps): it is then enumerated statement by statement (`_sequence`)."""
+        tail = self.tail_ok  # nothing follows this call in the run (compiler: `block`, `_s_CallStmt`)
         start = self._start()
         memo_key = (name, _freeze(args), self.phase)
         memo = self.calls.get(memo_key)
@@ -333,8 +434,17 @@ class Enumerator:
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
-                leaves = self.explore(run, start, name)
-                path = self.log.reads
+                if steps is not None and self.shortcuts:
+                    # each statement's transitions are memoised on whole states: the call read
+                    # all of its start state
+                    self.log.begin_run(start)
+                    self.log.everything()
+                    path = self.log.reads
+                    self.log = None  # the statements' runs start from other states
+                    leaves = self._sequence(name, memo_key[1], steps, start)
+                else:
+                    leaves = self.explore(run, start, name, tail=True)
+                    path = self.log.reads
             finally:
                 self.log = outer
             merged: dict = {}
@@ -354,18 +464,91 @@ class Enumerator:
         path, ends = found
         if self.log is not None:  # what the call read, the caller read (whichever branch is taken)
             self.log.merge(path)
+        if tail and self.pos >= len(self.prefix) and len(ends) > 1:
+            # nothing runs after this call: each of its outcomes is a leaf of the run, no replay
+            raise TailBranch([(p, self._applied(start, diff), hist if self.depth == 0 else self.rounds,
+                               self.rolled or rolled) for p, diff, hist, rolled in ends])
         saved_rolled = self.rolled
         index = self._next([(i, e[0]) for i, e in enumerate(ends)])
         p, diff, hist, rolled = ends[index]
         if self.log is not None:
             self.log.written.update(diff.owners)
         self.rolled = saved_rolled or rolled
+        self._run_from(self._applied(start, diff))
+        if self.depth == 0:
+            self.rounds = hist
+
+    def _applied(self, start, diff):
+        """The state `start` after a call's difference `diff` (computed once per explore)."""
         applied = self.applied.get((id(start), id(diff)))
         if applied is None or applied[0] is not start:
             applied = self.applied[(id(start), id(diff))] = (start, diff.apply(start))
-        self._run_from(applied[1])
-        if self.depth == 0:
-            self.rounds = hist
+        return applied[1]
+
+    def _sequence(self, name: str, frozen_args, steps, start) -> list[tuple[float, object, object, dict, bool]]:
+        """The leaves of a procedure call run statement by statement: a chain over the states
+        between its statements, the states reached by several branches merged after each, and
+        each statement's outcomes from a state computed once for the whole computation (a later
+        statement thus runs once per distinct state, not once per branch; the states after a
+        battle round's fire and casualties recur from many states before it)."""
+        statements, frame = steps
+        live = {self.key(start): [start, {0: 1.0}, False]}  # key -> [state, {rounds: weight}, rolled]
+        ended: list = []
+        for index, (stmt, compiled) in enumerate(statements):
+            if not live:
+                break
+            nxt: dict = {}
+            for k, (st, hist, rolled) in live.items():
+                for k2, st2, stopped, q, hist2, rolled2 in self._statement(name, frozen_args, index, stmt, compiled,
+                                                                              frame, k, st):
+                    combined: dict = {}
+                    for r, w in hist.items():
+                        for r2, w2 in hist2.items():
+                            combined[r + r2] = combined.get(r + r2, 0.0) + w * w2 * q
+                    if stopped:
+                        ended.append((st2, combined, rolled or rolled2))
+                        continue
+                    slot = nxt.get(k2)
+                    if slot is None:
+                        nxt[k2] = [st2, combined, rolled or rolled2]
+                    else:
+                        for r, w in combined.items():
+                            slot[1][r] = slot[1].get(r, 0.0) + w
+                        slot[2] = slot[2] or rolled or rolled2
+            live = nxt
+        ended += live.values()
+        leaves = []
+        for st, hist, rolled in ended:
+            p = sum(hist.values())
+            leaves.append((p, st, None, {r: w / p for r, w in hist.items()} if p > 0 else hist, rolled))
+        return leaves
+
+    def _statement(self, name, frozen_args, index, stmt, compiled, frame, k, st) -> list:
+        """One statement of a procedure run from state `st` (key `k`): its outcomes (end state key,
+        end state, stopped the procedure, probability, rounds distribution, rolled), computed once
+        per (procedure, arguments, statement, state, depth) for the whole computation."""
+        memo_key = (name, frozen_args, index, k, self.depth > 0)
+        found = self.statements.get(memo_key)
+        if found is not None:
+            return found
+        label = f"{name}, line {stmt.span.line}" if stmt.span else name
+        merged: dict = {}
+        for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail=True):
+            k2 = self.key(end)
+            stopped = result is STOP
+            slot = merged.get((k2, stopped))
+            if slot is None:
+                slot = merged[(k2, stopped)] = [k2, end, stopped, 0.0, {}, False]
+            slot[3] += p
+            for r, w in hist.items():
+                slot[4][r] = slot[4].get(r, 0.0) + p * w
+            slot[5] = slot[5] or rolled
+        out = []
+        for k2, end, stopped, p, hist, rolled in merged.values():
+            if p > 0:
+                out.append((k2, end, stopped, p, {r: w / p for r, w in hist.items()}, rolled))
+        self.statements[memo_key] = out
+        return out
 
     def _chain(self, fr, seq, var, body, site, start, locals_key) -> list:
         """The end states of the loop from `start`: (p, state, stopped, rounds, rolled), rounds
@@ -421,7 +604,8 @@ class Enumerator:
             return body(fr)
 
         merged: dict = {}
-        for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop"):
+        for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop",
+                                                      tail=True):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
@@ -709,15 +893,16 @@ def effect_words(scene: Scene, key: tuple) -> str:
     return "; ".join(parts)
 
 
-def exact(scene: Scene, max_runs: int | None = None) -> Odds:
+def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> Odds:
     """The exact outcome distribution (NotEnumerable when the rules draw outside dice, or when it
-    needs more than `max_runs` replays: default MAX_RUNS)."""
+    needs more than `max_runs` replays: default MAX_RUNS). `shortcuts=False`: every branch
+    replayed (the reference of the statement chain, tail leaves and lazy count loops)."""
     start = time.perf_counter()
     ctx = scene.run.ctx
     original = ctx.state
     state = original.snapshot()
     state.rng = RefusingRng()
-    enum = Enumerator(ctx)
+    enum = Enumerator(ctx, shortcuts)
     if max_runs is not None:
         enum.max_runs = max_runs
     enum.base = state
@@ -748,6 +933,8 @@ class Sampler:
     the pass of the outermost Markov loop being run (None outside it), and `rounds`, how many of
     its passes rolled."""
 
+    tail_ok = tail_next = False  # (no tail positions: every die is rolled)
+
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.depth = 0
@@ -774,7 +961,7 @@ class Sampler:
         test = _COMPARE[op]
         return sum(1 for b in bounds if test(self.roll(dice), b))
 
-    def call(self, name, args, run) -> None:
+    def call(self, name, args, run, steps=None) -> None:
         run()
 
     def force(self, pending):  # never pending: counts are rolled at once

@@ -448,3 +448,71 @@ def test_the_memo_on_reads_keeps_the_textbook_answer_and_saves_the_defenders_fir
     assert max(abs(got["attacker wins"] - want[0]), abs(got["defender wins"] - want[1]),
                abs(got["mutual destruction"] - want[2])) < 1e-9
     assert result.replays_by["defender_fire"] < 100
+
+
+# ---------------------------------------------------------------- the enumerator's shortcuts
+LAZY = ROOT / "tests" / "data" / "odds" / "tiny_lazy_hits.wcx"
+
+
+@pytest.mark.parametrize("shortcuts", [True, False])
+def test_a_count_passed_to_a_casualty_loop_is_one_value_in_every_frame(shortcuts):
+    """Three panzers hitting on 1-3 fire at two rifles (one eliminated per hit, in a loop over the
+    pending count that stops when none is left); two hits or more exhaust the lead panzer (the
+    caller reads the count again); the surviving rifles answer. By hand: hits h ~ Bin(3, 1/2);
+    h >= 2 (1/2): both rifles and the lead panzer lost, together (one count, not two); h = 1
+    (3/8): a rifle lost, the other hits a panzer on 1-3; h = 0 (1/8): two rifles answer."""
+    sc = odds.load_scene(TINY, LAZY, "odds_lazy_hits")
+    result = odds.exact(sc, shortcuts=shortcuts)
+    by_words = {odds.effect_words(sc, k): p for k, p in result.distribution.items()}
+    assert by_words == pytest.approx({
+        "attacker: Panzer division eliminated; defender: 2 x Rifle division eliminated": 1 / 2,
+        "attacker: Panzer division eliminated; defender: Rifle division eliminated": 3 / 16,
+        "defender: Rifle division eliminated": 3 / 16,
+        "attacker: Panzer division eliminated": 1 / 16,
+        "no unit affected": 1 / 32,
+        "attacker: 2 x Panzer division eliminated; defender: Rifle division eliminated": 1 / 32,
+    }, abs=1e-15)
+    if shortcuts:  # the exchange ran as a chain of its statements; no replay per count of hits
+        assert "odds_exchange" not in result.replays_by and result.replays_by["odds_exchange, line 26"] == 1
+        assert result.replays_by["odds_fire"] <= 13
+
+
+SHORTCUT_SCENES = [
+    (AA, SCENES, "odds_small"), (AA, SCENES, "odds_medium"), (AA, SCENES, "odds_we14"),
+    (AA, AA / "scenes" / "small_battle.wcx", None),
+    (TINY, TINY / "scenes" / "town_attack.wcx", None),
+    (ROOT / "games" / "stalingrad42", ROOT / "games" / "stalingrad42" / "scenes" / "infantry_attack.wcx", None),
+    (ROOT / "games" / "stalingrad42", ROOT / "games" / "stalingrad42" / "scenes" / "determined_defense.wcx", None),
+    (ROOT / "games" / "stargard-solstice", ROOT / "tests" / "data" / "odds" / "stargard_2to1.wcx", None),
+    (ROOT / "games" / "no-retreat", ROOT / "games" / "no-retreat" / "scenes" / "berlin_battle.wcx", None),
+    (TINY, ROOT / "tests" / "data" / "odds" / "tiny_reads_memo.wcx", "odds_reads_memo_read"),
+]
+
+
+@pytest.mark.parametrize("game, file, name", SHORTCUT_SCENES, ids=lambda v: getattr(v, "stem", v))
+def test_the_shortcuts_give_the_distribution_of_every_branch_replayed(game, file, name):
+    """The statement chain, the tail leaves and the lazy count loops change how much is replayed,
+    never the answer: every bundled game's combats and the odds tests' scenes give the same
+    distribution of results and of rounds with and without them."""
+    with_shortcuts = odds.exact(odds.load_scene(game, file, name))
+    replayed = odds.exact(odds.load_scene(game, file, name), shortcuts=False)
+    assert with_shortcuts.distribution.keys() == replayed.distribution.keys()
+    for k, p in replayed.distribution.items():
+        assert with_shortcuts.distribution[k] == pytest.approx(p, abs=1e-12)
+    assert with_shortcuts.rounds == pytest.approx(replayed.rounds, abs=1e-12)
+
+
+def test_which_procedures_run_as_a_chain_of_statements():
+    from warcodex.dsl.parser import parse_text
+    from warcodex.interpreter.compiler import sequence_steps
+
+    def body(text):
+        return parse_text("procedure p(h: location, n: int) {\n" + text + "\n}", "t.wcx").decls[0].body
+
+    # the game state (and globals set) is all they pass on
+    assert sequence_steps(body("set battle_over = false\nfight(h, n)\nconclude(h)"), ["h", "n"])
+    assert sequence_steps(body("for i in range(1, 3) { f(h) }\ng(h)"), ["h", "n"])  # i is not read after
+    # a local read by a later statement, a parameter changed, a single statement: not a chain
+    assert not sequence_steps(body("let x = count(u for u in units_at(h) where roll d6 <= 3)\nf(h, x)"), ["h", "n"])
+    assert not sequence_steps(body("set n = 2\nf(h, n)"), ["h", "n"])
+    assert not sequence_steps(body("f(h, n)"), ["h", "n"])
