@@ -27,6 +27,7 @@ Both are deterministic for a seed: the same seed, game and opponents give the sa
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
@@ -62,16 +63,17 @@ def sample_candidates(legal, rng: random.Random, limit: int) -> list:
     return found
 
 
-def stratified_candidates(legal, rng: random.Random, limit: int) -> list:
+def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1) -> list:
     """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
     uniformly without replacement. A stratum is an action kind and the value of its first
     parameter (the unit that moves, the hex attacked, the card played...); a kind without
     parameters, or whose first parameter is a subset, is one stratum. Drawing a kind first gives
     a side with seven kinds of action one move in seven, however many units it could move;
     drawing per kind and unit gives every unit the same chance. Each stratum drawn is tested
-    lazily (its first value must pass its `where` and lead to a legal instance), then one of its
-    instances is drawn at random; at most `4 x limit` strata are tested, so a decision's cost is
-    bounded whatever the number of units. Deterministic for the rng's state."""
+    lazily (its first value must pass its `where` and lead to a legal instance), then up to
+    `breadth` of its instances are drawn at random (a unit's move judged by a single random
+    destination is mostly a move sideways); at most `4 x limit` strata are tested, so a
+    decision's cost is bounded whatever the number of units. Deterministic for the rng's state."""
     ctx, engine = legal.ctx, legal.engine
     strata = []  # (action, its first parameter or None, part, part frame, value)
     with ctx.untraced():
@@ -89,7 +91,7 @@ def stratified_candidates(legal, rng: random.Random, limit: int) -> list:
         found, seen = [], set()
         for action, p, part, pfr, value in strata[: 4 * limit]:
             if p is None:
-                choice = next(action.instances(ctx, rng), None)
+                drawn = itertools.islice(action.instances(ctx, rng), breadth)
             else:
                 fr = Frame(ctx)
                 if not action._passes(fr, p, part, pfr, value):
@@ -97,16 +99,15 @@ def stratified_candidates(legal, rng: random.Random, limit: int) -> list:
                 fr.vars[p.name] = value
                 if not action.requirements_hold(fr, 1):
                     continue
-                choice = next(action.completions(fr, 1, rng), None)
-            if choice is None:
-                continue
-            key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
-            if key not in seen:
-                seen.add(key)
-                found.append(choice)
-                if len(found) >= limit:
-                    break
-    return found
+                drawn = itertools.islice(action.completions(fr, 1, rng), breadth)
+            for choice in drawn:
+                key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+                if key not in seen:
+                    seen.add(key)
+                    found.append(choice)
+            if len(found) >= limit:
+                break
+    return found[:limit]
 
 
 class LookaheadFailure(RuleError):
@@ -170,11 +171,12 @@ class GreedyAgent(RandomAgent):
     units that take the losses) are searched too, by playing the action again from before it."""
 
     def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3,
-                 follow: int = 0) -> None:
+                 follow: int = 0, breadth: int = 1) -> None:
         super().__init__(seed)
         self.samples = samples
         self.evaluation_name = evaluation
         self.idle = idle
+        self.breadth = breadth  # instances drawn from each stratum (a unit's destinations...)
         self.follow = follow  # options of a choice inside its own action searched (0: random choices)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there that improved nothing)
         self._acting = None  # (state, log length, snapshot before the action): the action it chose
@@ -238,14 +240,25 @@ class GreedyAgent(RandomAgent):
         return choice
 
     def _choose_action(self, ctx, side, legal):
-        candidates = stratified_candidates(legal, self.rng, self.samples)
-        if not candidates:
-            return None
-        if len(candidates) == 1 and not legal.may_pass:
-            return candidates[0]  # forced: nothing to compare it with
         engine = ctx.engine
-        here = self._utility(engine, ctx.state, side)
-        scored = [(self.value_after(ctx, side, c), c) for c in candidates]
+        here = None
+        scored: list = []
+        # A sample that finds nothing better than the position is drawn again (other strata,
+        # other dice) up to `idle` more times before the agent gives up the step: passing ends the
+        # step for good, and one unlucky roll in a lookahead must not end a Combat Phase.
+        for _ in range(1 + self.idle):
+            candidates = stratified_candidates(legal, self.rng, self.samples, self.breadth)
+            if not candidates:
+                break
+            if len(candidates) == 1 and not legal.may_pass and not scored:
+                return candidates[0]  # forced: nothing to compare it with
+            if here is None:
+                here = self._utility(engine, ctx.state, side)
+            scored += [(self.value_after(ctx, side, c), c) for c in candidates]
+            if max(v for v, _ in scored) > here:
+                break
+        if not scored:
+            return None
         best = max(v for v, _ in scored)
         if legal.may_pass and best < here:
             return None  # every sampled action makes things worse than ending the step
@@ -460,10 +473,10 @@ class MCTSAgent(RandomAgent):
         return Runner(engine, ctx, {}).unmet_obligation(op.run) is None
 
 
-GREEDY_FOLLOW = 6  # the `follow` of the `greedy` agent spec, unless given
+GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 6}  # of the `greedy` agent spec, unless given
 
 AGENT_OPTIONS = {
-    "greedy": {"samples": int, "eval": str, "idle": int, "follow": int},
+    "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str},
 }
 
@@ -482,10 +495,10 @@ def make_search_agent(kind: str, options: dict, seed: int):
     if "eval" in values:
         values["evaluation"] = values.pop("eval")
     if kind == "greedy":
-        # the agent named `greedy` searches its choices inside its actions (follow=6); the greedy
-        # rollouts of MCTS, built directly, keep random choices (follow=0), which cost less
-        values.setdefault("follow", GREEDY_FOLLOW)
-        return GreedyAgent(seed, **values)
+        # the agent named `greedy` draws 3 instances a stratum and searches its choices inside its
+        # actions; the greedy rollouts of MCTS, built directly, keep the cheaper constructor's
+        # defaults (one instance a stratum, random choices)
+        return GreedyAgent(seed, **{**GREEDY_DEFAULTS, **values})
     if "c" in values:
         values["exploration"] = values.pop("c")
     return MCTSAgent(seed, **values)

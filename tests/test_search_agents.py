@@ -249,7 +249,7 @@ def test_greedy_plays_a_forced_decision_without_lookahead(tiny, monkeypatch):
     only = legal.first()
     from warcodex.interpreter import search_agents
 
-    monkeypatch.setattr(search_agents, "stratified_candidates", lambda legal, rng, limit: [only])  # one legal action
+    monkeypatch.setattr(search_agents, "stratified_candidates", lambda legal, rng, limit, breadth=1: [only])  # one legal action
     legal.may_pass = False
 
     def no_lookahead(*args):
