@@ -733,7 +733,7 @@ class Generator:
         test = self.expr(s.test, frozenset(scope))
         message = s.message or "requirement not met"
         cite = f" ({', '.join('§' + c for c in s.citations)})" if s.citations else ""
-        self.emit(f"if not {test}: raise RuleError({message + cite!r}, {self.span(s.span)})")
+        self.emit(f"if not {test}: raise RuleRefusal({message + cite!r}, {self.span(s.span)})")
 
     def _s_Apply(self, s, scope):
         value = self.expr(s.value, frozenset(scope))

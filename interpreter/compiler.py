@@ -18,7 +18,7 @@ from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.dsl.limits import MAX_LENGTH, MAX_MAGNITUDE
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 from warcodex.interpreter.chance import Pending, addable
-from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
+from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, RuleRefusal, UnitRef
 
 Fn = Callable[["Frame"], Any]
 STOP = object()  # signal returned by `stop`
@@ -851,7 +851,7 @@ class Compiler:
         def require(fr):
             if not test(fr):
                 cite = f" ({', '.join('§' + c for c in citations)})" if citations else ""
-                raise RuleError(f"{message}{cite}", span)
+                raise RuleRefusal(f"{message}{cite}", span)
         return require
 
     def _s_Apply(self, s, scope, dyn):

@@ -39,7 +39,7 @@ from warcodex.interpreter.compiler import (
     BUILTIN_MISUSE, STOP, Frame, _CAP_ALIASES, _arith, _compare, _num, _unit_types, _unit_types_args, cache_plan,
     divide_rounded, misuse, modifier_step, read_global, round_value, traced_modifier,
 )
-from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
+from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, RuleRefusal, UnitRef, show as show_value
 
 _FILES: dict[str, list] = {}  # generated file name -> its lines (text, span), for span_of
 
@@ -88,7 +88,7 @@ def namespace(engine) -> dict:
     from warcodex.interpreter.engine import single_value
 
     ns = {
-        "__builtins__": __builtins__, "UnitRef": UnitRef, "CellValue": CellValue, "RuleError": RuleError,
+        "__builtins__": __builtins__, "UnitRef": UnitRef, "CellValue": CellValue, "RuleError": RuleError, "RuleRefusal": RuleRefusal,
         "Frame": Frame, "STOP": STOP, "Derivation": Derivation, "Fraction": Fraction,
         "ARITH": _arith, "COMPARE": _compare, "NEGATE": _negate, "NUM": _num, "DYNAMIC": _dynamic,
         "DSL_LOCALS": _dsl_locals, "ARITY_ERROR": _arity_error, "SINGLE": single_value,

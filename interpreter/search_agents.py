@@ -27,14 +27,16 @@ Both are deterministic for a seed: the same seed, game and opponents give the sa
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import time
 
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.values import RuleError
+from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 PASS = None  # a candidate that ends the side's actions in the current step
 
@@ -61,44 +63,202 @@ def sample_candidates(legal, rng: random.Random, limit: int) -> list:
     return found
 
 
+def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1) -> list:
+    """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
+    uniformly without replacement. A stratum is an action kind and the value of its first
+    parameter (the unit that moves, the hex attacked, the card played...); a kind without
+    parameters, or whose first parameter is a subset, is one stratum. Drawing a kind first gives
+    a side with seven kinds of action one move in seven, however many units it could move;
+    drawing per kind and unit gives every unit the same chance. Each stratum drawn is tested
+    lazily (its first value must pass its `where` and lead to a legal instance), then up to
+    `breadth` of its instances are drawn at random (a unit's move judged by a single random
+    destination is mostly a move sideways); at most `4 x limit` strata are tested, so a
+    decision's cost is bounded whatever the number of units. Deterministic for the rng's state."""
+    ctx, engine = legal.ctx, legal.engine
+    strata = []  # (action, its first parameter or None, part, part frame, value)
+    with ctx.untraced():
+        for name in legal.names:
+            action = engine.actions[name]
+            fr = Frame(ctx)
+            if not action.requirements_hold(fr, 0):
+                continue
+            if not action.params or action.params[0].subset:
+                strata.append((action, None, None, None, None))
+                continue
+            p = action.params[0]
+            strata.extend((action, p, part, pfr, value) for part, pfr, value in action._candidates(fr, p))
+        rng.shuffle(strata)
+        found, seen = [], set()
+        for action, p, part, pfr, value in strata[: 4 * limit]:
+            if p is None:
+                drawn = itertools.islice(action.instances(ctx, rng), breadth)
+            else:
+                fr = Frame(ctx)
+                if not action._passes(fr, p, part, pfr, value):
+                    continue
+                fr.vars[p.name] = value
+                if not action.requirements_hold(fr, 1):
+                    continue
+                drawn = itertools.islice(action.completions(fr, 1, rng), breadth)
+            for choice in drawn:
+                key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+                if key not in seen:
+                    seen.add(key)
+                    found.append(choice)
+            if len(found) >= limit:
+                break
+    return found[:limit]
+
+
+class LookaheadFailure(RuleError):
+    """Looking ahead met an error that is not the rules refusing the action (a RuleRefusal): a
+    fault of the rules or the engine, which the game reports (with its log) instead of the
+    agent quietly judging the action worthless."""
+
+
 class _Chooser(RandomAgent):
     """Random choices inside procedures, for every side, during lookahead."""
 
 
-class GreedyAgent(RandomAgent):
-    """One-ply lookahead over sampled actions, judged by the game's evaluation."""
+class _ChoiceReplay(RandomAgent):
+    """Plays an action again from the position before it: the choices already made in it (by
+    any side) as they were made, then `option` for the choice being searched, with dice of its
+    own from that moment (the dice before it were rolled already, the ones after it are not
+    known), then random choices."""
 
-    def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3) -> None:
+    def __init__(self, seed: int, made: list, option, dice_rng: random.Random) -> None:
+        super().__init__(seed)
+        self.made = made
+        self.option = option
+        self.dice_rng = dice_rng
+        self.calls = 0
+        self.mismatch = False
+
+    def _next(self, ctx, what: str):
+        n = self.calls
+        self.calls += 1
+        if n < len(self.made):
+            entry = self.made[n]
+            if entry.get("choice") != what:
+                self.mismatch = True  # not the same path: the value of this line means nothing
+            return entry
+        if n == len(self.made):
+            _fresh_dice(ctx.state, self.dice_rng)
+            return {"option": self.option}
+        return None
+
+    def choose(self, ctx, who, what, options, optional):
+        entry = self._next(ctx, what)
+        if entry is None:
+            return super().choose(ctx, who, what, options, optional)
+        if "option" in entry:
+            return None if entry["option"] < 0 else entry["option"]
+        index = entry.get("index", 0)
+        return None if index < 0 else index
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        entry = self._next(ctx, what)
+        if entry is None:
+            return super().choose_subset(ctx, who, what, options, lo, hi)
+        if "option" in entry:
+            return list(entry["option"])
+        return list(entry.get("indices", ()))
+
+
+class GreedyAgent(RandomAgent):
+    """One-ply lookahead over stratified samples of the legal actions, judged by the game's
+    evaluation; with `follow`, its own choices inside its actions (an advance after combat, the
+    units that take the losses) are searched too, by playing the action again from before it."""
+
+    def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3,
+                 follow: int = 0, breadth: int = 1) -> None:
         super().__init__(seed)
         self.samples = samples
         self.evaluation_name = evaluation
         self.idle = idle
+        self.breadth = breadth  # instances drawn from each stratum (a unit's destinations...)
+        self.follow = follow  # options of a choice inside its own action searched (0: random choices)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there that improved nothing)
+        self._acting = None  # (state, log length, snapshot before the action): the action it chose
+        # the decision budget, measured: decisions, lookaheads (actions played on snapshots), CPU s
+        self.decisions = self.choices_searched = self.lookaheads = 0
+        self.cpu = 0.0
 
-    def value_after(self, ctx, side: str, choice) -> float:
-        """The utility to `side` of the position after `choice`, played on a snapshot."""
-        engine = ctx.engine
-        snap = ctx.state.snapshot()
-        _fresh_dice(snap, self.rng)
-        chooser = _Chooser(self.rng.getrandbits(32))
-        sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
+    def stats(self) -> dict:
+        """What its decisions cost (balance records it per game)."""
+        n = max(1, self.decisions + self.choices_searched)
+        return {"decisions": self.decisions, "choices_searched": self.choices_searched,
+                "lookaheads": self.lookaheads, "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
+
+    def _utility(self, engine, state, side: str) -> float:
+        return utility(engine, Context(engine, state), evaluation_named(engine, self.evaluation_name), side)
+
+    def _run_body(self, engine, sim, choice) -> bool:
+        """The action's effects on the snapshot of `sim`; False when the rules refuse them there."""
+        self.lookaheads += 1
         try:
             # the candidate came from the legal enumeration of this very state: its effects are run
             # without validating it again (the game validates the one chosen when it applies it)
             engine.actions[choice.action].body(Frame(sim, dict(choice.args)))
-        except RuleError:
-            return -math.inf  # an action whose effects fail here is no better than an illegal one
-        return utility(engine, Context(engine, snap), evaluation_named(engine, self.evaluation_name), side)
+        except RuleRefusal:
+            return False  # a `require` or an `illegal` column: the rules' own no
+        except RuleError as exc:
+            raise LookaheadFailure(f"looking ahead at {choice.action}{_args(engine, sim, choice)}: {exc.message}",
+                                   exc.span, exc.hint) from exc
+        except RecursionError:
+            exc = sim.too_deep()
+            raise LookaheadFailure(f"looking ahead at {choice.action}{_args(engine, sim, choice)}: {exc.message}",
+                                   exc.span, exc.hint) from None
+        return True
+
+    def value_after(self, ctx, side: str, choice) -> float:
+        """The utility to `side` of the position after `choice`, played on a snapshot."""
+        engine = ctx.engine
+        before = ctx.state.snapshot()
+        _fresh_dice(before, self.rng)
+        snap = before.snapshot()
+        if self.follow:
+            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, before, choice)
+        else:
+            chooser = _Chooser(self.rng.getrandbits(32))
+        sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
+        sim.choices = []  # the choices made in it, for the lines that search one of them
+        if not self._run_body(engine, sim, choice):
+            return -math.inf  # refused here: no better than an illegal action
+        return self._utility(engine, snap, side)
 
     def choose_action(self, ctx, side, legal):
-        candidates = sample_candidates(legal, self.rng, self.samples)
-        if not candidates:
-            return None
-        if len(candidates) == 1 and not legal.may_pass:
-            return candidates[0]  # forced: nothing to compare it with
+        t0 = time.process_time()
+        try:
+            choice = self._choose_action(ctx, side, legal)
+        finally:
+            self.cpu += time.process_time() - t0
+            self.decisions += 1
+        # remember the position before the action: a choice inside it can be searched by playing
+        # it again from there (`choose`)
+        self._acting = (ctx.state, len(ctx.log), ctx.state.snapshot(), choice) if choice is not None and self.follow else None
+        return choice
+
+    def _choose_action(self, ctx, side, legal):
         engine = ctx.engine
-        here = utility(engine, Context(engine, ctx.state), evaluation_named(engine, self.evaluation_name), side)
-        scored = [(self.value_after(ctx, side, c), c) for c in candidates]
+        here = None
+        scored: list = []
+        # A sample that finds nothing better than the position is drawn again (other strata,
+        # other dice) up to `idle` more times before the agent gives up the step: passing ends the
+        # step for good, and one unlucky roll in a lookahead must not end a Combat Phase.
+        for _ in range(1 + self.idle):
+            candidates = stratified_candidates(legal, self.rng, self.samples, self.breadth)
+            if not candidates:
+                break
+            if len(candidates) == 1 and not legal.may_pass and not scored:
+                return candidates[0]  # forced: nothing to compare it with
+            if here is None:
+                here = self._utility(engine, ctx.state, side)
+            scored += [(self.value_after(ctx, side, c), c) for c in candidates]
+            if max(v for v, _ in scored) > here:
+                break
+        if not scored:
+            return None
         best = max(v for v, _ in scored)
         if legal.may_pass and best < here:
             return None  # every sampled action makes things worse than ending the step
@@ -114,6 +274,106 @@ class GreedyAgent(RandomAgent):
         if legal.may_pass and streak > self.idle:
             return None
         return self.rng.choice([c for v, c in scored if v == best])
+
+    # ------------------------------------------------------------ choices inside its own actions
+    def _before_this_action(self, ctx):
+        """(the snapshot before the action being applied, the action) when it is the one this
+        agent chose (its log entry is not written yet), else None: a choice in another side's
+        action, or in an automatic step, has no position before it that this agent kept."""
+        if self._acting is None or ctx.choices is None:
+            return None
+        state, log_length, before, choice = self._acting
+        if ctx.state is not state or len(ctx.log) != log_length:
+            return None
+        return before, choice
+
+    def _pick(self, ctx, side: str, picks: list, before=None, action=None):
+        """Among `picks` (option indices, -1 for none, or tuples of indices), the one whose line
+        is worth most to `side`, judged by playing `action` again from `before` with the choices
+        made so far in it and then that pick (at most `follow` picks, drawn at random); None
+        when the choice cannot be searched (it is then made at random)."""
+        if before is None:
+            found = self._before_this_action(ctx)
+            if found is None:
+                return None
+            before, action = found
+        if len(picks) < 2:
+            return None
+        engine = ctx.engine
+        made = list(ctx.choices)
+        if len(picks) > self.follow:
+            picks = self.rng.sample(picks, self.follow)
+        t0 = time.process_time()
+        scored = []
+        try:
+            for pick in picks:
+                snap = before.snapshot()  # the dice as they were: the rolls made already repeat
+                replay = _ChoiceReplay(self.rng.getrandbits(32), made, pick, self.rng)
+                sim = Context(engine, snap, {s.name: replay for s in engine.side_entities})
+                value = self._utility(engine, snap, side) if self._run_body(engine, sim, action) else -math.inf
+                if replay.mismatch or replay.calls <= len(made):
+                    return None  # the replay did not reach this choice: nothing to compare
+                scored.append((value, pick))
+        finally:
+            self.cpu += time.process_time() - t0
+            self.choices_searched += 1
+        best = max(v for v, _ in scored)
+        if best == -math.inf:
+            return None
+        return self.rng.choice([o for v, o in scored if v == best])
+
+    def _picks(self, options, optional: bool) -> list:
+        return list(range(len(options))) + ([-1] if optional else [])
+
+    def _subset_picks(self, options, lo: int, hi) -> list:
+        top = len(options) if hi is None else min(hi, len(options))
+        if lo > top:
+            return []
+        draws = (tuple(sorted(self.rng.sample(range(len(options)), self.rng.randint(lo, top))))
+                 for _ in range(2 * self.follow))
+        return list(dict.fromkeys(draws))
+
+    def choose(self, ctx, who, what, options, optional):
+        if self.follow:
+            found = self._pick(ctx, show(who), self._picks(options, optional))
+            if found is not None:
+                return None if found < 0 else found
+        return super().choose(ctx, who, what, options, optional)
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        if self.follow:
+            found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
+            if found is not None:
+                return list(found)
+        return super().choose_subset(ctx, who, what, options, lo, hi)
+
+
+class _FollowChooser(RandomAgent):
+    """In a lookahead, the searching side's choices inside the action looked at (an advance
+    after combat...) are searched as the agent searches them in play, one level deep (the lines
+    it plays to judge them choose at random); the other sides choose at random."""
+
+    def __init__(self, seed: int, agent: GreedyAgent, side: str, before, action) -> None:
+        super().__init__(seed)
+        self.agent, self.side, self.before, self.action = agent, side, before, action
+
+    def choose(self, ctx, who, what, options, optional):
+        if show(who) == self.side:
+            found = self.agent._pick(ctx, self.side, self.agent._picks(options, optional), self.before, self.action)
+            if found is not None:
+                return None if found < 0 else found
+        return super().choose(ctx, who, what, options, optional)
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        if show(who) == self.side:
+            found = self.agent._pick(ctx, self.side, self.agent._subset_picks(options, lo, hi), self.before, self.action)
+            if found is not None:
+                return list(found)
+        return super().choose_subset(ctx, who, what, options, lo, hi)
+
+
+def _args(engine, ctx, choice) -> str:
+    return "(" + ", ".join(f"{k}={engine.describe(ctx, v)}" for k, v in choice.args) + ")"
 
 
 class MCTSAgent(RandomAgent):
@@ -213,8 +473,10 @@ class MCTSAgent(RandomAgent):
         return Runner(engine, ctx, {}).unmet_obligation(op.run) is None
 
 
+GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 6}  # of the `greedy` agent spec, unless given
+
 AGENT_OPTIONS = {
-    "greedy": {"samples": int, "eval": str, "idle": int},
+    "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str},
 }
 
@@ -233,7 +495,10 @@ def make_search_agent(kind: str, options: dict, seed: int):
     if "eval" in values:
         values["evaluation"] = values.pop("eval")
     if kind == "greedy":
-        return GreedyAgent(seed, **values)
+        # the agent named `greedy` draws 3 instances a stratum and searches its choices inside its
+        # actions; the greedy rollouts of MCTS, built directly, keep the cheaper constructor's
+        # defaults (one instance a stratum, random choices)
+        return GreedyAgent(seed, **{**GREEDY_DEFAULTS, **values})
     if "c" in values:
         values["exploration"] = values.pop("c")
     return MCTSAgent(seed, **values)

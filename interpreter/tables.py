@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from warcodex.dsl import ast
-from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, RuleError
+from warcodex.interpreter.values import CellValue, Code, Derivation, Entity, Odds, RuleError, RuleRefusal
 
 
 def key_value(key: ast.Key):
@@ -31,8 +31,8 @@ def lookup_value(v):
     return v
 
 
-class IllegalColumn(RuleError):
-    pass
+class IllegalColumn(RuleRefusal):
+    """A column an `illegal` beyond-the-table rule forbids: the rules refuse it."""
 
 
 @dataclass

@@ -28,6 +28,14 @@ class RuleError(Exception):
         return Diagnostic(Severity.ERROR, "E-runtime", self.message, self.span, self.hint)
 
 
+class RuleRefusal(RuleError):
+    """The rules themselves refuse what is being done: a `require` statement that does not hold,
+    or a table column an `illegal` beyond-the-table rule forbids (tables.IllegalColumn). Every
+    other RuleError (a wrong type, a recursion or step limit, a card not in hand...) is a fault of
+    the rules or the engine, not a verdict of the rules: a search may judge a refused line
+    hopeless, never a faulty one (interpreter/search_agents.py)."""
+
+
 class Entity:
     """A declared name: a terrain, edge, feature, marker, class, side, unit type, result, table,
     movement mode, option... `props` holds its evaluated properties; `tags` the names `is` accepts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.evaluation import WIN_VALUE, utility
 from warcodex.interpreter.play import agents_for, log_text, play, replay, start
-from warcodex.interpreter.search_agents import GreedyAgent, MCTSAgent
+from warcodex.interpreter.search_agents import GreedyAgent, LookaheadFailure, MCTSAgent
 
 
 def _checked(path):
@@ -246,7 +247,9 @@ def test_greedy_plays_a_forced_decision_without_lookahead(tiny, monkeypatch):
     g, legal = _first_axis_decision(engine, ["greedy", "random"])
     agent = g.agents["axis"]
     only = legal.first()
-    monkeypatch.setattr(legal, "sample", lambda rng, eager=False: only)  # one legal action
+    from warcodex.interpreter import search_agents
+
+    monkeypatch.setattr(search_agents, "stratified_candidates", lambda legal, rng, limit, breadth=1: [only])  # one legal action
     legal.may_pass = False
 
     def no_lookahead(*args):
@@ -320,3 +323,61 @@ def test_a_greedy_game_replays_identically_from_its_log(no_retreat):
     assert game.state.position.turn == 3 and len(game.log) > 54
     again = replay(engine, "to_1944", 2, game.log, trace=True)
     assert log_text(again.log) == log_text(game.log)
+
+
+TRAPS = "tests/data/overlays/tiny_lookahead_traps.wcx"
+
+
+@pytest.fixture(scope="module")
+def tiny_traps():
+    game, diags = check_path("games/tiny", [TRAPS])
+    assert not diags.errors
+    return game
+
+
+def _axis_move_to(g, legal, to):
+    unit = next(u for u in g.state.units.values() if u.side == "axis" and u.loc == "0204")
+    return next(c for c in legal if c.arg("to") == to and getattr(c.arg("u"), "id", c.arg("u")) == unit.id)
+
+
+def test_greedy_judges_hopeless_only_what_the_rules_refuse(tiny_traps, monkeypatch):
+    # a `require` that fails in a lookahead is the rules' own no: -inf, and play goes on; any other
+    # error met while looking ahead (a faulty rule, the Python stack exhausted) is a failure the
+    # agent raises, located, never a verdict that would make a decision depend on the stack
+    engine = Engine(tiny_traps)
+    g, legal = _first_axis_decision(engine, ["greedy", "random"])
+    agent = g.agents["axis"]
+    refused, faulty = _axis_move_to(g, legal, "0304"), _axis_move_to(g, legal, "0303")
+    assert agent.value_after(g.ctx, "axis", refused) == float("-inf")
+    with pytest.raises(LookaheadFailure) as info:
+        agent.value_after(g.ctx, "axis", faulty)
+    assert "looking ahead at move(" in info.value.message and "division by zero" in info.value.message
+    assert info.value.span is not None and info.value.span.line == 12  # the faulty rule's line in the overlay
+
+    def too_deep(fr):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(engine.actions["move"], "body", too_deep)
+    with pytest.raises(LookaheadFailure, match="nest too deeply"):
+        agent.value_after(g.ctx, "axis", refused)
+
+
+def test_a_lookahead_failure_fails_the_batch_game_with_a_log_that_replays(tmp_path):
+    # in a batch, the greedy Axis soon looks at a move into 0303: the game stops there, reported
+    # with its error and its log; the log's decisions replay identically to that point, and the
+    # same seed and agents meet the same failure again
+    from warcodex.balance.runner import BatchConfig, play_one
+
+    config = BatchConfig(game="tiny", game_dir=str(Path("games/tiny").resolve()), overlays=[str(Path(TRAPS).resolve())],
+                         scenario="meeting", agents=["greedy", "random"])
+    record = play_one(config, 1)
+    assert record["ok"] is False and record["error"].startswith("LookaheadFailure: looking ahead at move(")
+    assert record["traceback"] is None and record["where"] and "tiny_lookahead_traps.wcx" in record["where"]
+    again = play_one(config, 1)
+    assert again["error"] == record["error"] and again["log_text"] == record["log_text"]
+    from warcodex.interpreter.saves import read_log
+
+    header, log = read_log("failure.jsonl", record["log_text"])
+    game, _ = check_path("games/tiny", [TRAPS])
+    replayed = replay(Engine(game), "meeting", 1, log, trace=True)
+    assert log_text(replayed.log) == log_text(log)
