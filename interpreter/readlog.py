@@ -93,6 +93,14 @@ class _LoggedMapping(dict):
         self._all()
         return dict.__len__(self)
 
+    def values(self):  # `_LoggedUnits` gives its proxies instead
+        self._all()
+        return dict.values(self)
+
+    def items(self):
+        self._all()
+        return dict.items(self)
+
     def __delitem__(self, key):
         self._write(key)
         dict.__delitem__(self, key)
@@ -288,14 +296,6 @@ class _LoggedDict(_LoggedMapping):
 
     def _all(self):
         self.log.entry(self.name, "*", freeze(dict(dict.items(self))))
-
-    def values(self):
-        self._all()
-        return dict.values(self)
-
-    def items(self):
-        self._all()
-        return dict.items(self)
 
     def _write(self, key) -> None:
         self._read(key)

@@ -271,6 +271,8 @@ def test_pile_declarations_are_checked_and_formatted(tmp_path):
     text = (GAME / "game.wcx").read_text(encoding="utf-8")
     once = format_source(text)
     assert 'pile "cup" face_down §2' in once and 'pile "set_aside" owner_only "Set aside this turn" §2' in once
+    titled = format_source(text.replace('pile "cup" face_down §2', 'pile "cup"  "The cup" [ru: "Чашка"]  §2'))
+    assert 'pile "cup" "The cup" [ru: "Чашка"] §2' in titled  # a title without a visibility: the default
     assert format_source(once) == once
     (tmp_path / "game.wcx").write_text(text.replace('pile "cup" face_down §2', 'pile "cup" face_down §2\n  pile "cup" face_up §2'),
                                        encoding="utf-8")
