@@ -59,6 +59,11 @@ def palette(categories: list[Category]) -> list[str]:
     return colours
 
 
+# Result families (attacker's worst first): one hue each, told apart by hue, not only lightness,
+# so that neighbouring families never blend; a family's cells are darker and lighter shades of it.
+_FAMILY_HUES = ["#b2182b", "#ef8a3c", "#d9b832", "#5aa8d6", "#2166ac", "#5e3c99"]
+
+
 def _family_palette(categories: list[Category]) -> list[str]:
     n = max(c.family for c in categories if c.family is not None) + 1
     members: dict = {}
@@ -71,12 +76,10 @@ def _family_palette(categories: list[Category]) -> list[str]:
                 text = categories[i].text
                 colours[i] = _EMPTY if text == "-" else _OFF if text == OFF_TABLE else _mix("#707070", "#ffffff", 0.25 * k)
             continue
-        base = _SCALE[round(fam * (len(_SCALE) - 1) / (n - 1))] if n > 1 else _SCALE[5]
-        r, g, b = _hex(base)
-        light = (0.299 * r + 0.587 * g + 0.114 * b) > 150
+        base = _FAMILY_HUES[round(fam * (len(_FAMILY_HUES) - 1) / (n - 1))] if n > 1 else _FAMILY_HUES[4]
         for k, i in enumerate(idx):
-            t = 0.5 * k / max(len(idx) - 1, 1) if len(idx) > 1 else 0.0
-            colours[i] = _mix(base, "#3a3a3a" if light else "#ffffff", t * (0.6 if light else 1.0))
+            shade = -0.2 + 0.65 * k / (len(idx) - 1) if len(idx) > 1 else 0.0  # darker .. lighter
+            colours[i] = _mix(base, "#000000", -shade) if shade < 0 else _mix(base, "#ffffff", shade)
     return colours
 
 
