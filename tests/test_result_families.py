@@ -82,10 +82,19 @@ def test_the_palette_shades_one_hue_per_family():
     colours = palette(cats)
     assert len(set(colours)) == len(colours)
     assert colours[-1] == "#f2f2f2"  # no effect: light grey
-    # a family's cells are shades of one colour: closer to each other than to the next family's
-    def dist(a, b):
-        return sum((int(a[i:i + 2], 16) - int(b[i:i + 2], 16)) ** 2 for i in (1, 3, 5))
-    assert dist(colours[3], colours[4]) < dist(colours[3], colours[2]) and dist(colours[0], colours[1]) < dist(colours[1], colours[2])
+    # a family's cells are shades of one hue (darker, lighter); families differ by hue
+    import colorsys
+
+    def hue(c):
+        return colorsys.rgb_to_hls(*(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)))[0] * 360
+
+    fams = {}
+    for cat, colour in zip(cats[:-1], colours[:-1]):
+        fams.setdefault(cat.family, []).append(hue(colour))
+    for hues in fams.values():
+        assert max(hues) - min(hues) < 3
+    firsts = sorted(h[0] for h in fams.values())
+    assert min(b - a for a, b in zip(firsts, firsts[1:])) > 15
 
 
 def test_the_tiny_odds_chart_legend_and_bars_follow_the_families(tmp_path):
