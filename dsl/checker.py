@@ -737,9 +737,9 @@ class _Checker:
         self._result_families()
 
     def _result_families(self) -> None:
-        """`family` declarations (facts/families.py): a table, patterns of its result names; every
+        """`family` declarations (dsl/families.py): a table, patterns of its result names; every
         result cell of a table with families is in one of them (a warning otherwise)."""
-        from warcodex.facts.families import declared_families, family_of
+        from warcodex.dsl.families import declared_families, family_of
 
         families = declared_families(self.game)
         tables = {t.name: t for t in self.game.tables}

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from warcodex.dsl import ast
 from warcodex.facts.dice import distribution
-from warcodex.facts.families import families_of
+from warcodex.dsl.families import cell_results, families_of, family_of
 from warcodex.facts.partial import constant, is_number
 from warcodex.facts.walk import rule_bodies, walk
 
@@ -31,7 +31,11 @@ class TableFacts:
     inputs: list[str]  # quantity names
     drm_quantities: list[str]
     drm_values: set[int]
-    families: list = field(default_factory=list)  # its result families, as declared (facts/families.py)
+    families: list = field(default_factory=list)  # its result families, as declared (dsl/families.py)
+
+    def cell_family(self, cell) -> int | None:
+        """The index in `families` of a cell's family (a compiled cell), None when in none."""
+        return family_of(self.families, cell_results(cell)) if self.families else None
 
     @property
     def provisional(self) -> bool:

@@ -1,4 +1,4 @@
-"""Result families (facts/families.py, docs/language.md "Result families"): the games' declared
+"""Result families (dsl/families.py, docs/language.md "Result families"): the games' declared
 grouping of a CRT's results, checked with located errors, and the odds charts ordered and
 coloured by it."""
 
@@ -14,7 +14,7 @@ from warcodex.cli import cli
 from warcodex.dsl.checker import check_path
 from warcodex.exporters.aids.charts import palette
 from warcodex.exporters.aids.odds import Category
-from warcodex.facts.families import family_of, families_of
+from warcodex.dsl.families import family_of, families_of
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "games" / "tiny"

@@ -47,7 +47,7 @@ class BattleAid:
 
 
 def _families(table_aids, table: str, results: dict[str, float]) -> list[tuple[str, str]]:
-    """The chance of each result family of the table (facts/families.py), in the families' order."""
+    """The chance of each result family of the table (dsl/families.py), in the families' order."""
     for t in table_aids:
         if t.name == table and t.chart is not None and t.chart.families:
             total = [0.0] * len(t.chart.families)

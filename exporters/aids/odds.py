@@ -17,7 +17,7 @@ OFF_TABLE = "off"  # chart category of a modified roll that falls off a table wi
 @dataclass
 class Category:
     """A result as a chart colours it: the cell's text, its meaning in words, and the index of its
-    result family (`Family`, facts/families.py) when the game groups the table's results."""
+    result family (`Family`, dsl/families.py) when the game groups the table's results."""
     text: str
     label: str
     family: int | None = None
@@ -25,7 +25,7 @@ class Category:
 
 @dataclass
 class Family:
-    """A group of a table's results as the game declares it (facts/families.py), in the aid's words."""
+    """A group of a table's results as the game declares it (dsl/families.py), in the aid's words."""
     name: str
     label: str
     provisional: bool

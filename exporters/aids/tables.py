@@ -12,7 +12,6 @@ from fractions import Fraction
 
 from warcodex.dsl import ast
 from warcodex.exporters.aids.odds import Category, Family, OddsChart, odds_chart, pct
-from warcodex.facts.families import cell_results, family_of
 from warcodex.exporters.aids.rules import QuantityAid, quantity_aid
 from warcodex.exporters.aids.words import key_words, num_text, signed
 from warcodex.exporters.aids.writer import Ref, Source
@@ -88,7 +87,7 @@ def table_aid(w, tf) -> TableAid:
     row_caption = f"{w.ui('die_roll')} ({dice.text()})" if dice is not None else w.ui("row")
     col_caption = {"odds": w.ui("odds"), "diff": w.ui("difference")}.get(col_kind or "", "")
     families = [Family(f.name, w.of(f.decl), f.provenance == "provisional", f.note) for f in tf.families]
-    categories, cat_index = _categories(w, t, tf.families)
+    categories, cat_index = _categories(w, t, tf)
     dist = distribution(dice) if dice is not None else None
     rows = []
     for low, high, cells, text in t.rows:
@@ -110,9 +109,9 @@ def table_aid(w, tf) -> TableAid:
                     categories, chart, roll_note, show_legend)
 
 
-def _categories(w, t, families=()) -> tuple[list[Category], dict[str, int]]:
+def _categories(w, t, tf) -> tuple[list[Category], dict[str, int]]:
     """Every distinct cell (and beyond result), ordered by its result family when the game groups
-    the table's results (facts/families.py: in the order declared, cells in no family last), then
+    the table's results (dsl/families.py: in the order declared, cells in no family last), then
     by where it sits in the rows: chart colours then follow the families, and the table from low
     rolls to high."""
     positions: dict[str, list[float]] = OrderedDict()
@@ -125,8 +124,8 @@ def _categories(w, t, families=()) -> tuple[list[Category], dict[str, int]]:
         if b.cell is not None:
             positions.setdefault(str(b.cell), []).append(len(t.rows) + 1)
             sample.setdefault(str(b.cell), b.cell)
-    family = {text: family_of(list(families), cell_results(sample[text])) for text in positions}
-    last = len(families)
+    family = {text: tf.cell_family(sample[text]) for text in positions}
+    last = len(tf.families)
     ordered = sorted(positions, key=lambda k: (family[k] if family[k] is not None else last,
                                                sum(positions[k]) / len(positions[k]), list(positions).index(k)))
     return ([Category(text, _cell_label(w, sample[text]), family[text]) for text in ordered],

@@ -1,4 +1,6 @@
-"""Result families: how a game groups the results of a table so that a player can read its odds.
+"""Result families: how a game groups the results of a table so that a player can read its odds
+(the declarations and their matching; the facts model gives each table its families,
+`TableFacts.families` and `cell_family`).
 
 A game declares them (docs/language.md, "Result families"), each with its provenance:
 
@@ -72,5 +74,5 @@ def family_of(families: list[ResultFamily], codes) -> int | None:
 
 
 def cell_results(cell) -> tuple[str, ...]:
-    """The result names of a compiled cell (interpreter.values.CellValue)."""
+    """The result names of a compiled cell (the engine's CellValue: codes resolved to results)."""
     return tuple(c.result.name for c in getattr(cell, "codes", ()) if getattr(c, "result", None) is not None)
