@@ -304,7 +304,7 @@ class Sections(Decl):
     entries: list[SectionEntry]
 
 
-EntityKind = Literal["terrain", "edge", "feature", "marker", "class", "side", "alliance", "option"]
+EntityKind = Literal["terrain", "edge", "feature", "marker", "class", "side", "alliance", "option", "family"]
 
 
 class Entity(Decl):

@@ -345,7 +345,7 @@ class _Checker:
         self.flags = self._flag_names()
         self.tags = {n for n, d in game.names.items()
                      if isinstance(d, (ast.Unit, ast.Result)) or (isinstance(d, ast.Entity)
-                                                                  and d.kind not in ("alliance", "option"))}
+                                                                  and d.kind not in ("alliance", "option", "family"))}
         self.tags |= self.flags
         units = [d for d in game.names.values() if isinstance(d, ast.Unit)]
         self.unit_props = set(stdlib.UNIT_FIELDS) | {p.key for u in units for p in u.props}
@@ -751,6 +751,50 @@ class _Checker:
             for cell in cells:
                 for code in cell.codes:
                     self._table_code(code)
+        self._result_families()
+
+    def _result_families(self) -> None:
+        """`family` declarations (dsl/families.py): a table, patterns of its result names; every
+        result cell of a table with families is in one of them (a warning otherwise)."""
+        from warcodex.dsl.families import declared_families, family_of
+
+        families = declared_families(self.game)
+        tables = {t.name: t for t in self.game.tables}
+        results = sorted(n for n, d in self.game.names.items() if isinstance(d, ast.Result))
+        for fam in families:
+            props = {p.key: p for p in fam.decl.props}
+            span = fam.decl.header.span
+            for p in fam.decl.props:
+                if p.key not in ("table", "results"):
+                    self.diags.error("E-family", f"a family has a `table` and its `results`, not `{p.key}`", p.span)
+            where = (props["table"].value or props["table"]).span if "table" in props else span
+            if not fam.tables:
+                self.diags.error("E-family", f"family {fam.name} needs the table it groups: `table: NAME`", where)
+            for t in fam.tables:
+                if t not in tables:
+                    self.diags.error("E-family", f"family {fam.name} groups the results of a table, and "
+                                     f"{repr(t) if t else 'this'} is not a table", where,
+                                     hint=did_you_mean(t, tables) if t else "`table: crt` or `table: [crt_a, crt_b]`")
+            if not fam.patterns:
+                self.diags.error("E-family", f"family {fam.name} needs its results: `results: [\"A1\", \"A1/D1\"]` "
+                                 "(result names, or several joined by /)", props["results"].span if "results" in props else span)
+            for pattern, where in zip(fam.patterns, fam.spans):
+                for code in pattern:
+                    if code not in results:
+                        self.diags.error("E-family", f"'{code}' in family {fam.name} is not a result of the rules", where,
+                                         hint=did_you_mean(code, results))
+        for name, table in tables.items():
+            mine = [f for f in families if name in f.tables]
+            if not mine:
+                continue
+            for row in table.table_rows:
+                for cell in row.cells:
+                    codes = [resolve_code(self.game, c) for c in cell.codes if c.number is None]
+                    names = tuple(getattr(r[0] if isinstance(r, tuple) else r, "name", None) for r in codes if r is not None)
+                    if names and family_of(mine, names) is None:
+                        self.diags.warning("W-family", f"cell {'/'.join(c.name for c in cell.codes)} of table {name} is in "
+                                           "none of its families", row.span,
+                                           hint=f"add it to a family's results (families: {', '.join(f.name for f in mine)})")
 
     def _table_shape(self, t: ast.Table) -> None:
         n = len(t.columns.keys) if t.columns else 1

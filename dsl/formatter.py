@@ -83,7 +83,7 @@ MAX_INLINE_PROPS = 3
 # Words that the grammar uses as keywords somewhere. A table key written as a string is printed
 # bare only when it is a plain name outside this set (a bare keyword could lex as the keyword).
 KEYWORDS = frozenset("""
-    include override game sections terrain edge feature marker class side alliance option unit at
+    include override game sections terrain edge feature marker class side alliance option family unit at
     steps var side_var unit_var location_var table columns rows clamp beyond above below from upto
     use result illegal row quantity base modifier min max round up down nearest when group order
     function movement action param subset where do procedure on sequence turns player_turns player_turn repeat while phase

@@ -63,7 +63,7 @@ _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _END = r"(?![A-Za-z0-9_])"  # the end of a word (the grammar's keyword boundary)
 
 # Declaration kinds, grouped by what the declared name is.
-_DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option",
+_DECL_CLASS = ("game", "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option", "family",
                "unit", "scenario", "invariant", "deck", "card", "phase", "test", "example", "map")
 _DECL_FUNC = ("quantity", "function", "procedure", "action", "result", "table", "movement", "evaluation")
 _DECL_VAR = ("var", "side_var", "unit_var", "location_var")

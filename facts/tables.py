@@ -11,11 +11,12 @@ with its provenance, and the rules that feed it, found by searching every rule b
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from warcodex.dsl import ast
 from warcodex.facts.dice import distribution
+from warcodex.dsl.families import cell_results, families_of, family_of
 from warcodex.facts.partial import constant, is_number
 from warcodex.facts.walk import rule_bodies, walk
 
@@ -30,6 +31,11 @@ class TableFacts:
     inputs: list[str]  # quantity names
     drm_quantities: list[str]
     drm_values: set[int]
+    families: list = field(default_factory=list)  # its result families, as declared (dsl/families.py)
+
+    def cell_family(self, cell) -> int | None:
+        """The index in `families` of a cell's family (a compiled cell), None when in none."""
+        return family_of(self.families, cell_results(cell)) if self.families else None
 
     @property
     def provisional(self) -> bool:
@@ -142,6 +148,7 @@ def table_facts(engine) -> list[TableFacts]:
                     values.add(int(v if m.op == "+" else -v))
         prov = t.decl.header.provenance
         out.append(TableFacts(t.name, t.decl, t, prov.kind if prov is not None else "rulebook",
-                              prov.note if prov is not None else None, feed, drm_names, values))
+                              prov.note if prov is not None else None, feed, drm_names, values,
+                              families_of(game, t.name)))
     cache["tables"] = out
     return out

@@ -819,6 +819,8 @@ class Odds:
     provisional: list[str] = field(default_factory=list)
     distribution: dict = field(default_factory=dict)  # leaf_summary -> probability
     replays_by: dict = field(default_factory=dict)  # exact: replays by what was replayed
+    intervals: dict = field(default_factory=dict)  # Monte Carlo: outcome -> its 95% (Wilson) interval
+    workers: int = 0  # Monte Carlo: how many processes played the battles (one per worker, when used)
 
     def to_json(self) -> dict:
         return {
@@ -827,7 +829,9 @@ class Odds:
             "rounds": {str(k): v for k, v in sorted(self.rounds.items())},
             "results": [{"probability": p, "result": text} for p, text in self.effects],
             "seconds": round(self.seconds, 4), "battles": self.battles,
-            "confidence_half_width_95": self.half_width, "replays": self.work, "replays_by": self.replays_by,
+            "confidence_half_width_95": self.half_width,
+            "confidence_intervals_95": {k: list(v) for k, v in self.intervals.items()}, "workers": self.workers,
+            "replays": self.work, "replays_by": self.replays_by,
             "note": self.note,
             "provisional": self.provisional,
         }
@@ -992,7 +996,7 @@ class Sampler:
 _JOB: dict = {}
 
 
-def _simulate(seeds: range) -> tuple[Counter, Counter, set]:
+def _simulate(seeds: range) -> tuple[Counter, Counter, set, int]:
     scene, start, sampled = _JOB["scene"], _JOB["state"], _JOB["sampled"]
     ctx = scene.run.ctx
     combat = scene.combat()
@@ -1013,39 +1017,85 @@ def _simulate(seeds: range) -> tuple[Counter, Counter, set]:
         rounds[sampler.rounds if sampler else 0] += 1
         if sampler:
             tables |= sampler.tables_read
-    return outcomes, rounds, tables
+    return outcomes, rounds, tables, os.getpid()
+
+
+Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% interval
+
+
+def wilson(hits: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a probability observed `hits` times in `n` trials (better
+    than p +- 1.96 sqrt(p(1-p)/n) near 0 and 1: an outcome never seen still gets an upper bound)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (0.0 if hits <= 0 else max(0.0, centre - half)), (1.0 if hits >= n else min(1.0, centre + half))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says, else all)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = None, seed: int = 1,
                 max_battles: int = 1_000_000, batch: int = 250, note: str = "") -> Odds:
-    """Simulated battles in worker processes until the 95% confidence half-width of every outcome
-    probability is at most `precision` (or `max_battles`)."""
+    """Simulated battles in worker processes until the 95% confidence interval of every outcome
+    probability (Wilson) is within `precision` of it (or `max_battles`).
+
+    The battles are numbered: battle i is played with the RNG seeded `seed * 1_000_003 + i`, and
+    they are taken in batches of `batch` in that order, the stopping rule checked after each
+    batch. The workers play whole batches (`workers` at a time) and a batch beyond the stopping
+    point is dropped, so the same seed gives the same battles, the same number of them and the
+    same result whatever the number of workers."""
     start_time = time.perf_counter()
-    workers = workers or os.cpu_count() or 1
+    workers = workers or usable_cores()
     state = scene.run.ctx.state.snapshot()
     _JOB.update(scene=scene, state=state, sampled=True)
     totals: Counter = Counter()
     rounds: Counter = Counter()
     tables_read: set = set()
+    processes: set[int] = set()  # the processes that played the battles kept
     n = 0
-    next_seed = seed * 1_000_003
+    first_seed = seed * 1_000_003
+    next_batch = 0
+
+    def outcome_counts() -> dict[str, float]:
+        return summarise(scene, dict(totals), {}, "monte carlo", 0.0).outcomes
 
     def half_width() -> float:
-        if n == 0:
-            return 1.0
-        summary = summarise(scene, dict(totals), {}, "monte carlo", 0.0)
-        return max(1.96 * math.sqrt(max(p * (1 - p), 1.0 / n) / n) for p in summary.outcomes.values())
+        """The largest distance from an outcome's frequency to an end of its interval."""
+        worst = 0.0
+        for p in outcome_counts().values():
+            lo, hi = wilson(p * n, n)
+            worst = max(worst, p - lo, hi - p)
+        return worst if n else 1.0
+
+    def done() -> bool:
+        return n >= max_battles or (n >= 2 * batch and half_width() <= precision)
 
     pool = None
     try:
         if workers > 1:
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        while n < max_battles and (n < 2 * batch or half_width() > precision):
-            size = min(batch, max_battles - n)
-            jobs = [range(next_seed + i * size, next_seed + (i + 1) * size) for i in range(workers)]
-            next_seed += workers * size
+        while not done():
+            jobs = []
+            for b in range(next_batch, next_batch + workers):
+                lo = first_seed + b * batch
+                hi = min(lo + batch, first_seed + max_battles)
+                if lo < hi:
+                    jobs.append(range(lo, hi))
+            next_batch += workers
             results = pool.map(_simulate, jobs) if pool is not None else map(_simulate, jobs)
-            for o, r, t in results:
+            for o, r, t, pid in results:
+                if done():
+                    break  # past the stopping point: the same battles as with fewer workers
+                processes.add(pid)
                 totals.update(o)
                 rounds.update(r)
                 tables_read |= t
@@ -1055,8 +1105,10 @@ def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = No
             pool.shutdown()
         _JOB.clear()
         scene.run.ctx.install(state)
+    intervals = {k: wilson(p * n, n) for k, p in outcome_counts().items()} if n else {}
     return summarise(scene, dict(totals), dict(rounds), "monte carlo", time.perf_counter() - start_time,
-                     tables_read, battles=n, half_width=half_width(), note=note)
+                     tables_read, battles=n, half_width=half_width(), note=note, workers=len(processes),
+                     intervals=intervals)
 
 
 def resolve(scene: Scene, mode: str = "auto", precision: float = 0.005, workers: int | None = None,

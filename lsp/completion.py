@@ -24,7 +24,7 @@ KINDS = {
     "edge": T.CompletionItemKind.EnumMember, "feature": T.CompletionItemKind.EnumMember,
     "marker": T.CompletionItemKind.EnumMember, "class": T.CompletionItemKind.Interface,
     "side": T.CompletionItemKind.Constant, "alliance": T.CompletionItemKind.Constant,
-    "option": T.CompletionItemKind.Constant, "quantity": T.CompletionItemKind.Function,
+    "option": T.CompletionItemKind.Constant, "family": T.CompletionItemKind.Enum, "quantity": T.CompletionItemKind.Function,
     "function": T.CompletionItemKind.Function, "procedure": T.CompletionItemKind.Method,
     "action": T.CompletionItemKind.Event, "result": T.CompletionItemKind.EnumMember,
     "table": T.CompletionItemKind.Struct, "movement": T.CompletionItemKind.Module,

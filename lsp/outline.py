@@ -19,7 +19,7 @@ SYMBOL_KINDS = {
     "vardecl": T.SymbolKind.Variable, "scenario": T.SymbolKind.Package, "invariant": T.SymbolKind.Boolean,
     "sequence": T.SymbolKind.Namespace, "phase": T.SymbolKind.Namespace, "game": T.SymbolKind.File,
     "deck": T.SymbolKind.Array, "card": T.SymbolKind.Object, "sections": T.SymbolKind.Namespace,
-    "side": T.SymbolKind.Constant, "alliance": T.SymbolKind.Constant, "option": T.SymbolKind.Boolean,
+    "side": T.SymbolKind.Constant, "alliance": T.SymbolKind.Constant, "option": T.SymbolKind.Boolean, "family": T.SymbolKind.Enum,
     "terrain": T.SymbolKind.EnumMember, "edge": T.SymbolKind.EnumMember, "feature": T.SymbolKind.EnumMember,
     "marker": T.SymbolKind.EnumMember, "class": T.SymbolKind.Interface,
 }

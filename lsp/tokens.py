@@ -22,7 +22,7 @@ TOKEN_TYPES = ["namespace", "type", "class", "enum", "interface", "struct", "par
 TOKEN_MODIFIERS = ["declaration", "readonly", "defaultLibrary", "modification"]
 
 _DECL_TYPES = {"unit": "class", "class": "interface", "terrain": "enumMember", "edge": "enumMember",
-               "feature": "enumMember", "marker": "enumMember", "side": "enum", "alliance": "enum", "option": "variable",
+               "feature": "enumMember", "marker": "enumMember", "side": "enum", "alliance": "enum", "option": "variable", "family": "enum",
                "quantity": "function", "function": "function", "procedure": "method", "action": "event",
                "result": "enumMember", "table": "struct", "movement": "namespace", "vardecl": "variable",
                "scenario": "namespace", "invariant": "namespace", "phase": "namespace", "deck": "struct",

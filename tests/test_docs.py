@@ -118,7 +118,7 @@ def test_examples_cover_every_declaration_kind():
                 kinds.add("override")
     expected = {"Game", "Sections", "Unit", "VarDecl", "Table", "Result", "Quantity", "Function",
                 "Movement", "Action", "Procedure", "Trigger", "Sequence", "Scenario", "Invariant", "Deck",
-                "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option", "override"}
+                "terrain", "edge", "feature", "marker", "class", "side", "alliance", "option", "family", "override"}
     assert expected <= kinds, expected - kinds
 
 

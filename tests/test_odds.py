@@ -324,9 +324,34 @@ def test_monte_carlo_on_two_workers_meets_its_precision_and_agrees(aa_scenes):
     exact = odds.exact(scene(aa_scenes, "odds_small")).outcomes
     mc = odds.monte_carlo(scene(aa_scenes, "odds_small"), precision=0.06, workers=2, batch=60)
     assert mc.method == "monte carlo" and mc.half_width <= 0.06 and mc.battles >= 240
+    assert mc.workers == 2  # the battles were played in two processes
     for k, p in exact.items():
         assert abs(mc.outcomes[k] - p) < 2.5 * mc.half_width, (k, mc.outcomes[k], p)
+        lo, hi = mc.intervals[k]  # the interval stated for each outcome, around its frequency
+        assert lo <= mc.outcomes[k] <= hi and hi - lo <= 2 * mc.half_width + 1e-12
     assert sum(mc.rounds.values()) == pytest.approx(1) and min(mc.rounds) >= 1
+
+
+def test_monte_carlo_gives_the_same_result_for_a_seed_whatever_the_workers(aa_scenes):
+    """Battle i is played with seed i and the stopping rule is checked batch by batch in seed
+    order, so 1, 2 or 3 workers play the same battles and stop at the same one."""
+    runs = [odds.monte_carlo(scene(aa_scenes, "odds_small"), precision=0.07, workers=w, seed=5, batch=40)
+            for w in (1, 2, 3)]
+    assert runs[0].battles % 40 == 0 and runs[0].battles >= 80
+    for other in runs[1:]:
+        assert other.battles == runs[0].battles
+        assert other.distribution == runs[0].distribution and other.rounds == runs[0].rounds
+        assert other.intervals == runs[0].intervals
+    assert [r.workers for r in runs] == [1, 2, 3]
+    assert odds.monte_carlo(scene(aa_scenes, "odds_small"), precision=0.07, workers=2, seed=6,
+                            batch=40).distribution != runs[0].distribution
+
+
+def test_the_wilson_interval():
+    lo, hi = odds.wilson(0, 100)  # never seen in 100: at most 3.7% (the rule of three says 3%)
+    assert lo == 0.0 and hi == pytest.approx(0.0370, abs=1e-4)
+    lo, hi = odds.wilson(50, 100)
+    assert (lo, hi) == pytest.approx((0.4038, 0.5962), abs=1e-4)
 
 
 def test_auto_falls_back_to_monte_carlo_and_says_why(aa_scenes, monkeypatch):

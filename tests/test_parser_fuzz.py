@@ -329,7 +329,7 @@ def declaration(draw, nested: bool = False) -> str:
     if kind == "game":
         return f"game {n}{draw(meta())} {draw(props)}"
     if kind == "entity":
-        kind_word = draw(st.sampled_from(["terrain", "edge", "feature", "marker", "class", "side", "alliance", "option"]))
+        kind_word = draw(st.sampled_from(["terrain", "edge", "feature", "marker", "class", "side", "alliance", "option", "family"]))
         return f"{kind_word} {n}{draw(meta())}" + (f" {draw(props)}" if draw(st.booleans()) else "")
     if kind == "unit":
         body = ""

@@ -756,8 +756,8 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 @click.option("--mode", type=click.Choice(["auto", "exact", "mc"]), default="auto", show_default=True,
               help="exact enumeration, Monte Carlo, or exact with Monte Carlo where the dice do not allow it.")
 @click.option("--precision", type=float, default=0.005, show_default=True,
-              help="Monte Carlo: 95%% confidence half-width wanted on every outcome probability.")
-@click.option("--workers", type=int, default=None, help="Monte Carlo worker processes (default: all cores).")
+              help="Monte Carlo: stop when every outcome's 95%% confidence interval is within P of it.")
+@click.option("--workers", type=int, default=None, help="Monte Carlo worker processes (default: every core this process may use); the result does not depend on it.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo: the first seed.")
 @click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Published values replacing provisional data.")
@@ -823,15 +823,19 @@ def print_attack(report) -> None:
 
 def print_odds(result) -> None:
     how = ("exact" if result.method == "exact" else
-           f"Monte Carlo, {result.battles:,} battles, 95% confidence +-{result.half_width:.4f}")
+           f"Monte Carlo, {result.battles:,} battles on {result.workers} worker(s), every outcome within "
+           f"+-{result.half_width:.4f} at 95% confidence")
     out.print(bold("Combat odds", f" ({how}, {result.seconds:.2f} s); attacker: {result.attacker}"))
     if result.note:
         out.print(result.note, style="yellow")
     table = Table(title=None)
     table.add_column("outcome")
     table.add_column("probability", justify="right")
+    if result.intervals:
+        table.add_column("95% interval (Wilson)", justify="right")
     for name, p in result.outcomes.items():
-        table.add_row(name, f"{p:.4f}")
+        lo_hi = result.intervals.get(name)
+        table.add_row(name, f"{p:.4f}", *([f"{lo_hi[0]:.4f} - {lo_hi[1]:.4f}"] if lo_hi else []))
     out.print(table)
     units = Table()
     for col in ("side", "unit type", "at start", "expected survivors", "expected losses"):

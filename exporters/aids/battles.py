@@ -40,9 +40,22 @@ class BattleAid:
     crt_table: str | None  # the table a CRT attack's result is read on (its name)
     crt_caption: str | None  # "Combat Results Table, column 3-1"
     crt_results: list[Segment]
+    crt_families: list[tuple[str, str]]  # (family, its chance) when the table groups its results
     results: list[tuple[str, str]]  # (chance, what the combat does to the units), most likely first
     losses: list[str]  # "attacker: Infantry 1.84, Tank 0.31"
     provisional: list[str] = field(default_factory=list)
+
+
+def _families(table_aids, table: str, results: dict[str, float]) -> list[tuple[str, str]]:
+    """The chance of each result family of the table (dsl/families.py), in the families' order."""
+    for t in table_aids:
+        if t.name == table and t.chart is not None and t.chart.families:
+            total = [0.0] * len(t.chart.families)
+            for c in t.categories:
+                if c.family is not None:
+                    total[c.family] += results.get(c.text, 0.0)
+            return [(f.label, pct(Fraction(p).limit_denominator(10**9))) for f, p in zip(t.chart.families, total) if p > 1e-12]
+    return []
 
 
 def _category(table_aids, table: str, cell: str) -> int:
@@ -64,12 +77,15 @@ def battle_aids(w, table_aids) -> list[BattleAid]:
                           why=b.note)
         outcomes = [Segment(w.ui(key), pct(Fraction(b.outcomes[name]).limit_denominator(10**9)), b.outcomes[name], key)
                     for name, key in OUTCOME_KEYS.items() if b.outcomes.get(name, 0) > 1e-12]
-        crt_results, caption, table = [], None, None
+        crt_results, crt_families, caption, table = [], [], None, None
         if b.crt is not None:
             table = b.crt.table
             caption = w.ui("battle_column", table=w.label(b.crt.table), columns=", ".join(b.crt.columns))
             crt_results = [Segment(cell, pct(Fraction(p).limit_denominator(10**9)), p, _category(table_aids, table, cell))
                            for cell, p in b.crt.results.items()]
+            crt_families = _families(table_aids, table, b.crt.results)
+            if crt_families:  # in the table's order of categories: each family one band, as in its chart
+                crt_results.sort(key=lambda s: s.colour)
         results = [(pct(Fraction(p).limit_denominator(10**9)), text) for p, text in b.results[:TOP_RESULTS]]
         rest = sum(p for p, _ in b.results[TOP_RESULTS:])
         if rest > 0:
@@ -81,5 +97,5 @@ def battle_aids(w, table_aids) -> list[BattleAid]:
                 parts = [f"{w.label(t)} {n:.2f}" for t, n in types.items()]
                 losses.append(f"{w.ui('role_' + role)}: " + ", ".join(parts))
         out.append(BattleAid(b.name, b.label, w.refs(b.citations), method, b.method == "exact", outcomes, table,
-                             caption, crt_results, results, losses, list(b.provisional)))
+                             caption, crt_results, crt_families, results, losses, list(b.provisional)))
     return out

@@ -34,7 +34,11 @@ def _mix(a: str, b: str, t: float) -> str:
 
 def palette(categories: list[Category]) -> list[str]:
     """One colour per category: the empty cell light grey, off-table mid grey, the others spread
-    along the diverging scale in category order."""
+    along the diverging scale in category order; when the results are grouped in families, one
+    colour of the scale per family (the attacker's worst red, the defender's worst dark blue) and
+    shades of it for the family's cells, cells in no family in greys."""
+    if any(c.family is not None for c in categories):
+        return _family_palette(categories)
     real = [i for i, c in enumerate(categories) if c.text not in ("-", OFF_TABLE)]
     colours = [""] * len(categories)
     for i, c in enumerate(categories):
@@ -52,6 +56,30 @@ def palette(categories: list[Category]) -> list[str]:
         lo = int(x)
         hi = min(lo + 1, len(_SCALE) - 1)
         colours[i] = _mix(_SCALE[lo], _SCALE[hi], x - lo)
+    return colours
+
+
+# Result families (attacker's worst first): one hue each, told apart by hue, not only lightness,
+# so that neighbouring families never blend; a family's cells are darker and lighter shades of it.
+_FAMILY_HUES = ["#b2182b", "#ef8a3c", "#d9b832", "#5aa8d6", "#2166ac", "#5e3c99"]
+
+
+def _family_palette(categories: list[Category]) -> list[str]:
+    n = max(c.family for c in categories if c.family is not None) + 1
+    members: dict = {}
+    for i, c in enumerate(categories):
+        members.setdefault(c.family, []).append(i)
+    colours = [""] * len(categories)
+    for fam, idx in members.items():
+        if fam is None:
+            for k, i in enumerate(idx):
+                text = categories[i].text
+                colours[i] = _EMPTY if text == "-" else _OFF if text == OFF_TABLE else _mix("#707070", "#ffffff", 0.25 * k)
+            continue
+        base = _FAMILY_HUES[round(fam * (len(_FAMILY_HUES) - 1) / (n - 1))] if n > 1 else _FAMILY_HUES[4]
+        for k, i in enumerate(idx):
+            shade = -0.2 + 0.65 * k / (len(idx) - 1) if len(idx) > 1 else 0.0  # darker .. lighter
+            colours[i] = _mix(base, "#000000", -shade) if shade < 0 else _mix(base, "#ffffff", shade)
     return colours
 
 
@@ -87,6 +115,9 @@ def odds_chart_svg(chart: OddsChart) -> str:
     long_labels = any(len(_legend_text(chart.categories[k])) > 30 for k in used)
     legend_cols = 2 if long_labels else 3
     legend_h = 18 * ((len(used) + legend_cols - 1) // legend_cols) + 10
+    groups = _family_groups(chart, used)
+    if groups:
+        legend_h = 18 * len(groups) + 10
     height = rows * panel_h + legend_h + 8
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="odds-chart" viewBox="0 0 {width} {height}" '
            f'width="{width}" height="{height}" data-table="{escape(chart.table)}" font-family="{FONT}" font-size="11">',
@@ -132,7 +163,16 @@ def odds_chart_svg(chart: OddsChart) -> str:
             out.append(f'<text x="{x0 - 2}" y="{base_y + 13}" text-anchor="end" font-size="8.5" fill="#555555">DRM</text>')
     ly = rows * panel_h + 14
     col_w = (width - 20) / legend_cols
-    for j, k in enumerate(used):
+    for j, (label, cells) in enumerate(groups):  # one line per family: its swatches, its name, its cells
+        y = ly + j * 18
+        x = 10.0
+        for k in cells:
+            out.append(f'<rect x="{x:.1f}" y="{y - 9}" width="11" height="11" fill="{colours[k]}" stroke="#666666" '
+                       f'stroke-width="0.5" class="family-swatch" data-result="{escape(chart.categories[k].text)}"/>')
+            x += 12
+        out.append(f'<text x="{x + 4:.1f}" y="{y}" font-size="10" class="family"><tspan font-weight="bold">{escape(label)}</tspan>'
+                   f'<tspan fill="#444444">  {escape(_clip(", ".join(chart.categories[k].text for k in cells), max(20, int((width - x - 20) / 5.6) - len(label))))}</tspan></text>')
+    for j, k in enumerate(used if not groups else []):
         r, c = divmod(j, legend_cols)
         x = 10 + c * col_w
         y = ly + r * 18
@@ -178,6 +218,19 @@ def hits_chart_svg(chart: HitChart) -> str:
                f'<text x="{label_w + 75}" y="{height - 11}" font-size="10">{escape(chart.categories[0].label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _family_groups(chart: OddsChart, used: list[int]) -> list[tuple[str, list[int]]]:
+    """(family label, its categories shown) in the families' order, then the cells in none."""
+    if not chart.families:
+        return []
+    groups = [(f.label + (" †" if f.provisional else ""), [k for k in used if chart.categories[k].family == i])
+              for i, f in enumerate(chart.families)]
+    rest = [k for k in used if chart.categories[k].family is None]
+    if rest:
+        empty = all(chart.categories[k].text == "-" for k in rest)
+        groups.append((chart.categories[rest[0]].label if empty else chart.other_label, rest))
+    return [(label, cells) for label, cells in groups if cells]
 
 
 def _legend_text(cat: Category) -> str:

@@ -16,9 +16,20 @@ OFF_TABLE = "off"  # chart category of a modified roll that falls off a table wi
 
 @dataclass
 class Category:
-    """A result as a chart colours it: the cell's text and its meaning in words."""
+    """A result as a chart colours it: the cell's text, its meaning in words, and the index of its
+    result family (`Family`, dsl/families.py) when the game groups the table's results."""
     text: str
     label: str
+    family: int | None = None
+
+
+@dataclass
+class Family:
+    """A group of a table's results as the game declares it (dsl/families.py), in the aid's words."""
+    name: str
+    label: str
+    provisional: bool
+    note: str | None
 
 
 @dataclass
@@ -45,6 +56,8 @@ class OddsChart:
     categories: list[Category]
     panels: list[ChartPanel]
     intro: str
+    families: list[Family]  # the table's result families, in order (empty: none declared)
+    other_label: str = ""  # the legend's name for the cells in no family
 
 
 def pct(p: Fraction) -> str:
@@ -59,7 +72,8 @@ def pct(p: Fraction) -> str:
     return f"{value:.1f}%"
 
 
-def odds_chart(w, tf, title: str, categories: list[Category], cat_index: dict[str, int], beyond) -> OddsChart:
+def odds_chart(w, tf, title: str, categories: list[Category], cat_index: dict[str, int], beyond,
+               families: list[Family]) -> OddsChart:
     """The chart of a rolled table with columns. `beyond` are the table's beyond rules in words,
     paired with the compiled rules (a column decided beyond the table gets its own bar)."""
     t = tf.compiled
@@ -96,4 +110,4 @@ def odds_chart(w, tf, title: str, categories: list[Category], cat_index: dict[st
             panels.append(ChartPanel(words.when, True, [ChartBar(0, w.ui("no_roll"), [(cat_index[str(rule.cell)], Fraction(1))])]))
     drm_text = ", ".join(signed(m) if m else "0" for m in drms)
     return OddsChart(t.name, title, tf.dice.text(), drms, reason, categories, panels,
-                     w.ui("charts_intro", drms=drm_text, why=reason))
+                     w.ui("charts_intro", drms=drm_text, why=reason), families, w.ui("family_other"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from warcodex.dsl import ast
-from warcodex.exporters.aids.odds import Category, OddsChart, odds_chart, pct
+from warcodex.exporters.aids.odds import Category, Family, OddsChart, odds_chart, pct
 from warcodex.exporters.aids.rules import QuantityAid, quantity_aid
 from warcodex.exporters.aids.words import key_words, num_text, signed
 from warcodex.exporters.aids.writer import Ref, Source
@@ -86,7 +86,8 @@ def table_aid(w, tf) -> TableAid:
     dice = tf.dice
     row_caption = f"{w.ui('die_roll')} ({dice.text()})" if dice is not None else w.ui("row")
     col_caption = {"odds": w.ui("odds"), "diff": w.ui("difference")}.get(col_kind or "", "")
-    categories, cat_index = _categories(w, t)
+    families = [Family(f.name, w.of(f.decl), f.provenance == "provisional", f.note) for f in tf.families]
+    categories, cat_index = _categories(w, t, tf)
     dist = distribution(dice) if dice is not None else None
     rows = []
     for low, high, cells, text in t.rows:
@@ -101,16 +102,18 @@ def table_aid(w, tf) -> TableAid:
     chart = roll_note = None
     if dice is not None and decl.columns is not None:
         roll_note = w.ui("clamp") if t.clamp else None
-        chart = odds_chart(w, tf, w.of(decl), categories, cat_index, list(zip(t.beyond, beyond)))
+        chart = odds_chart(w, tf, w.of(decl), categories, cat_index, list(zip(t.beyond, beyond)), families)
     show_legend = any(c.text == c.value for r in rows for c in r.cells)
     return TableAid(t.name, w.of(decl), w.refs(decl.header.citations), w.source(decl.header), col_kind, col_caption,
                     row_caption, columns, rows, beyond, _legend(w, t, cat_index), [quantity_aid(w, q) for q in tf.inputs],
                     categories, chart, roll_note, show_legend)
 
 
-def _categories(w, t) -> tuple[list[Category], dict[str, int]]:
-    """Every distinct cell (and beyond result), ordered by where it sits in the rows: chart
-    colours then follow the table from low rolls to high."""
+def _categories(w, t, tf) -> tuple[list[Category], dict[str, int]]:
+    """Every distinct cell (and beyond result), ordered by its result family when the game groups
+    the table's results (dsl/families.py: in the order declared, cells in no family last), then
+    by where it sits in the rows: chart colours then follow the families, and the table from low
+    rolls to high."""
     positions: dict[str, list[float]] = OrderedDict()
     sample: dict[str, CellValue] = {}
     for i, (_low, _high, cells, _text) in enumerate(t.rows):
@@ -121,8 +124,12 @@ def _categories(w, t) -> tuple[list[Category], dict[str, int]]:
         if b.cell is not None:
             positions.setdefault(str(b.cell), []).append(len(t.rows) + 1)
             sample.setdefault(str(b.cell), b.cell)
-    ordered = sorted(positions, key=lambda k: (sum(positions[k]) / len(positions[k]), list(positions).index(k)))
-    return [Category(text, _cell_label(w, sample[text])) for text in ordered], {text: i for i, text in enumerate(ordered)}
+    family = {text: tf.cell_family(sample[text]) for text in positions}
+    last = len(tf.families)
+    ordered = sorted(positions, key=lambda k: (family[k] if family[k] is not None else last,
+                                               sum(positions[k]) / len(positions[k]), list(positions).index(k)))
+    return ([Category(text, _cell_label(w, sample[text]), family[text]) for text in ordered],
+            {text: i for i, text in enumerate(ordered)})
 
 
 def _key_label(w, text: str) -> str:

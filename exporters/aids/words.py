@@ -187,6 +187,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "game_end": "end of game",
         "table_index": "Tables",
         "off_table": "off the table",
+        "family_other": "Other results",
         "no_effect": "no effect",
         "no_roll": "no roll",
         "column": "column",
@@ -330,6 +331,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "column": "столбец",
         "columns": "столбца",
         "off_table": "вне таблицы",
+        "family_other": "Прочие результаты",
     },
     "pl": {
         "pile_named": "w „{pile}”",
