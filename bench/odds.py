@@ -1,6 +1,6 @@
 """Exact battle odds through the rules (`warcodex odds`), against a textbook computation.
 
-    .venv/bin/python bench/odds.py [--scene small|medium|target] [--mc-battles 0]
+    .venv/bin/python bench/odds.py [--scene small|medium|target] [--mc-battles 0] [--replayed]
 
 The issue #19 battle (`target`: 8 infantry, 3 tanks, 2 fighters and a bomber against 9 infantry,
 2 tanks and 2 fighters, cheapest casualties first, no retreat) or a smaller one of the odds tests,
@@ -35,6 +35,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scene", choices=sorted(SCENES), default="medium")
     ap.add_argument("--mc-battles", type=int, default=0)
+    ap.add_argument("--replayed", action="store_true",
+                    help="also without the enumerator's shortcuts (statement chains, tail leaves, lazy count "
+                         "loops): every branch replayed, as before them")
     ap.add_argument("--examples", action="store_true",
                     help="every A&A rule test with a battle: the probability of the example's own result")
     args = ap.parse_args()
@@ -68,6 +71,13 @@ def main() -> None:
         "replays_by": result.replays_by,
         "outcomes": {k: round(v, 6) for k, v in got.items()}, "max_difference_to_textbook": diff,
     }
+    if args.replayed:
+        t0 = time.process_time()
+        plain = odds.exact(odds.scene_from_test(game, game.tests[name], "cheapest"), shortcuts=False)
+        report["replayed_cpu_seconds"] = round(time.process_time() - t0, 3)
+        report["ratio_replayed_to_textbook"] = round(report["replayed_cpu_seconds"] / max(textbook, 1e-9))
+        report["replayed_replays"] = plain.work
+        report["max_difference_to_replayed"] = max(abs(plain.outcomes[k] - got[k]) for k in got)
     if args.mc_battles:
         sim = odds.scene_from_test(game, game.tests[name], "cheapest", evaluator=None)
         start = sim.run.ctx.state.snapshot()
