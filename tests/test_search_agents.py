@@ -381,3 +381,41 @@ def test_a_lookahead_failure_fails_the_batch_game_with_a_log_that_replays(tmp_pa
     game, _ = check_path("games/tiny", [TRAPS])
     replayed = replay(Engine(game), "meeting", 1, log, trace=True)
     assert log_text(replayed.log) == log_text(log)
+
+
+def test_a_lookahead_carries_the_games_memos_and_they_stay_exact(stalingrad):
+    # the snapshot's context starts from a copy of the game's memos of rule values; its own
+    # journal drops what its changes may change: after each lookahead every value still held is
+    # what the rules say of the snapshot (Memos.audit), and the game's memos are untouched
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    g = start(engine, "fall_blau", 2, agents_for(engine, ["greedy", "random"], 2), trace=False)
+    g.run(max_actions=6)
+    from warcodex.interpreter.agents import LegalActions
+    from warcodex.interpreter.search_agents import stratified_candidates
+
+    agent, ctx = g.agents["axis"], g.ctx
+    legal = LegalActions(engine, ctx, ["move", "rail_move", "voluntary_full_retreat"])
+    carried = []
+    real_context = Context
+
+    class Audited(real_context):
+        def carry_memos(self, other):
+            super().carry_memos(other)
+            carried.append(self)
+
+    import warcodex.interpreter.search_agents as sa
+
+    sa.Context = Audited
+    try:
+        candidates = stratified_candidates(legal, agent.rng, 6, 2)
+        ctx.sync_memos()
+        before = [dict(v) for v in ctx.memo_values]
+        for choice in candidates:
+            agent.value_after(ctx, "axis", choice)
+            sim = carried[-1]
+            assert sim.memo_values is not ctx.memo_values and any(sim.memo_values)
+            sim.sync_memos()
+            assert not sim._memos.audit(sim, engine.compiler.bodies())
+        assert [dict(v) for v in ctx.memo_values] == before
+    finally:
+        sa.Context = real_context
