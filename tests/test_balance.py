@@ -273,6 +273,12 @@ def test_the_command_reports_win_rates_and_usage_errors(tmp_path):
     r = run_cli("balance", "tiny", "--games", "2", "--workers", "1", "--agents", "greedy,random", "-o", str(tmp_path / "g"))
     assert r.returncode == 0, r.stderr
     assert "Axis (greedy)" in r.stdout and "games/s per worker" in r.stdout
+    # the greedy side's decisions and what they cost are in each record and in the report
+    cost = json.loads((tmp_path / "g" / "report.json").read_text())["performance"]["search_agents"]
+    assert list(cost) == ["axis"] and cost["axis"]["decisions"] > 10 and cost["axis"]["lookaheads"] > cost["axis"]["decisions"]
+    assert cost["axis"]["cpu_ms_per_decision"] > 0
+    records = [json.loads(line) for line in (tmp_path / "g" / "games.jsonl").read_text().splitlines()]
+    assert sum(r["agents"]["axis"]["decisions"] for r in records) == cost["axis"]["decisions"]
     bad = run_cli("balance", "tiny", "--games", "3", "--agents", "clever", "-o", str(tmp_path / "b"))
     assert bad.returncode == 2 and "unknown agent 'clever'" in bad.stderr and "Traceback" not in bad.stderr
 
