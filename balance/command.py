@@ -118,7 +118,22 @@ def _performance(records: list[dict], backend: str, workers: int, wall: float, p
         "seconds_per_game_median": statistics.median(secs),
         "reference_s": statistics.median(refs),
         "ratio_to_reference": statistics.median(secs) / statistics.median(refs),
+        "search_agents": _search_cost(records),
     }
+
+
+def _search_cost(records: list[dict]) -> dict:
+    """What the search agents' decisions cost, per side over the batch: decisions, lookaheads
+    and CPU seconds (process time, so a busy machine does not inflate them), and the CPU per
+    decision (choices searched inside its own actions count as decisions)."""
+    total: dict[str, Counter] = {}
+    for r in records:
+        for side, stats in (r.get("agents") or {}).items():
+            c = total.setdefault(side, Counter())
+            for key in ("decisions", "choices_searched", "lookaheads", "cpu_s"):
+                c[key] += stats.get(key, 0)
+    return {side: {**c, "cpu_ms_per_decision": 1000 * c["cpu_s"] / max(1, c["decisions"] + c["choices_searched"])}
+            for side, c in sorted(total.items())}
 
 
 class _Progress:

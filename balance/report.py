@@ -233,7 +233,11 @@ def render_html(report: dict, coverage: dict) -> tuple[str, dict[str, str]]:
     p.append(f"<h2>Speed</h2><p>{perf['games_per_second_per_worker']:.3g} games/s per worker "
              f"({perf['seconds_per_game_median']:.3g} s median per game), {perf['ratio_to_reference']:.3g}x a random "
              f"Tiny Front game timed by the same workers in the same run ({perf['reference_s'] * 1000:.3g} ms); "
-             f"backend {esc(perf['backend'])}, {perf['workers']} worker(s).</p></body></html>\n")
+             f"backend {esc(perf['backend'])}, {perf['workers']} worker(s).</p>"
+             + "".join(f"<p>{esc(side)}'s search agent: {c['decisions']} decisions, {c['lookaheads']} lookaheads, "
+                       f"{c['cpu_ms_per_decision']:.3g} ms of CPU a decision.</p>"
+                       for side, c in (perf.get("search_agents") or {}).items())
+             + "</body></html>\n")
     return "".join(p), charts
 
 

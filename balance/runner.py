@@ -216,6 +216,10 @@ def play_one(config: BatchConfig, seed: int) -> dict:
             record["log_text"] = log_file_text(header, game.log)
     record["seconds"] = time.perf_counter() - t0
     record["reference_s"] = reference
+    if game is not None:  # what each search agent's decisions cost (GreedyAgent.stats)
+        stats = {side: agent.stats() for side, agent in game.agents.items() if hasattr(agent, "stats")}
+        if stats:
+            record["agents"] = stats
     if game is not None:
         counter = RuleCounter(_rule_index(engine, config.scenario, rule_index))
         record["rules"] = {game_counts_key(k, key): n for (k, key), n in sorted(counter.count_log(game.log).items())}

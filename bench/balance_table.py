@@ -5,7 +5,8 @@
 One row a batch: the game and scenario, each side's agent and win rate with its 95% Wilson
 interval, the draws, the games completed (of those asked), the median turns, games/s per worker
 and the median seconds per game as a ratio to the same-run Tiny Front reference game
-(docs/balance.md, "Speed"). A batch still running or stopped shows what it completed.
+(docs/balance.md, "Speed"), and the CPU a decision of each side's search agent (batches from
+before it was recorded show "-"). A batch still running or stopped shows what it completed.
 
 Then the rule coverage of each batch: how many rules (of every kind a record can show) its games
 fired, how many they never fired though play could have reached them, and how many are out of
@@ -37,8 +38,11 @@ def row(report: dict) -> str:
     speed, ratio = perf.get("games_per_second_per_worker"), perf.get("ratio_to_reference")
     speed = f"{speed:.3g}" if speed else "-"
     ratio = f"{ratio:.0f}x" if ratio else "-"
+    labels = {s["name"]: s["label"] for s in run["sides"]}
+    cost = "; ".join(f"{labels.get(side, side)} {c['cpu_ms_per_decision']:.0f} ms"
+                     for side, c in (perf.get("search_agents") or {}).items()) or "-"
     return (f"| {run['title']}, {run['scenario_label']} | {sides} | {_rate(agg['win_rates']['draw'])} "
-            f"| {games} | {turns} | {speed} | {ratio} |")
+            f"| {games} | {turns} | {speed} | {ratio} | {cost} |")
 
 
 def coverage_row(report: dict) -> str:
@@ -61,8 +65,8 @@ def main(folders: list[str]) -> None:
         if path.exists():
             reports.append(json.loads(path.read_text(encoding="utf-8")))
     print("| scenario | agents and win rates [95% interval] | draws | games | median turns "
-          "| games/s per worker | s/game vs reference |")
-    print("|---|---|---|---|---|---|---|")
+          "| games/s per worker | s/game vs reference | CPU a search decision |")
+    print("|---|---|---|---|---|---|---|---|")
     for report in reports:
         print(row(report))
     print()

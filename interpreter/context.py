@@ -74,6 +74,23 @@ class Context:
             self._memo_version = state.version
             self._positions_version = state.positions_version
 
+    def carry_memos(self, other: "Context") -> None:
+        """Start this context, on a fresh snapshot of `other`'s state (same version), from a copy
+        of `other`'s memos of rule values: they hold for the snapshot as they hold for the state,
+        and the snapshot's own journal drops, in the copy, what its changes may change (a
+        lookahead then evaluates only what its action touched). Movement searches are not
+        carried, and not remembered here either (a new search memo would start the memos afresh)."""
+        if other._memos is None or other.state.version != self.state.version or self.state.journal:
+            return
+        if other.memo_version != other.state.version or other._memo_state is not other.state:
+            other.sync_memos()
+        memos = self._memos = other._memos.copy()
+        self.memo_values, self.memo_index = memos.values, memos.index
+        self.memo_version = self.state.version
+        self._memo_state = self.state
+        self._journal_seen = self.state.journal_start
+        self.remember_searches = False
+
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""
         version = self.state.positions_version

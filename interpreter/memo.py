@@ -155,6 +155,16 @@ class Memos:
         self.index: list[tuple] = [tuple({} for _ in p.slots) if p.shape == "indexed" else () for p in layout.plans]
         self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
 
+    def copy(self) -> "Memos":
+        """An independent copy (a lookahead's snapshot continues from these values, and its
+        changes drop its own copies, never the game's)."""
+        new = Memos.__new__(Memos)
+        new.layout, new.plans, new.watch = self.layout, self.plans, self.watch
+        new.values = [dict(v) if v else {} for v in self.values]
+        new.index = [tuple({k: list(keys) for k, keys in by_value.items()} for by_value in ix) for ix in self.index]
+        new.last = dict(self.last)
+        return new
+
     def clear(self) -> None:
         for values in self.values:
             values.clear()

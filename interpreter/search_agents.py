@@ -222,10 +222,12 @@ class GreedyAgent(RandomAgent):
         else:
             chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
+        sim.carry_memos(ctx)  # the game's memos of rule values, valid for the snapshot
         sim.choices = []  # the choices made in it, for the lines that search one of them
         if not self._run_body(engine, sim, choice):
             return -math.inf  # refused here: no better than an illegal action
-        return self._utility(engine, snap, side)
+        with sim.untraced():
+            return utility(engine, sim, evaluation_named(engine, self.evaluation_name), side)
 
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
@@ -253,7 +255,10 @@ class GreedyAgent(RandomAgent):
             if len(candidates) == 1 and not legal.may_pass and not scored:
                 return candidates[0]  # forced: nothing to compare it with
             if here is None:
-                here = self._utility(engine, ctx.state, side)
+                steps = ctx.steps  # the agent's judging is not the decision's rules: not on its step budget
+                with ctx.untraced():  # the game's own memos: what the enumeration computed is reused
+                    here = utility(engine, ctx, evaluation_named(engine, self.evaluation_name), side)
+                ctx.steps = steps
             scored += [(self.value_after(ctx, side, c), c) for c in candidates]
             if max(v for v, _ in scored) > here:
                 break
@@ -303,7 +308,6 @@ class GreedyAgent(RandomAgent):
         made = list(ctx.choices)
         if len(picks) > self.follow:
             picks = self.rng.sample(picks, self.follow)
-        t0 = time.process_time()
         scored = []
         try:
             for pick in picks:
@@ -315,7 +319,6 @@ class GreedyAgent(RandomAgent):
                     return None  # the replay did not reach this choice: nothing to compare
                 scored.append((value, pick))
         finally:
-            self.cpu += time.process_time() - t0
             self.choices_searched += 1
         best = max(v for v, _ in scored)
         if best == -math.inf:
@@ -335,14 +338,22 @@ class GreedyAgent(RandomAgent):
 
     def choose(self, ctx, who, what, options, optional):
         if self.follow:
-            found = self._pick(ctx, show(who), self._picks(options, optional))
+            t0 = time.process_time()
+            try:
+                found = self._pick(ctx, show(who), self._picks(options, optional))
+            finally:
+                self.cpu += time.process_time() - t0
             if found is not None:
                 return None if found < 0 else found
         return super().choose(ctx, who, what, options, optional)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
         if self.follow:
-            found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
+            t0 = time.process_time()
+            try:
+                found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
+            finally:
+                self.cpu += time.process_time() - t0
             if found is not None:
                 return list(found)
         return super().choose_subset(ctx, who, what, options, lo, hi)
@@ -473,7 +484,7 @@ class MCTSAgent(RandomAgent):
         return Runner(engine, ctx, {}).unmet_obligation(op.run) is None
 
 
-GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 6}  # of the `greedy` agent spec, unless given
+GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 3}  # of the `greedy` agent spec, unless given
 
 AGENT_OPTIONS = {
     "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int},

@@ -200,6 +200,7 @@ def test_the_aggregate_is_the_same_whatever_the_workers(tmp_path):
     line = row(json.loads((tmp_path / "two" / "report.json").read_text()))
     assert line.startswith("| Tiny Front, Meeting Engagement | Axis (random) ")
     assert f"{axis['rate']:.0%} [{axis['ci95'][0]:.0%}-{axis['ci95'][1]:.0%}]" in line and "| 4/4 |" in line
+    assert line.endswith("| - |")  # random agents: no search decisions to cost
     from bench.balance_table import coverage_row
 
     cov = two["coverage"]
@@ -273,6 +274,17 @@ def test_the_command_reports_win_rates_and_usage_errors(tmp_path):
     r = run_cli("balance", "tiny", "--games", "2", "--workers", "1", "--agents", "greedy,random", "-o", str(tmp_path / "g"))
     assert r.returncode == 0, r.stderr
     assert "Axis (greedy)" in r.stdout and "games/s per worker" in r.stdout
+    # the greedy side's decisions and what they cost are in each record and in the report
+    cost = json.loads((tmp_path / "g" / "report.json").read_text())["performance"]["search_agents"]
+    assert list(cost) == ["axis"] and cost["axis"]["decisions"] > 10 and cost["axis"]["lookaheads"] > cost["axis"]["decisions"]
+    assert cost["axis"]["cpu_ms_per_decision"] > 0
+    records = [json.loads(line) for line in (tmp_path / "g" / "games.jsonl").read_text().splitlines()]
+    assert sum(r["agents"]["axis"]["decisions"] for r in records) == cost["axis"]["decisions"]
+    sys.path.insert(0, str(ROOT))
+    from bench.balance_table import row
+
+    report = json.loads((tmp_path / "g" / "report.json").read_text())
+    assert row(report).endswith(f"| Axis {cost['axis']['cpu_ms_per_decision']:.0f} ms |")
     bad = run_cli("balance", "tiny", "--games", "3", "--agents", "clever", "-o", str(tmp_path / "b"))
     assert bad.returncode == 2 and "unknown agent 'clever'" in bad.stderr and "Traceback" not in bad.stderr
 

@@ -381,3 +381,68 @@ def test_a_lookahead_failure_fails_the_batch_game_with_a_log_that_replays(tmp_pa
     game, _ = check_path("games/tiny", [TRAPS])
     replayed = replay(Engine(game), "meeting", 1, log, trace=True)
     assert log_text(replayed.log) == log_text(log)
+
+
+def test_a_lookahead_carries_the_games_memos_and_they_stay_exact(stalingrad):
+    # the snapshot's context starts from a copy of the game's memos of rule values; its own
+    # journal drops what its changes may change: after each lookahead every value still held is
+    # what the rules say of the snapshot (Memos.audit), and the game's memos are untouched
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    g = start(engine, "fall_blau", 2, agents_for(engine, ["greedy", "random"], 2), trace=False)
+    g.run(max_actions=6)
+    from warcodex.interpreter.agents import LegalActions
+    from warcodex.interpreter.search_agents import stratified_candidates
+
+    agent, ctx = g.agents["axis"], g.ctx
+    legal = LegalActions(engine, ctx, ["move", "rail_move", "voluntary_full_retreat"])
+    carried = []
+    real_context = Context
+
+    class Audited(real_context):
+        def carry_memos(self, other):
+            super().carry_memos(other)
+            carried.append(self)
+
+    import warcodex.interpreter.search_agents as sa
+
+    sa.Context = Audited
+    try:
+        candidates = stratified_candidates(legal, agent.rng, 6, 2)
+        ctx.sync_memos()
+        before = [dict(v) for v in ctx.memo_values]
+        for choice in candidates:
+            agent.value_after(ctx, "axis", choice)
+            sim = carried[-1]
+            assert sim.memo_values is not ctx.memo_values and any(sim.memo_values)
+            sim.sync_memos()
+            assert not sim._memos.audit(sim, engine.compiler.bodies())
+        assert [dict(v) for v in ctx.memo_values] == before
+    finally:
+        sa.Context = real_context
+
+
+def test_stratified_candidates_give_every_unit_a_chance_and_are_seeded(stalingrad):
+    # Fall Blau, the Axis's first Movement Phase: a kind drawn first gives a move about one
+    # draw in as many kinds as have a legal instance; a stratum (kind, unit) drawn uniformly gives
+    # moves the share of the units that may move among all strata
+    import random as stdlib_random
+
+    from warcodex.interpreter.agents import LegalActions
+    from warcodex.interpreter.search_agents import stratified_candidates
+
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    g = start(engine, "fall_blau", 1, agents_for(engine, ["random", "random"], 1), trace=False)
+    g.run(until_turn=1, max_actions=0)  # the first decision: the Axis's
+    assert g.state.active == "axis"
+    names = ["move", "rail_move", "shift_entry_area", "voluntary_full_retreat", "declare_auto_ds", "flip_sp", "convert_sp"]
+    legal = LegalActions(engine, g.ctx, names)  # the kinds of its Movement Phase (sequence.wcx)
+    first = [stratified_candidates(legal, stdlib_random.Random(seed), 3)[0].action for seed in range(30)]
+    kind_first = [legal.sample(stdlib_random.Random(seed)).action for seed in range(30)]
+    kinds = {a for a in names if next(engine.actions[a].instances(g.ctx), None) is not None}
+    assert len(kinds) >= 4
+    assert first.count("move") >= 9 > kind_first.count("move")  # 30 draws: about 12 against about 30 / len(kinds)
+    again = stratified_candidates(legal, stdlib_random.Random(7), 12, 3)
+    assert again == stratified_candidates(legal, stdlib_random.Random(7), 12, 3) and len(again) == 12
+    # breadth: up to 3 instances of one stratum (one unit's destinations) side by side
+    units = [c.arg("u") for c in again if c.action == "move"]
+    assert len(set(units)) < len(units)
