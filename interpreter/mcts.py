@@ -15,89 +15,175 @@ It shares the greedy agent's ground rules (search_agents.py): snapshots get dice
 from __future__ import annotations
 
 import math
+from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_agents import GreedyAgent, _fresh_dice, sample_candidates
+from warcodex.interpreter.search_agents import GreedyAgent, _fresh_dice
 from warcodex.interpreter.values import RuleError
 
 PASS = None  # a candidate that ends the side's actions in the current step
 
 
 class MCTSAgent(RandomAgent):
-    """UCT over sampled candidate actions, with random or greedy rollouts to a horizon."""
+    """UCT over sampled candidate actions, with random or greedy rollouts to a horizon, within a
+    budget of engine actions a decision (docs/balance.md, "What an MCTS decision costs")."""
 
     def __init__(self, seed: int = 0, playouts: int = 32, horizon: int = 20, rollout: str = "random",
-                 candidates: int = 8, exploration: float = 1.4, evaluation: str | None = None) -> None:
+                 candidates: int = 8, exploration: float = 1.4, evaluation: str | None = None,
+                 budget: int | None = None, widen: float = 0.0, idle: int = 3) -> None:
         super().__init__(seed)
         if rollout not in ("random", "greedy"):
             raise ValueError(f"mcts rollout must be random or greedy, not '{rollout}'")
+        for name, value in (("playouts", playouts), ("candidates", candidates)):
+            if value < 1:
+                raise ValueError(f"mcts {name} must be at least 1, not {value}")
+        if horizon < 0 or (budget is not None and budget < 1) or widen < 0 or idle < 0:
+            raise ValueError("mcts horizon, widen and idle must not be negative, and a budget is at least 1")
         self.playouts = playouts
         self.horizon = horizon
         self.rollout = rollout
         self.candidates = candidates
         self.exploration = exploration
         self.evaluation_name = evaluation
+        # engine actions a decision may play in its playouts (candidates and rollouts together)
+        self.budget = budget if budget is not None else playouts * (horizon + 1)
+        self.widen = widen  # 0: every candidate from the start; > 0: progressive widening
+        self.idle = idle
+        self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
+        self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
 
-    def _rollout_agents(self, engine) -> dict:
+    def _rollout_agents(self, engine) -> tuple:
         seed = self.rng.getrandbits(32)
         if self.rollout == "greedy":
             agent = GreedyAgent(seed, samples=3, evaluation=self.evaluation_name)
         else:
             agent = RandomAgent(seed)
-        return {s.name: agent for s in engine.side_entities}
+        return agent, {s.name: agent for s in engine.side_entities}
 
-    def playout(self, ctx, side: str, choice) -> float:
-        """Play `choice` (or pass) on a snapshot, then `horizon` actions by the rollout agents;
-        the utility to `side` of where that leads."""
+    def _value(self, engine, state, side: str) -> float:
+        return utility(engine, Context(engine, state), evaluation_named(engine, self.evaluation_name), side)
+
+    def playout(self, ctx, side: str, choice, after: dict | None = None, key=None) -> tuple[float, int]:
+        """Play `choice` (or pass) on a snapshot, then `horizon` actions by the rollout agents: the
+        utility to `side` of where that leads, and the engine actions played.
+
+        `after` keeps, by `key`, the position right after a candidate whose application rolled no
+        die and drew nothing from the rollout agent (no random choice inside it): that position is
+        the same in every playout, so later playouts of the candidate start from a copy of it
+        instead of applying the candidate again. A candidate that rolls dice is applied afresh
+        each time (each playout its own dice: one roll must not decide a candidate's worth)."""
         from warcodex.interpreter.play import Game
 
         engine = ctx.engine
-        snap = ctx.state.snapshot()
+        chooser, agents = self._rollout_agents(engine)
+        cached = after.get(key) if after is not None else None
+        snap = (cached or ctx.state).snapshot()
         _fresh_dice(snap, self.rng)
-        game = Game(engine, snap, self._rollout_agents(engine), trace=False)
-        pos = snap.position
-        op = engine.sequence.program(game.ctx)[pos.op]
+        game = Game(engine, snap, agents, trace=False)
+        played = 0
         try:
-            if choice is PASS:
-                pos.in_allow = 0
-                pos.op += 1
-            else:
-                game.runner.apply(choice, op)
-                pos.in_allow += 1
-            game.runner.run(max_actions=self.horizon + 1)
+            if cached is None:
+                dice, draws = snap.rng.getstate(), chooser.rng.getstate()
+                pos = snap.position
+                if choice is PASS:
+                    pos.in_allow = 0
+                    pos.op += 1
+                else:
+                    game.runner.apply(choice, engine.sequence.program(game.ctx)[pos.op])
+                    pos.in_allow += 1
+                    played = 1
+                if after is not None and snap.rng.getstate() == dice and chooser.rng.getstate() == draws:
+                    after[key] = snap.snapshot()
+            before = game.runner.actions_taken
+            game.runner.run(max_actions=before + self.horizon)
+            played += game.runner.actions_taken - before
         except RuleError:
-            return -math.inf if choice is not PASS else utility(engine, Context(engine, snap),
-                                                                evaluation_named(engine, self.evaluation_name), side)
-        return utility(engine, Context(engine, snap), evaluation_named(engine, self.evaluation_name), side)
+            played = max(played, game.runner.actions_taken)
+            return (-math.inf if choice is not PASS else self._value(engine, snap, side)), played
+        return self._value(engine, snap, side), played
+
+    def _candidates(self, legal):
+        """Distinct sampled legal actions, one at a time (a generator, for progressive widening);
+        at most `candidates`, each found in at most 3 draws past the last one found."""
+        seen = set()
+        misses = 0
+        while len(seen) < self.candidates and misses < 3:
+            choice = legal.sample(self.rng)
+            if choice is None:
+                return
+            key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+            if key in seen:
+                misses += 1
+                continue
+            seen.add(key)
+            misses = 0
+            yield choice
+
+    def _allowed(self, n: int) -> int:
+        """How many sampled actions the search may weigh after `n` playouts (progressive widening:
+        ceil(widen * sqrt(n + 1)), at least 2; all `candidates` when widen is 0)."""
+        if not self.widen:
+            return self.candidates
+        return max(2, min(self.candidates, math.ceil(self.widen * math.sqrt(n + 1))))
 
     def choose_action(self, ctx, side, legal):
-        candidates = sample_candidates(legal, self.rng, self.candidates)
-        if legal.may_pass and self._may_end_step(ctx):
-            candidates.append(PASS)
-        if not candidates:
+        sampler = self._candidates(legal)
+        actions = list(islice(sampler, 2))  # two, to tell a forced decision apart
+        may_pass = legal.may_pass and self._may_end_step(ctx)
+        candidates = ([PASS] if may_pass else []) + actions
+        self.spent = 0
+        if not actions:
             return None
         if len(candidates) == 1:
-            return candidates[0]
+            return candidates[0]  # forced: one legal action and no pass, nothing to compare
         visits = [0] * len(candidates)
         totals = [0.0] * len(candidates)
+        after: dict = {}
         low, high = math.inf, -math.inf
+        widening = True
         for n in range(self.playouts):
+            if self.spent >= self.budget:
+                break
+            while widening and len(candidates) - may_pass < self._allowed(n):
+                found = next(sampler, None)
+                if found is None:
+                    widening = False
+                    break
+                candidates.append(found)
+                visits.append(0)
+                totals.append(0.0)
             k = self._select(visits, totals, low, high, n)
-            value = self.playout(ctx, side, candidates[k])
+            value, played = self.playout(ctx, side, candidates[k], after, k)
+            self.spent += played
             if value == -math.inf:
                 value = low if low != math.inf else -1e12  # a failed line is as bad as the worst seen
             low, high = min(low, value), max(high, value)
             visits[k] += 1
             totals[k] += value
+        return self._decide(ctx, side, legal, candidates, visits, totals, may_pass)
+
+    def _decide(self, ctx, side, legal, candidates, visits, totals, may_pass):
+        """The candidate played most (equal visits: the better mean, then at random); after `idle`
+        actions in a row in one step whose mean was no better than passing's, a pass."""
         most = max(visits)
-        best = [c for c, v, t in zip(candidates, visits, totals) if v == most]
-        if len(best) > 1:  # equal visits: the better mean, then at random
-            means = {id(c): t / v for c, v, t in zip(candidates, visits, totals) if v == most}
-            top = max(means.values())
-            best = [c for c in best if means[id(c)] == top]
-        return self.rng.choice(best)
+        means = [t / v if v else -math.inf for v, t in zip(visits, totals)]
+        best = [i for i, v in enumerate(visits) if v == most]
+        top = max(means[i] for i in best)
+        k = self.rng.choice([i for i in best if means[i] == top])
+        pick = candidates[k]
+        pos = ctx.state.position
+        step = (pos.turn, pos.op, side)
+        streak = self._streak[1] if self._streak[0] == step else 0
+        if pick is PASS or not may_pass:
+            self._streak = (step, 0)
+            return pick
+        # An action judged no better than passing: as for the greedy agent, acting on without end
+        # only churns (search_agents.py); at most `idle` such actions in a row in one step
+        streak = 0 if means[k] > means[0] else streak + 1
+        self._streak = (step, streak)
+        return PASS if streak > self.idle else pick
 
     def _select(self, visits, totals, low, high, n) -> int:
         unvisited = [i for i, v in enumerate(visits) if v == 0]

@@ -109,7 +109,8 @@ class GreedyAgent(RandomAgent):
 
 AGENT_OPTIONS = {
     "greedy": {"samples": int, "eval": str, "idle": int},
-    "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str},
+    "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str,
+             "budget": int, "widen": float, "idle": int},
 }
 
 
