@@ -65,9 +65,11 @@ class MCTSAgent(RandomAgent):
     def _value(self, engine, state, side: str) -> float:
         return utility(engine, Context(engine, state), evaluation_named(engine, self.evaluation_name), side)
 
-    def playout(self, ctx, side: str, choice, after: dict | None = None, key=None) -> tuple[float, int]:
+    def playout(self, ctx, side: str, choice, after: dict | None = None, key=None,
+                limit: int | None = None) -> tuple[float, int]:
         """Play `choice` (or pass) on a snapshot, then `horizon` actions by the rollout agents: the
-        utility to `side` of where that leads, and the engine actions played.
+        utility to `side` of where that leads, and the engine actions played (at most `limit`,
+        the candidate's application included: the rollout stops short of the horizon to keep it).
 
         `after` keeps, by `key`, the position right after a candidate whose application rolled no
         die and drew nothing from the rollout agent (no random choice inside it): that position is
@@ -97,7 +99,8 @@ class MCTSAgent(RandomAgent):
                 if after is not None and snap.rng.getstate() == dice and chooser.rng.getstate() == draws:
                     after[key] = snap.snapshot()
             before = game.runner.actions_taken
-            game.runner.run(max_actions=before + self.horizon)
+            rollout = self.horizon if limit is None else max(0, min(self.horizon, limit - played))
+            game.runner.run(max_actions=before + rollout)
             played += game.runner.actions_taken - before
         except RuleError:
             played = max(played, game.runner.actions_taken)
@@ -155,7 +158,7 @@ class MCTSAgent(RandomAgent):
                 visits.append(0)
                 totals.append(0.0)
             k = self._select(visits, totals, low, high, n)
-            value, played = self.playout(ctx, side, candidates[k], after, k)
+            value, played = self.playout(ctx, side, candidates[k], after, k, self.budget - self.spent)
             self.spent += played
             if value == -math.inf:
                 value = low if low != math.inf else -1e12  # a failed line is as bad as the worst seen
