@@ -74,20 +74,27 @@ class MCTSAgent(RandomAgent):
         `after` keeps, by `key`, the position right after a candidate whose application rolled no
         die and drew nothing from the rollout agent (no random choice inside it): that position is
         the same in every playout, so later playouts of the candidate start from a copy of it
-        instead of applying the candidate again. A candidate that rolls dice is applied afresh
-        each time (each playout its own dice: one roll must not decide a candidate's worth)."""
+        instead of applying the candidate again; with no rollout (`horizon` 0) its value is exact and
+        later playouts cost nothing. A candidate that rolls dice is applied afresh each time (each
+        playout its own dice: its worth is the mean over rolls, not one roll's, as greedy's is)."""
         from warcodex.interpreter.play import Game
 
         engine = ctx.engine
-        chooser, agents = self._rollout_agents(engine)
         cached = after.get(key) if after is not None else None
-        snap = (cached or ctx.state).snapshot()
+        if cached is not None and self.horizon == 0:
+            return cached[1], 0  # no rollout: the position after the candidate, already judged
+        chooser, agents = self._rollout_agents(engine)
+        snap = (cached[0] if cached is not None else ctx.state).snapshot()
         _fresh_dice(snap, self.rng)
         game = Game(engine, snap, agents, trace=False)
+        dice, draws = snap.rng.getstate(), chooser.rng.getstate()
+
+        def unchanged():  # no die rolled, no random choice made since the playout began
+            return after is not None and snap.rng.getstate() == dice and chooser.rng.getstate() == draws
+
         played = 0
         try:
             if cached is None:
-                dice, draws = snap.rng.getstate(), chooser.rng.getstate()
                 pos = snap.position
                 if choice is PASS:
                     pos.in_allow = 0
@@ -96,16 +103,19 @@ class MCTSAgent(RandomAgent):
                     game.runner.apply(choice, engine.sequence.program(game.ctx)[pos.op])
                     pos.in_allow += 1
                     played = 1
-                if after is not None and snap.rng.getstate() == dice and chooser.rng.getstate() == draws:
-                    after[key] = snap.snapshot()
+                if self.horizon and unchanged():
+                    after[key] = (snap.snapshot(), None)
             before = game.runner.actions_taken
             rollout = self.horizon if limit is None else max(0, min(self.horizon, limit - played))
-            game.runner.run(max_actions=before + rollout)
-            played += game.runner.actions_taken - before
+            game.runner.run(max_actions=before + rollout)  # with no rollout: the automatic steps
+            played += game.runner.actions_taken - before  # up to the next decision only
         except RuleError:
             played = max(played, game.runner.actions_taken)
             return (-math.inf if choice is not PASS else self._value(engine, snap, side)), played
-        return self._value(engine, snap, side), played
+        value = self._value(engine, snap, side)
+        if cached is None and not self.horizon and unchanged():
+            after[key] = (None, value)
+        return value, played
 
     def _candidates(self, legal):
         """Distinct sampled legal actions, one at a time (a generator, for progressive widening);
