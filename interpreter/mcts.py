@@ -8,6 +8,13 @@ the exploration constant means the same in every game. The action played most of
 The tree has one level: the candidates of the current decision; deeper decisions are the
 rollouts' (this keeps every playout an ordinary, bounded run of the engine).
 
+A decision's cost is bounded by a budget of engine actions (`budget`: candidates applied and
+rollout actions together), never by time, so a seed plays the same game on any machine. Within
+it: a forced decision is played without search; a candidate whose application is deterministic
+(no die, no random choice) is applied once and its position reused by its later playouts (with no
+rollout, `horizon=0`, its value too); progressive widening (`widen`) adds sampled candidates as
+playouts grow; after `idle` actions in a row no better than passing, the agent passes.
+
 It shares the greedy agent's ground rules (search_agents.py): snapshots get dice of their own
 (never the game's), choices inside procedures are random, and the same seed gives the same log.
 """
