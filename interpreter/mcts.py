@@ -78,6 +78,9 @@ class MCTSAgent(RandomAgent):
         utility to `side` of where that leads, and the engine actions played (at most `limit`,
         the candidate's application included: the rollout stops short of the horizon to keep it).
 
+        With no rollout (`horizon` 0) the position is judged right after the candidate (passing:
+        the position as it is), as the greedy agent judges it.
+
         `after` keeps, by `key`, the position right after a candidate whose application rolled no
         die and drew nothing from the rollout agent (no random choice inside it): that position is
         the same in every playout, so later playouts of the candidate start from a copy of it
@@ -112,10 +115,16 @@ class MCTSAgent(RandomAgent):
                     played = 1
                 if self.horizon and unchanged():
                     after[key] = (snap.snapshot(), None)
-            before = game.runner.actions_taken
             rollout = self.horizon if limit is None else max(0, min(self.horizon, limit - played))
-            game.runner.run(max_actions=before + rollout)  # with no rollout: the automatic steps
-            played += game.runner.actions_taken - before  # up to the next decision only
+            if rollout:
+                before = game.runner.actions_taken
+                game.runner.run(max_actions=before + rollout)
+                played += game.runner.actions_taken - before
+            # with no rollout the position is judged right after the candidate, as greedy judges
+            # it, not after the automatic steps up to the next decision: passing would run those
+            # (the end of a phase, the start of the next) and an action would not, and that
+            # difference alone (Fall Blau: +0.25 for the Axis at the end of its Movement Phase)
+            # made every one-hex advance look no better than passing
         except RuleError:
             played = max(played, game.runner.actions_taken)
             return (-math.inf if choice is not PASS else self._value(engine, snap, side)), played

@@ -128,3 +128,21 @@ def test_a_playout_that_fails_is_worst(engine, monkeypatch):
     seq = iter(first_two * 3)
     monkeypatch.setattr(legal, "sample", lambda rng, eager=False: next(seq))
     assert agent.choose_action(g.ctx, "axis", legal) == first_two[1]
+
+
+def test_with_no_rollout_passing_is_judged_on_the_position_as_it_is(engine):
+    # horizon=0 judges a candidate right after it, without the automatic steps up to the next
+    # decision: passing is the position as it is (greedy's `here`), not the next phase's start
+    # (in Fall Blau the end of the Axis Movement Phase alone was worth +0.25, as much as a hex of
+    # advance, and the agent passed instead of advancing)
+    from warcodex.interpreter.context import Context
+
+    g, agent, legal = _first_axis_decision(engine, "mcts:horizon=0")
+    here = agent._value(engine, g.state, "axis")
+    value, played = agent.playout(g.ctx, "axis", PASS)
+    assert (value, played) == (here, 0)
+    move = legal.first()
+    value, played = agent.playout(g.ctx, "axis", move)
+    snap = g.state.snapshot()
+    engine.actions[move.action].apply(Context(engine, snap, g.agents), move)
+    assert played == 1 and value == agent._value(engine, snap, "axis")
