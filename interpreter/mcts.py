@@ -194,13 +194,19 @@ class MCTSAgent(RandomAgent):
         return self._decide(ctx, side, legal, candidates, visits, totals, may_pass)
 
     def _decide(self, ctx, side, legal, candidates, visits, totals, may_pass):
-        """The candidate played most (equal visits: the better mean, then at random); after `idle`
-        actions in a row in one step whose mean was no better than passing's, a pass."""
+        """The candidate played most (equal visits: the better mean, then an action rather than
+        passing, then at random); after `idle` actions in a row in one step whose mean was no
+        better than passing's, a pass."""
         most = max(visits)
         means = [t / v if v else -math.inf for v, t in zip(visits, totals)]
         best = [i for i, v in enumerate(visits) if v == most]
         top = max(means[i] for i in best)
-        k = self.rng.choice([i for i in best if means[i] == top])
+        tied = [i for i in best if means[i] == top]
+        if may_pass and len(tied) > 1 and tied[0] == 0:
+            # passing ends the side's step for good: on a tie an action is played, as greedy
+            # plays one (the idle limit below ends a run of neutral ones)
+            tied = tied[1:]
+        k = self.rng.choice(tied)
         pick = candidates[k]
         pos = ctx.state.position
         step = (pos.turn, pos.op, side)

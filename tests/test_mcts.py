@@ -146,3 +146,13 @@ def test_with_no_rollout_passing_is_judged_on_the_position_as_it_is(engine):
     snap = g.state.snapshot()
     engine.actions[move.action].apply(Context(engine, snap, g.agents), move)
     assert played == 1 and value == agent._value(engine, snap, "axis")
+
+
+def test_on_a_tie_the_agent_acts_rather_than_passes(engine, monkeypatch):
+    # every candidate worth the same, passing included: an action is played (passing ends the
+    # step for good), as greedy plays one, until the idle limit; before, a tie chose passing
+    # among the tied at random and a Fall Blau Axis moved 13 units in two turns instead of 47
+    g, agent, legal = _first_axis_decision(engine, "mcts:playouts=9:idle=3")
+    monkeypatch.setattr(agent, "playout", lambda ctx, side, choice, after, key, limit: (0.0, 1))
+    picks = [agent.choose_action(g.ctx, "axis", legal) for _ in range(5)]
+    assert [p is not PASS for p in picks] == [True, True, True, False, False]
