@@ -156,3 +156,21 @@ def test_on_a_tie_the_agent_acts_rather_than_passes(engine, monkeypatch):
     monkeypatch.setattr(agent, "playout", lambda ctx, side, choice, after, key, limit: (0.0, 1))
     picks = [agent.choose_action(g.ctx, "axis", legal) for _ in range(5)]
     assert [p is not PASS for p in picks] == [True, True, True, False, False]
+
+
+def test_the_decision_cost_bench_measures_mcts_against_greedy_on_the_same_positions(engine):
+    # bench/mcts_decision.py: snapshots of one side's decision points, each agent deciding once
+    # on each; the engine actions an MCTS decision played are its budget's, greedy's none
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.mcts_decision import cost, positions
+
+    points = positions(engine, "meeting", "axis", 2, 1)
+    assert len(points) == 2 and all(side == "axis" for _, side, _, _ in points)
+    before = [p[0].version for p in points]
+    cpu, spent = cost(engine, "mcts:budget=6:horizon=2", points)
+    assert cpu > 0 and 0 < spent <= 6
+    assert cost(engine, "greedy", points)[1] == 0
+    assert [p[0].version for p in points] == before  # deciding on a snapshot leaves the position as it was
