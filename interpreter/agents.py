@@ -6,7 +6,7 @@
 - FirstAgent: always the first legal instance in the engine's deterministic order.
 - ScriptedAgent: replays the decisions recorded in a log, checking each is still legal.
 - HumanAgent: a terminal prompt listing legal actions; `?N` explains an action before taking it.
-- GreedyAgent, MCTSAgent (search_agents.py): search judged by the game's `evaluation`.
+- GreedyAgent (search_agents.py), MCTSAgent (mcts.py): search judged by the game's `evaluation`.
 Agents draw from their own RNG, never the game's dice.
 """
 
@@ -285,7 +285,7 @@ AGENT_KINDS = ("random", "first", "human", "greedy", "mcts")
 
 def make_agent(spec: str, seed: int, engine=None):
     """An agent from its spec: a kind, then options as `:key=value` (`mcts:playouts=16:rollout=greedy`).
-    The search agents (greedy, mcts) live in search_agents.py and judge positions with the game's
+    The search agents (greedy in search_agents.py, mcts in mcts.py) judge positions with the game's
     `evaluation`."""
     kind, *pairs = spec.strip().split(":")
     options = {}

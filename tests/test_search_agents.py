@@ -15,7 +15,8 @@ from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.evaluation import WIN_VALUE, utility
 from warcodex.interpreter.play import agents_for, log_text, play, replay, start
-from warcodex.interpreter.search_agents import GreedyAgent, LookaheadFailure, MCTSAgent
+from warcodex.interpreter.mcts import MCTSAgent
+from warcodex.interpreter.search_agents import GreedyAgent, LookaheadFailure
 
 
 def _checked(path):

@@ -1,0 +1,243 @@
+"""A Monte Carlo tree search (UCT) agent: MCTSAgent.
+
+UCT over sampled candidate actions (and passing, when allowed): each playout picks a candidate by
+UCB1 (unvisited ones first), plays it on a snapshot, then lets rollout agents (random, or greedy
+with a small sample) play every side for `horizon` more actions, and scores the position reached
+(a decided game counts as a win or a loss). Rewards are normalised by the range seen so far, so
+the exploration constant means the same in every game. The action played most often is chosen.
+The tree has one level: the candidates of the current decision; deeper decisions are the
+rollouts' (this keeps every playout an ordinary, bounded run of the engine).
+
+A decision's cost is bounded by a budget of engine actions (`budget`: candidates applied and
+rollout actions together), never by time, so a seed plays the same game on any machine. Within
+it: a forced decision is played without search; a candidate whose application is deterministic
+(no die, no random choice) is applied once and its position reused by its later playouts (with no
+rollout, `horizon=0`, its value too); progressive widening (`widen`) adds sampled candidates as
+playouts grow; after `idle` actions in a row no better than passing, the agent passes.
+
+It shares the greedy agent's ground rules (search_agents.py): snapshots get dice of their own
+(never the game's), choices inside procedures are random, and the same seed gives the same log.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import islice
+
+from warcodex.interpreter.agents import RandomAgent
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.evaluation import evaluation_named, utility
+from warcodex.interpreter.search_agents import GreedyAgent, _fresh_dice
+from warcodex.interpreter.values import RuleError
+
+PASS = None  # a candidate that ends the side's actions in the current step
+
+
+class MCTSAgent(RandomAgent):
+    """UCT over sampled candidate actions, with random or greedy rollouts to a horizon, within a
+    budget of engine actions a decision (docs/balance.md, "What an MCTS decision costs")."""
+
+    def __init__(self, seed: int = 0, playouts: int = 32, horizon: int = 20, rollout: str = "random",
+                 candidates: int = 8, exploration: float = 1.4, evaluation: str | None = None,
+                 budget: int | None = None, widen: float = 0.0, idle: int = 3) -> None:
+        super().__init__(seed)
+        if rollout not in ("random", "greedy"):
+            raise ValueError(f"mcts rollout must be random or greedy, not '{rollout}'")
+        for name, value in (("playouts", playouts), ("candidates", candidates)):
+            if value < 1:
+                raise ValueError(f"mcts {name} must be at least 1, not {value}")
+        if horizon < 0 or (budget is not None and budget < 1) or widen < 0 or idle < 0:
+            raise ValueError("mcts horizon, widen and idle must not be negative, and a budget is at least 1")
+        self.playouts = playouts
+        self.horizon = horizon
+        self.rollout = rollout
+        self.candidates = candidates
+        self.exploration = exploration
+        self.evaluation_name = evaluation
+        # engine actions a decision may play in its playouts (candidates and rollouts together)
+        self.budget = budget if budget is not None else playouts * (horizon + 1)
+        self.widen = widen  # 0: every candidate from the start; > 0: progressive widening
+        self.idle = idle
+        self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
+        self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
+
+    def _rollout_agents(self, engine) -> tuple:
+        seed = self.rng.getrandbits(32)
+        if self.rollout == "greedy":
+            agent = GreedyAgent(seed, samples=3, evaluation=self.evaluation_name)
+        else:
+            agent = RandomAgent(seed)
+        return agent, {s.name: agent for s in engine.side_entities}
+
+    def _value(self, engine, state, side: str) -> float:
+        return utility(engine, Context(engine, state), evaluation_named(engine, self.evaluation_name), side)
+
+    def playout(self, ctx, side: str, choice, after: dict | None = None, key=None,
+                limit: int | None = None) -> tuple[float, int]:
+        """Play `choice` (or pass) on a snapshot, then `horizon` actions by the rollout agents: the
+        utility to `side` of where that leads, and the engine actions played (at most `limit`,
+        the candidate's application included: the rollout stops short of the horizon to keep it).
+
+        With no rollout (`horizon` 0) the position is judged right after the candidate (passing:
+        the position as it is), as the greedy agent judges it.
+
+        `after` keeps, by `key`, the position right after a candidate whose application rolled no
+        die and drew nothing from the rollout agent (no random choice inside it): that position is
+        the same in every playout, so later playouts of the candidate start from a copy of it
+        instead of applying the candidate again; with no rollout (`horizon` 0) its value is exact and
+        later playouts cost nothing. A candidate that rolls dice is applied afresh each time (each
+        playout its own dice: its worth is the mean over rolls, not one roll's, as greedy's is)."""
+        from warcodex.interpreter.play import Game
+
+        engine = ctx.engine
+        cached = after.get(key) if after is not None else None
+        if cached is not None and self.horizon == 0:
+            return cached[1], 0  # no rollout: the position after the candidate, already judged
+        chooser, agents = self._rollout_agents(engine)
+        snap = (cached[0] if cached is not None else ctx.state).snapshot()
+        _fresh_dice(snap, self.rng)
+        game = Game(engine, snap, agents, trace=False)
+        dice, draws = snap.rng.getstate(), chooser.rng.getstate()
+
+        def unchanged():  # no die rolled, no random choice made since the playout began
+            return after is not None and snap.rng.getstate() == dice and chooser.rng.getstate() == draws
+
+        played = 0
+        try:
+            if cached is None:
+                pos = snap.position
+                if choice is PASS:
+                    pos.in_allow = 0
+                    pos.op += 1
+                else:
+                    game.runner.apply(choice, engine.sequence.program(game.ctx)[pos.op])
+                    pos.in_allow += 1
+                    played = 1
+                if self.horizon and unchanged():
+                    after[key] = (snap.snapshot(), None)
+            rollout = self.horizon if limit is None else max(0, min(self.horizon, limit - played))
+            if rollout:
+                before = game.runner.actions_taken
+                game.runner.run(max_actions=before + rollout)
+                played += game.runner.actions_taken - before
+            # with no rollout the position is judged right after the candidate, as greedy judges
+            # it, not after the automatic steps up to the next decision: passing would run those
+            # (the end of a phase, the start of the next) and an action would not, and that
+            # difference alone (Fall Blau: +0.25 for the Axis at the end of its Movement Phase)
+            # made every one-hex advance look no better than passing
+        except RuleError:
+            played = max(played, game.runner.actions_taken)
+            return (-math.inf if choice is not PASS else self._value(engine, snap, side)), played
+        value = self._value(engine, snap, side)
+        if cached is None and not self.horizon and unchanged():
+            after[key] = (None, value)
+        return value, played
+
+    def _candidates(self, legal):
+        """Distinct sampled legal actions, one at a time (a generator, for progressive widening);
+        at most `candidates`, each found in at most 3 draws past the last one found."""
+        seen = set()
+        misses = 0
+        while len(seen) < self.candidates and misses < 3:
+            choice = legal.sample(self.rng)
+            if choice is None:
+                return
+            key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+            if key in seen:
+                misses += 1
+                continue
+            seen.add(key)
+            misses = 0
+            yield choice
+
+    def _allowed(self, n: int) -> int:
+        """How many sampled actions the search may weigh after `n` playouts (progressive widening:
+        ceil(widen * sqrt(n + 1)), at least 2; all `candidates` when widen is 0)."""
+        if not self.widen:
+            return self.candidates
+        return max(2, min(self.candidates, math.ceil(self.widen * math.sqrt(n + 1))))
+
+    def choose_action(self, ctx, side, legal):
+        sampler = self._candidates(legal)
+        actions = list(islice(sampler, 2))  # two, to tell a forced decision apart
+        may_pass = legal.may_pass and self._may_end_step(ctx)
+        candidates = ([PASS] if may_pass else []) + actions
+        self.spent = 0
+        if not actions:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]  # forced: one legal action and no pass, nothing to compare
+        visits = [0] * len(candidates)
+        totals = [0.0] * len(candidates)
+        after: dict = {}
+        low, high = math.inf, -math.inf
+        widening = True
+        for n in range(self.playouts):
+            if self.spent >= self.budget:
+                break
+            while widening and len(candidates) - may_pass < self._allowed(n):
+                found = next(sampler, None)
+                if found is None:
+                    widening = False
+                    break
+                candidates.append(found)
+                visits.append(0)
+                totals.append(0.0)
+            k = self._select(visits, totals, low, high, n)
+            value, played = self.playout(ctx, side, candidates[k], after, k, self.budget - self.spent)
+            self.spent += played
+            if value == -math.inf:
+                value = low if low != math.inf else -1e12  # a failed line is as bad as the worst seen
+            low, high = min(low, value), max(high, value)
+            visits[k] += 1
+            totals[k] += value
+        return self._decide(ctx, side, legal, candidates, visits, totals, may_pass)
+
+    def _decide(self, ctx, side, legal, candidates, visits, totals, may_pass):
+        """The candidate played most (equal visits: the better mean, then an action rather than
+        passing, then at random); after `idle` actions in a row in one step whose mean was no
+        better than passing's, a pass."""
+        most = max(visits)
+        means = [t / v if v else -math.inf for v, t in zip(visits, totals)]
+        best = [i for i, v in enumerate(visits) if v == most]
+        top = max(means[i] for i in best)
+        tied = [i for i in best if means[i] == top]
+        if may_pass and len(tied) > 1 and tied[0] == 0:
+            # passing ends the side's step for good: on a tie an action is played, as greedy
+            # plays one (the idle limit below ends a run of neutral ones)
+            tied = tied[1:]
+        k = self.rng.choice(tied)
+        pick = candidates[k]
+        pos = ctx.state.position
+        step = (pos.turn, pos.op, side)
+        streak = self._streak[1] if self._streak[0] == step else 0
+        if pick is PASS or not may_pass:
+            self._streak = (step, 0)
+            return pick
+        # An action judged no better than passing: as for the greedy agent, acting on without end
+        # only churns (search_agents.py); at most `idle` such actions in a row in one step
+        streak = 0 if means[k] > means[0] else streak + 1
+        self._streak = (step, streak)
+        return PASS if streak > self.idle else pick
+
+    def _select(self, visits, totals, low, high, n) -> int:
+        unvisited = [i for i, v in enumerate(visits) if v == 0]
+        if unvisited:
+            return unvisited[0]
+        span = high - low if high > low else 1.0
+
+        def ucb(i):
+            mean = (totals[i] / visits[i] - low) / span
+            return mean + self.exploration * math.sqrt(math.log(n) / visits[i])
+
+        return max(range(len(visits)), key=ucb)
+
+    def _may_end_step(self, ctx) -> bool:
+        """Whether passing now would end the step (no `until` obligation is unmet)."""
+        from warcodex.interpreter.sequence import Runner
+
+        engine = ctx.engine
+        op = engine.sequence.program(ctx)[ctx.state.position.op]
+        if op.kind != "allow":
+            return True
+        return Runner(engine, ctx, {}).unmet_obligation(op.run) is None
