@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
-from warcodex.interpreter.narrowing import for_condition, narrowed
+from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
 _FAST_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
@@ -345,7 +345,7 @@ class Generator:
         any/all/first), one step-limit tick per collection, like the closure compiler."""
         if e.func not in AGGREGATES:
             raise RuleError(f"'{e.func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
-        source = self.scan_source(e.source, e.var, e.where, scope)
+        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope)
         helper = self.temp("agg")
         outer_body, outer_indent = self._body, self._indent
         b = self._body = _Body(self, outer_body, outer_body.fr)
@@ -465,7 +465,7 @@ class Generator:
     def _aggregate_value(self, e, scope, target: str) -> None:
         """Emit aggregate `e` inline, its value in `target` (the caller checked it may be)."""
         seq = self.temp("seq")
-        self.emit(f"{seq} = {self.scan_source(e.source, e.var, e.where, scope)}")
+        self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
         self.aggregate(e, scope, seq, target)
 
     def _pair(self, left: str, right: str) -> tuple[str, str, str]:
@@ -602,7 +602,7 @@ class Generator:
         """Emit `return <e>`; an aggregate is written as the function's own loop."""
         if isinstance(e, ast.Comprehension) and e.func in AGGREGATES:
             seq = self.temp("seq")
-            self.emit(f"{seq} = {self.scan_source(e.source, e.var, e.where, scope)}")
+            self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
             self.aggregate(e, scope, seq, None)
             return
         self.emit(f"return {self.expr(e, scope)}")

@@ -18,7 +18,7 @@ from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.dsl.limits import MAX_LENGTH, MAX_MAGNITUDE
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 from warcodex.interpreter.chance import Pending, addable
-from warcodex.interpreter.narrowing import for_condition, narrowed, tagged_locations, tagged_units, walk_tagged_locations
+from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed, tagged_locations, tagged_units, walk_tagged_locations
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, UnitRef
 
 Fn = Callable[["Frame"], Any]
@@ -330,7 +330,7 @@ class Compiler:
         one step-limit tick per collection (collections are finite: the loop is bounded)."""
         inner = scope | {e.var}
         element = self.expr(e.element, inner, dyn)
-        source = self.scan_source(e.source, e.var, e.where, scope, dyn)
+        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope, dyn)
         where = self.expr(e.where, inner, dyn) if e.where is not None else None
         var = e.var
         func = e.func

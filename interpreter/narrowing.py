@@ -2,10 +2,12 @@
 
     count(h for h in locations() where (h is fortification_built or h is fortification_building)
           and h.fort_owner == s)
+    any(v is garrison and not v.garrison_free for v in all_units())
     for h in locations() { if h is fortification_building and h.fort_owner == s { ... } }
     list(v for v in all_units() where v is garrison and not v.garrison_free)
 
-A `where` (or a `for` whose body is one `if`) that can only hold for an element with one of some
+A `where` (the element too, for `any`; for a `for`, the test of an `if` that is its
+whole body) that can only hold for an element with one of some
 tags visits only the elements that may have one: for locations, those whose terrain or features
 have the tag (the board's `locations_with`, found once) and those that carry it as a marker (the
 state's index of locations by marker, `state.MarkerIndex`); for units, those whose type has the
@@ -66,6 +68,17 @@ def narrowed(engine, source: ast.Expr, var: str, cond: ast.Expr | None):
     if not unit_markers(engine).isdisjoint(tags):
         return None  # a unit may carry the tag as a marker: every unit must be tested
     return "units", tuple(sorted(tags))
+
+
+def comprehension_condition(e: ast.Comprehension) -> ast.Expr | None:
+    """The condition an element must meet to count in an aggregate: its `where`, and for `any`
+    its element too (a false element changes nothing). Not for `count`: exact odds count the
+    hits of dice element by element (compiler.grouped_count)."""
+    if e.func == "any":
+        if e.where is None:
+            return e.element
+        return ast.And(left=e.where, right=e.element, span=e.span)
+    return e.where
 
 
 def for_condition(stmt: ast.For) -> ast.Expr | None:

@@ -41,6 +41,7 @@ function marked_or_towns(): list "disrupted hexes and towns" §7.5 =
 function marked_or_towns_full(): list "the same, every hex scanned" §7.5 =
   list(h for h in locations() where not not (h is disrupted or h is town) and h != "0101")
 function armored(): list "armored units" §7.4 = list(v for v in all_units() where v is armor)
+function any_armored_hit(): bool "an armored unit has lost a step" §7.4 = any(v is armor and v.steps < 2 for v in all_units())
 function armored_full(): list "the same, every unit scanned" §7.4 = list(v for v in all_units() where not not v is armor)
 
 # each disrupted hex disrupts its neighbours: the walk must visit hexes marked after it started
@@ -136,6 +137,19 @@ def test_a_narrowed_scan_of_the_units_keeps_their_order(engine):
     armored = call(engine, ctx, "armored")
     assert [state.units[r.id].type for r in armored] == ["panzer", "tank_corps"]
     assert armored == call(engine, ctx, "armored_full")
+    assert call(engine, ctx, "any_armored_hit") is False
+    state.put(state.units[armored[1].id].but(steps=1))
+    assert call(engine, ctx, "any_armored_hit") is True
+
+
+def test_any_narrows_on_its_element_but_all_does_not():
+    from warcodex.interpreter.narrowing import comprehension_condition
+
+    def comp(text):
+        return parse_expression(text)
+    assert required_tags(comprehension_condition(comp("any(v is armor and v.steps > 1 for v in all_units())")), "v") == {"armor"}
+    assert comprehension_condition(comp("all(v is armor for v in all_units())")) is None
+    assert comprehension_condition(comp("count(v is armor for v in all_units())")) is None
 
 
 def test_a_unit_type_tag_that_a_unit_may_carry_as_a_marker_is_not_narrowed(engine):
