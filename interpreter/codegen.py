@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
+from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
 _FAST_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
@@ -344,7 +345,7 @@ class Generator:
         any/all/first), one step-limit tick per collection, like the closure compiler."""
         if e.func not in AGGREGATES:
             raise RuleError(f"'{e.func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
-        source = self.expr(e.source, scope)
+        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope)
         helper = self.temp("agg")
         outer_body, outer_indent = self._body, self._indent
         b = self._body = _Body(self, outer_body, outer_body.fr)
@@ -358,6 +359,16 @@ class Generator:
         defs += [(indent, text, span) for indent, text, span in b.defs + b.lines]
         self._body.defs.extend((indent + 1, text, span) for indent, text, span in defs)
         return f"{helper}({source})"
+
+    def scan_source(self, source: ast.Expr, var: str, cond, scope, statement: bool = False) -> str:
+        """The sequence a loop over `source` visits: the candidates of a tag test the loop's
+        condition requires, for a scan of the whole map or of every unit (narrowing.py)."""
+        found = narrowed(self.engine, source, var, cond)
+        if found is None:
+            return self.expr(source, scope)
+        kind, tags = found
+        runner = ("WALK_TAGGED_LOCATIONS" if statement else "TAGGED_LOCATIONS") if kind == "locations" else "TAGGED_UNITS"
+        return f"{runner}(ctx, {tags!r})"
 
     def inline_aggregate(self, e, scope) -> bool:
         """True if aggregate `e` may be written inline as statements of the function being
@@ -454,7 +465,7 @@ class Generator:
     def _aggregate_value(self, e, scope, target: str) -> None:
         """Emit aggregate `e` inline, its value in `target` (the caller checked it may be)."""
         seq = self.temp("seq")
-        self.emit(f"{seq} = {self.expr(e.source, scope)}")
+        self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
         self.aggregate(e, scope, seq, target)
 
     def _pair(self, left: str, right: str) -> tuple[str, str, str]:
@@ -591,7 +602,7 @@ class Generator:
         """Emit `return <e>`; an aggregate is written as the function's own loop."""
         if isinstance(e, ast.Comprehension) and e.func in AGGREGATES:
             seq = self.temp("seq")
-            self.emit(f"{seq} = {self.expr(e.source, scope)}")
+            self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
             self.aggregate(e, scope, seq, None)
             return
         self.emit(f"return {self.expr(e, scope)}")
@@ -649,7 +660,7 @@ class Generator:
                 self.block(s.orelse, scope)
 
     def _s_For(self, s, scope):
-        source = self.expr(s.source, frozenset(scope))
+        source = self.scan_source(s.source, s.var, for_condition(s), frozenset(scope), statement=True)
         scope.add(s.var)
         seq = self.temp("seq")
         self.emit(f"{seq} = {source}")

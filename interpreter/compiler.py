@@ -18,6 +18,7 @@ from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.dsl.limits import MAX_LENGTH, MAX_MAGNITUDE
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 from warcodex.interpreter.chance import Pending, addable
+from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed, tagged_locations, tagged_units, walk_tagged_locations
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, RuleRefusal, UnitRef
 
 Fn = Callable[["Frame"], Any]
@@ -320,12 +321,22 @@ class Compiler:
             return lambda fr: impl(fr.ctx, (a0(fr), a1(fr)), span)
         return lambda fr: impl(fr.ctx, tuple(a(fr) for a in args), span)
 
+    def scan_source(self, source, var: str, cond, scope, dyn, statement: bool = False):
+        """The sequence a loop over `source` visits: the candidates of a tag test the loop's
+        condition requires, for a scan of the whole map or of every unit (narrowing.py)."""
+        found = narrowed(self.engine, source, var, cond)
+        if found is None:
+            return self.expr(source, scope, dyn)
+        kind, tags = found
+        run = (walk_tagged_locations if statement else tagged_locations) if kind == "locations" else tagged_units
+        return lambda fr: run(fr.ctx, tags)
+
     def _e_Comprehension(self, e, scope, dyn, lazy: bool = False):
         """Aggregates compile to direct loops (no generators), with early exit for any/all and
         one step-limit tick per collection (collections are finite: the loop is bounded)."""
         inner = scope | {e.var}
         element = self.expr(e.element, inner, dyn)
-        source = self.expr(e.source, scope, dyn)
+        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope, dyn)
         where = self.expr(e.where, inner, dyn) if e.where is not None else None
         var = e.var
         func = e.func
@@ -720,13 +731,14 @@ class Compiler:
         return if_
 
     def _s_For(self, s, scope, dyn):
-        source = self.expr(s.source, frozenset(scope), dyn)
         outer = set(scope)
         var = s.var
+        chain = markov_loop(s, outer) and self.may_roll(s.body)
+        # a chained loop of exact odds needs its whole sequence: never narrowed
+        source = self.scan_source(s.source, var, None if chain else for_condition(s), frozenset(scope), dyn, statement=True)
         scope.add(var)
         body = self.block(s.body, scope, dyn)
         span = s.span
-        chain = markov_loop(s, outer) and self.may_roll(s.body)
         # `for i in range(LOW, n)` over a pending count n whose body rolls no dice and passes only
         # the game state on: under exact odds, iterated once for every value of n (count_loop)
         lazy = None

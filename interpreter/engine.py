@@ -642,6 +642,22 @@ class Engine:
             self._locations_with[tag] = found
         return found
 
+    def locations_with_any(self, tags: tuple) -> tuple[str, ...]:
+        """The locations whose terrain or features include one of `tags`, in board order."""
+        found = self._locations_with.get(tags)
+        if found is None:
+            static = set().union(*(self.locations_with(t) for t in tags))
+            found = self._locations_with[tags] = tuple(h for h in self.board.locations if h in static)
+        return found
+
+    def unit_types_with_any(self, tags: tuple) -> frozenset:
+        """The unit types that have one of `tags` (themselves, a class, a flag)."""
+        cache = self.__dict__.setdefault("_types_with", {})
+        found = cache.get(tags)
+        if found is None:
+            found = cache[tags] = frozenset(name for name, ent in self.entities.items() if not ent.tags.isdisjoint(tags))
+        return found
+
     def index(self, ctx, obj, args: list, span):
         if isinstance(obj, Entity) and obj.kind == "table":
             if ctx.chance is not None:  # odds say which tables (a provisional CRT) the result came from

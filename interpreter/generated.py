@@ -86,6 +86,7 @@ def namespace(engine) -> dict:
     """The globals of one engine's generated code: helpers, built-ins, the engine's methods."""
     from warcodex.interpreter.builtins import IMPLEMENTATIONS
     from warcodex.interpreter.engine import single_value
+    from warcodex.interpreter.narrowing import tagged_locations, tagged_units, walk_tagged_locations
 
     ns = {
         "__builtins__": __builtins__, "UnitRef": UnitRef, "CellValue": CellValue, "RuleError": RuleError, "RuleRefusal": RuleRefusal,
@@ -101,6 +102,7 @@ def namespace(engine) -> dict:
         "ENTER_PROCEDURE": engine.enter_procedure, "LEAVE_PROCEDURE": engine.leave_procedure,
         "BUILTIN_MISUSE": BUILTIN_MISUSE, "MISUSE_AT": _misuse_at,
     }
+    ns.update(TAGGED_LOCATIONS=tagged_locations, WALK_TAGGED_LOCATIONS=walk_tagged_locations, TAGGED_UNITS=tagged_units)
     for name, impl in IMPLEMENTATIONS.items():
         ns["B_" + name] = impl  # called directly: a misuse is caught where the rule was entered
     return ns
@@ -660,7 +662,7 @@ def _toolchain() -> bytes:
 
     digest = hashlib.sha256(_toolchain_key() + sys.version.encode())
     for name in ("codegen.py", "generated.py", "compiler.py", "dependencies.py", "engine.py", "builtins.py", "reads.py",
-                 "memo.py", "context.py"):
+                 "memo.py", "context.py", "narrowing.py"):
         digest.update(resources.files("warcodex.interpreter").joinpath(name).read_bytes())
     digest.update(resources.files("warcodex.dsl").joinpath("limits.py").read_bytes())  # bounds written into the code
     return digest.digest()

@@ -9,6 +9,13 @@ An invariant that holds for each unit or location of a list (`all(E for u in all
 usual form) is checked one element at a time: `E` (with its `where`) becomes a rule of the element
 (`element_rule`), memoized like a function (memo.py), so a check after an action evaluates it again
 only for the units and places the action changed, and finds the others remembered.
+
+An invariant is a function of the state that reads some kinds of it (reads.py: `positions`,
+`marker:out_of_supply`, `var:vp`...). Once it held, it holds until a change of one of those kinds:
+a check after an action that changed none of them (the state's journal says what changed since
+the last check, state.py) is skipped, as its value cannot differ (`watched_kinds`, `_unchanged`).
+An invariant that rolls dice, reads hidden information or reads something reads.py cannot place
+is checked every time, and so is any invariant after a change the journal does not explain.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dataclasses import dataclass
 
 from warcodex.dsl import ast
 from warcodex.interpreter.compiler import Frame
+from warcodex.interpreter.reads import EVERYTHING
 from warcodex.interpreter.values import RuleError
 
 
@@ -38,6 +46,7 @@ class CompiledInvariant:
     target: str | None
     holds: object
     decl: ast.Invariant
+    kinds: frozenset | None = None  # the kinds of state `holds` reads; None: anything (always checked)
 
     def applies(self, event: str, name: str | None) -> bool:
         if self.check == "always":
@@ -76,12 +85,34 @@ def _element_check(engine, inv: ast.Invariant, rule: ast.Function):
     element = getattr(element, "generated", None) or (lambda ctx, x, _run=element: _run(ctx, (x,), span))
     span = holds.span
 
+    slot = []  # the index of the element rule's memo, when it is keyed by the element (found once)
+
+    def memo_slot():
+        if not slot:
+            found = [i for i, p in enumerate(engine.memo_plans) if p.name == rule.header.name and p.shape == "single"]
+            slot.append(found[0] if engine.evaluator == "generated" and len(found) == 1 else None)
+        return slot[0]
+
     def check(fr):
         seq = source(fr)
         if not seq:
             return True
         ctx = fr.ctx
         ctx.tick_many(len(seq), span)  # as the aggregate counts its steps
+        i = memo_slot() if not ctx.tracing else None
+        if i is not None:
+            # an element whose value is remembered (untraced: any entry) is not evaluated again:
+            # the entries are read here as the rule's own entry reads them, without the call
+            memo = ctx.memo_values[i] if ctx.memo_version == ctx.state.version and ctx.memo_values else ctx.sync_memos()[i]
+            get = memo.get
+            for x in seq:
+                entry = get(x)
+                if entry is None:
+                    if not element(ctx, x):
+                        return False
+                elif not entry[0]:
+                    return False
+            return True
         for x in seq:
             if not element(ctx, x):
                 return False
@@ -105,7 +136,48 @@ def compile_invariant(engine, inv: ast.Invariant) -> CompiledInvariant:
             holds = _element_check(engine, inv, rule) if rule is not None else engine.compiler.expr(p.value, frozenset())
     if holds is None:
         raise RuleError(f"invariant '{inv.name}' needs `holds: CONDITION`", inv.span)
-    return CompiledInvariant(inv.name, inv.header.label or inv.name, tuple(inv.header.citations), check, target, holds, inv)
+    return CompiledInvariant(inv.name, inv.header.label or inv.name, tuple(inv.header.citations), check, target, holds, inv,
+                             watched_kinds(engine, inv))
+
+
+def watched_kinds(engine, inv: ast.Invariant) -> frozenset | None:
+    """The kinds of state an invariant's `holds` reads (a derived global counts as what it
+    reads: the journal names those), or None if it must be checked every time."""
+    from warcodex.interpreter.search_memo import _without_derived
+
+    holds = next((p.value for p in inv.props if p.key == "holds"), None)
+    if holds is None:
+        return None
+    probe = ast.Function(header=ast.Header(name=f"(invariant {inv.name})"), type=None, body=holds, params=[])
+    if engine.deps.rolls_dice(probe) or engine.deps.reads_hidden(probe):
+        return None
+    kinds = _without_derived(set(engine.reads.expression(holds, []).kinds), engine.reads.derived)
+    return None if EVERYTHING in kinds else frozenset(kinds)
+
+
+def _mark(state) -> tuple:
+    """Where the state stands: itself, its journal's end, its version, and the sequence fields
+    some of whose changes are not journal events (the game's end)."""
+    return (state, state.journal_start + len(state.journal), state.version, state.phase, state.active,
+            state.position.turn, state.over)
+
+
+def _unchanged(held: dict, inv: CompiledInvariant, state) -> bool:
+    """Whether nothing `inv` reads changed since it last held in this context."""
+    last = held.get(inv.name)
+    if last is None or inv.kinds is None:
+        return False
+    was, seen, version = last[0], last[1], last[2]
+    if was is not state or last[3:] != (state.phase, state.active, state.position.turn, state.over):
+        return False
+    start, journal = state.journal_start, state.journal
+    if seen < start or state.version - version != start + len(journal) - seen:  # forgotten, or unexplained
+        return False
+    watched = inv.kinds
+    for kinds, _where, _uid in journal[seen - start:]:
+        if kinds and (EVERYTHING in kinds or not watched.isdisjoint(kinds)):
+            return False
+    return True
 
 
 def check_action_invariants(engine, ctx, action: str) -> None:
@@ -122,8 +194,14 @@ def check_invariants(engine, ctx, event: str, name: str | None = None) -> None:
     """Check the invariants that apply to `event`: `after` an action NAME, `phase_end` of phase
     NAME, or `auto` (an automatic step NAME: set-up, turn start, a `do` block, triggers, game
     end), after which only the `always` invariants are checked."""
+    held = ctx.__dict__.setdefault("invariants_held", {})  # invariant -> _mark of the state it last held in
+    state = ctx.state
     with ctx.untraced():
         for inv in engine.invariants:
-            if inv.applies(event, name) and not inv.holds(Frame(ctx)):
+            if not inv.applies(event, name) or _unchanged(held, inv, state):
+                continue
+            held.pop(inv.name, None)
+            if not inv.holds(Frame(ctx)):
                 where = f"at the end of phase {name}" if event == "phase_end" else f"after {name}"
                 raise InvariantViolation(inv, where)
+            held[inv.name] = _mark(ctx.state)

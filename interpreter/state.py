@@ -98,6 +98,79 @@ def unit_event(old: Unit | None, new: Unit) -> tuple:
 _NONE = object()
 
 
+class MarkerIndex(dict):
+    """A state's markers on locations ({location: frozenset of markers}, a plain dict to every
+    reader) that also keeps the locations of each marker (`by_marker`), so a rule looking for the
+    fortification markers visits those, not the whole map (narrowing.py). Every way of changing
+    the dict keeps the index; `added` counts the markers put on a location (a walk over the
+    candidates finds them again after it grew). Made from the plain dict by `narrowing.marker_index`
+    the first time a state is asked; copies and saves see a dict."""
+
+    __slots__ = ("by_marker", "added")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+        self.by_marker: dict[str, set] = {}
+        self.added = 0
+        self.update(*args, **kwargs)
+
+    def _index(self, loc, old, new) -> None:
+        if old == new:
+            return
+        by_marker = self.by_marker
+        for m in old.difference(new):
+            at = by_marker.get(m)
+            if at is not None:
+                at.discard(loc)
+        gained = new.difference(old)
+        for m in gained:
+            by_marker.setdefault(m, set()).add(loc)
+        if gained:
+            self.added += 1
+
+    def __setitem__(self, loc, markers) -> None:
+        self._index(loc, self.get(loc, frozenset()), frozenset(markers))
+        dict.__setitem__(self, loc, markers)
+
+    def __delitem__(self, loc) -> None:
+        self._index(loc, self[loc], frozenset())
+        dict.__delitem__(self, loc)
+
+    def pop(self, loc, *default):
+        if loc in self:
+            self._index(loc, self[loc], frozenset())
+        return dict.pop(self, loc, *default)
+
+    def popitem(self):
+        loc, markers = dict.popitem(self)
+        self._index(loc, frozenset(markers), frozenset())
+        return loc, markers
+
+    def setdefault(self, loc, default=None):
+        if loc not in self:
+            self[loc] = default if default is not None else frozenset()
+        return self[loc]
+
+    def update(self, *args, **kwargs) -> None:
+        for loc, markers in dict(*args, **kwargs).items():
+            self[loc] = markers
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self.by_marker.clear()
+        self.added += 1
+
+    def copy(self) -> "MarkerIndex":
+        out = MarkerIndex()
+        dict.update(out, self)  # the pairs as they are, and the index copied (no re-indexing)
+        out.by_marker = {m: set(at) for m, at in self.by_marker.items() if at}
+        out.added = self.added
+        return out
+
+    def __reduce__(self):  # pickle and deepcopy: the plain pairs, indexed again
+        return (MarkerIndex, (dict(self),))
+
+
 @dataclass
 class Position:
     """Where the turn sequence stands, so a saved game resumes exactly."""
@@ -156,7 +229,7 @@ class GameState:
         return GameState(
             scenario=self.scenario, seed=self.seed, units=dict(self.units), at=dict(self.at),
             vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
-            loc_vars={k: dict(v) for k, v in self.loc_vars.items()}, loc_markers=dict(self.loc_markers),
+            loc_vars={k: dict(v) for k, v in self.loc_vars.items()}, loc_markers=_copy_markers(self.loc_markers),
             **{f.name: copy.deepcopy(getattr(self, f.name)) for f in plain_fields()}, options=dict(self.options),
             active=self.active, phase=self.phase, turn_order=self.turn_order,
             position=replace(self.position, sides=dict(self.position.sides)), next_unit_id=self.next_unit_id, winner=self.winner,
@@ -231,6 +304,10 @@ class GameState:
             drop = len(journal) // 2
             del journal[:drop]
             self.journal_start += drop
+
+
+def _copy_markers(markers: dict) -> dict:
+    return markers.copy() if type(markers) is MarkerIndex else dict(markers)
 
 
 def plain_fields() -> tuple:
