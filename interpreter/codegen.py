@@ -260,16 +260,34 @@ class Generator:
         obj = self.expr(e.obj, scope)
         name = e.name
         s = self.span(e.span)
-        if name in ("loc", "side"):
+        o, u = self.temp("o"), self.temp("u")
+        unit = f"type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None"
+        if name in ("loc", "side", "steps"):
             # the unit fields read in hot loops: inline, the general path otherwise
-            o, u = self.temp("o"), self.temp("u")
-            field_ = f"{u}.loc" if name == "loc" else f"ENTITIES[{u}.side]"
-            return (f"({field_} if type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None "
-                    f"else ATTRIBUTE(ctx, {o}, {name!r}, {s}))")
+            field_ = f"ENTITIES[{u}.side]" if name == "side" else f"{u}.{name}"
+            return f"({field_} if {unit} else ATTRIBUTE(ctx, {o}, {name!r}, {s}))"
         # a reader specialised on the name (Engine.attribute_reader): units first
         reader = symbol("A_", name, self.symbols)
         self.readers[reader] = name
-        return f"{reader}(ctx, {obj}, {s})"
+        from warcodex.interpreter.engine import _UNIT_FIELDS
+
+        engine = self.engine
+        decl = engine.vars.get(name)
+        if name in _UNIT_FIELDS or name in engine.hidden_vars:  # the reader's general path
+            return f"{reader}(ctx, {obj}, {s})"
+        v = self.temp("v")
+        if decl is not None and decl.scope == "unit_var":
+            # a unit's variable, read inline from its record (`Unit.vd`); unset, its default:
+            # written here when it is a literal, else the reader's
+            default = _literal_code(decl.default)
+            if default is not None:
+                return f"({u}.vd.get({name!r}, {default}) if {unit} else {reader}(ctx, {o}, {s}))"
+            return f"({v} if {unit} and ({v} := {u}.vd.get({name!r}, MISSING)) is not MISSING else {reader}(ctx, {o}, {s}))"
+        # a property of the unit's type (attack, defense): the reader's table of the types whose
+        # steps do not change it (`read.fixed`, filled by the reader), inline
+        fixed = "AF" + reader[1:]
+        return (f"({v} if {unit} and ({v} := {fixed}.get({u}.type, MISSING)) is not MISSING "
+                f"else {reader}(ctx, {o}, {s}))")
 
     def _e_Index(self, e, scope):
         obj = self.expr(e.obj, scope)
@@ -535,7 +553,12 @@ class Generator:
     def _e_Is(self, e, scope):
         tester = symbol("IS_", e.tag, self.symbols)  # Engine.tag_tester(tag)
         self.testers[tester] = e.tag
-        test = f"{tester}(ctx, {self.expr(e.obj, scope)})"
+        # a unit without markers whose type's tags do not vary with its steps: the tester's table
+        # (`test.fixed`, filled by the tester), inline; anything else asks the tester
+        o, u, t = self.temp("o"), self.temp("u"), self.temp("t")
+        test = (f"(({t} or {u}.side == {e.tag!r}) if type({o} := {self.expr(e.obj, scope)}) is UnitRef "
+                f"and ({u} := ctx.state.units.get({o}.id)) is not None and not {u}.markers "
+                f"and ({t} := ISF{tester[2:]}.get({u}.type)) is not None else {tester}(ctx, {o}))")
         return f"(not {test})" if e.negated else test
 
     def _e_In(self, e, scope):
@@ -765,6 +788,19 @@ class Generator:
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
         self.emit(call)
+
+
+def _literal_code(e) -> str | None:
+    """The Python code of a literal default value (`false`, `0`, `"none"`, `none`), else None."""
+    if isinstance(e, ast.Bool):
+        return "True" if e.value else "False"
+    if isinstance(e, ast.NoneLit):
+        return "None"
+    if isinstance(e, ast.Str):
+        return repr(e.value)
+    if isinstance(e, ast.Num) and type(e.value) is int:
+        return repr(e.value) if e.value >= 0 else f"({e.value!r})"
+    return None
 
 
 _CONSTANT_CODE = {

@@ -445,23 +445,13 @@ class Engine:
             constant = []  # [the default], once it is known to be the same at every read
             defaults = self._defaults
 
-            hint = [0]  # where the variable was last found in a unit's pairs (they are sorted by
-            # name, and units tend to hold the same variables): looked at first
-
             def read(ctx, obj, span):
                 if type(obj) is UnitRef:
                     unit = ctx.state.units.get(obj.id)
                     if unit is not None:
-                        pairs = unit.vars
-                        i = hint[0]
-                        if i < len(pairs) and pairs[i][0] == name:
-                            return pairs[i][1]
-                        for i, (key, value) in enumerate(pairs):
-                            if key >= name:  # sorted: past it, it is not set
-                                if key == name:
-                                    hint[0] = i
-                                    return value
-                                break
+                        value = unit.vd.get(name, _MISSING)
+                        if value is not _MISSING:
+                            return value
                         if constant:
                             return constant[0]
                         value = default(ctx, name)
@@ -497,6 +487,7 @@ class Engine:
                             return at[name]
                         return props.get(name)
                 return general(ctx, obj, name, span)
+            read.fixed = fixed  # generated code looks a unit's type up in it inline (codegen._e_Attr)
         readers[name] = read
         return read
 
@@ -631,6 +622,7 @@ class Engine:
             if type(obj) is Entity:
                 return tag in obj.tags
             return general(ctx, obj, tag)
+        test.fixed = fixed  # generated code looks a unit's type up in it inline (codegen._e_Is)
         testers[tag] = test
         return test
 

@@ -41,6 +41,7 @@ from warcodex.interpreter.compiler import (
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, UnitRef, show as show_value
 
+_MISSING = object()  # a value not found in a dict, in generated code
 _FILES: dict[str, list] = {}  # generated file name -> its lines (text, span), for span_of
 
 
@@ -94,7 +95,7 @@ def namespace(engine) -> dict:
         "DSL_LOCALS": _dsl_locals, "ARITY_ERROR": _arity_error, "SINGLE": single_value,
         "DIVIDE_ROUNDED": divide_rounded, "ROUND": round_value, "MODIFIER_STEP": modifier_step,
         "TRACED_MODIFIER": traced_modifier, "UNIT_TYPES_ARGS": _unit_types_args, "UNIT_TYPES": _unit_types,
-        "READ_GLOBAL": read_global, "MAXM": MAX_MAGNITUDE,
+        "READ_GLOBAL": read_global, "MAXM": MAX_MAGNITUDE, "MISSING": _MISSING,
         "ENTITIES": engine.entities, "STATIC": engine.static_cache,
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
@@ -627,10 +628,12 @@ class GeneratedCompiler:
             ns[f"S{i}"] = gen.spans[i]
         for symbol_, name in gen.readers.items():
             if symbol_ not in ns:
-                ns[symbol_] = self.engine.attribute_reader(name)
+                reader = ns[symbol_] = self.engine.attribute_reader(name)
+                ns["AF" + symbol_[1:]] = getattr(reader, "fixed", {})  # read inline (codegen._e_Attr)
         for symbol_, tag in gen.testers.items():
             if symbol_ not in ns:
-                ns[symbol_] = self.engine.tag_tester(tag)
+                tester = ns[symbol_] = self.engine.tag_tester(tag)
+                ns["ISF" + symbol_[2:]] = tester.fixed  # read inline (codegen._e_Is)
         bound[:] = [len(gen.constants), len(gen.spans)]
 
     def source(self) -> str:

@@ -39,12 +39,16 @@ class Unit:
     markers: frozenset[str] = frozenset()
     vars: tuple[tuple[str, Any], ...] = ()  # unit_var values, as sorted pairs (immutable)
     box: str | None = None  # off-map holding box ("eliminated", "reinforcements"...)
+    # `vars` as a dict, made with the record, for reading: rules read a unit's variables far more
+    # often than they change them (generated code reads `unit.vd.get(name)` inline). Not part of
+    # the record's identity: equality, hashing and saves use `vars`.
+    vd: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "vd", dict(self.vars))
 
     def var(self, name: str, default=None):
-        for k, v in self.vars:
-            if k == name:
-                return v
-        return default
+        return self.vd.get(name, default)
 
     def with_var(self, name: str, value) -> "Unit":
         pairs = self.vars
