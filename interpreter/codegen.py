@@ -95,6 +95,7 @@ class Generator:
         self.symbols: dict = {}
         self.readers: dict = {}  # A_<name> -> the attribute name its reader reads
         self.testers: dict = {}  # IS_<tag> -> the tag its tester tests
+        self.setters: dict = {}  # SET_<name> -> the attribute name its setter sets
         self._temp = 0
         self._body: _Body | None = None
         self._indent = 0
@@ -657,7 +658,9 @@ class Generator:
             self.emit(f"{v} = {value}")
             if op != "=":
                 self.emit(f"{v} = ARITH({op[0]!r}, ATTRIBUTE(ctx, {o}, {target.name!r}, {sp}), {v}, {sp})")
-            self.emit(f"SET_ATTRIBUTE(ctx, {o}, {target.name!r}, {v}, {sp})")
+            setter = symbol("SET_", target.name, self.symbols)  # Engine.attribute_setter(name)
+            self.setters[setter] = target.name
+            self.emit(f"{setter}(ctx, {o}, {v}, {sp})")
             return
         raise RuleError("this cannot be assigned to", s.span)
 

@@ -118,6 +118,7 @@ class Engine:
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
+        self._handlers: dict[tuple, tuple] = {}  # (event, scenario) -> the triggers `fire` runs
         from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
 
@@ -524,6 +525,34 @@ class Engine:
         else:
             raise RuleError(f"cannot set '{name}' of {show(obj)}", span)
 
+    def attribute_setter(self, name: str):
+        """`set(ctx, obj, value, span)`: `set_attribute(ctx, obj, name, value, span)` specialised on
+        the name: a unit's variable (not hidden) is stored with `GameState.put_var`, which knows
+        the change is that variable alone; anything else takes the general path."""
+        setters = self.__dict__.setdefault("_attribute_setters", {})
+        found = setters.get(name)
+        if found is not None:
+            return found
+        general = self.set_attribute
+        decl = self.vars.get(name)
+        if decl is None or decl.scope != "unit_var" or decl.hidden:
+            def set_(ctx, obj, value, span):
+                general(ctx, obj, name, value, span)
+        else:
+            coerce = self.coercer(decl.type)
+            plain = coerce is _same
+
+            def set_(ctx, obj, value, span):
+                if type(obj) is UnitRef:
+                    state = ctx.state
+                    unit = state.units.get(obj.id)
+                    if unit is not None:
+                        state.put_var(unit, name, value if plain else coerce(value))
+                        return
+                general(ctx, obj, name, value, span)
+        setters[name] = set_
+        return set_
+
     def set_var(self, ctx, name: str, value) -> None:
         ctx.state.vars[name] = value
         ctx.state.changed(("var:" + name,))
@@ -707,7 +736,11 @@ class Engine:
         return out
 
     def fire(self, ctx, event: str, args: tuple = ()) -> None:
-        handlers = list(self.triggers.get(event, ())) + list(self.scenario_triggers.get(ctx.state.scenario, {}).get(event, ()))
+        key = (event, ctx.state.scenario)
+        handlers = self._handlers.get(key)
+        if handlers is None:  # the game's triggers of the event, then the scenario's: found once
+            handlers = self._handlers[key] = tuple(self.triggers.get(event, ())) + tuple(
+                self.scenario_triggers.get(ctx.state.scenario, {}).get(event, ()))
         for names, when, body, decl in handlers:
             fr = Frame(ctx, dict(zip(names, args)))
             if when is not None and not when(fr):

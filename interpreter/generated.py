@@ -155,7 +155,7 @@ class GeneratedCompiler:
         if self._cached is not None:
             gen = self.gen
             (gen.constants, gen.spans, gen.symbols, gen._temp, self._entries, gen.readers,
-             gen.testers, plans) = self._cached["state"]
+             gen.testers, gen.setters, plans) = self._cached["state"]
             gen._const_index = {}  # a cached build does not generate: no new constants to share
             gen._span_index = {}
             for name in plans:  # the memo numbers the cached code uses
@@ -492,8 +492,22 @@ class GeneratedCompiler:
         pure = not engine.deps.rolls_dice(f) and not engine.deps.reads_hidden(f)
         level, _ = cache_plan(engine.compiler, f)
 
+        # a list argument (`hit_targets(pool, kind, dd)`): its key costs a hash of every element,
+        # about what evaluating the rule costs, and a list is seldom asked for again unchanged:
+        # evaluated each time (while tracing, the per-version memo, so explanations are the same)
+        by_list = level in ("positions", "dynamic") and any(p.type.startswith("list") for p in f.params)
+
         def entry():
-            if level in ("static", "positions"):
+            if by_list:
+                if pure:
+                    self._memo_plan(f)  # what it reads is still known (tests, audits), its memo unused
+                gen.emit("if not ctx.tracing:")
+                gen.emit(f"    return B{rule[1:]}({args})")
+                if pure:
+                    self._cached_call(f, "traced", pure, "B" + rule[1:], args, names)
+                else:
+                    gen.emit(f"return B{rule[1:]}({args})")
+            elif level in ("static", "positions"):
                 # while explaining, values cached across games are not used (see compiler.py)
                 gen.emit("if not ctx.tracing:")
                 with gen.indented():
@@ -617,7 +631,7 @@ class GeneratedCompiler:
                  for req, u, code in zip(self._requests, self.units, self._codes)]
         data = {"units": units,
                 "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries,
-                          gen.readers, gen.testers, [p.name for p in self.engine.memo_plans])}
+                          gen.readers, gen.testers, gen.setters, [p.name for p in self.engine.memo_plans])}
         _write_cache(self._cache_file, data)
 
     def _bind_constants(self) -> None:
@@ -634,6 +648,9 @@ class GeneratedCompiler:
             if symbol_ not in ns:
                 tester = ns[symbol_] = self.engine.tag_tester(tag)
                 ns["ISF" + symbol_[2:]] = tester.fixed  # read inline (codegen._e_Is)
+        for symbol_, name in gen.setters.items():
+            if symbol_ not in ns:
+                ns[symbol_] = self.engine.attribute_setter(name)
         bound[:] = [len(gen.constants), len(gen.spans)]
 
     def source(self) -> str:
@@ -687,11 +704,11 @@ def _read_cache(path, engine) -> dict | None:
     try:
         with open(path, "rb") as f:
             data = pickle.load(f)
-        constants, spans, symbols, temp, entries, readers, testers, plans = data["state"]
+        constants, spans, symbols, temp, entries, readers, testers, setters, plans = data["state"]
         thawed = []
         for kind, value in constants:
             thawed.append(engine.entities[value] if kind == "entity" else value)
-        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers, plans)
+        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers, setters, plans)
         return data
     except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
         return None

@@ -100,6 +100,7 @@ def unit_event(old: Unit | None, new: Unit) -> tuple:
 
 
 _NONE = object()
+_UVAR_KINDS: dict[str, tuple] = {}  # variable name -> ("uvar:NAME",), the kinds of its change
 
 
 @dataclass
@@ -196,6 +197,23 @@ class GameState:
         self._journal(unit_event(old, unit))
         if self.watched_units is not None:
             self.watched_units.append(unit)
+
+    def put_var(self, unit: Unit, name: str, value) -> None:
+        """`put(unit.with_var(name, value))` for the unit's current record, knowing what changes:
+        that variable alone (the same record, version and journal event as `put`, without
+        comparing the records field by field)."""
+        old = unit.var(name, _NONE)
+        if old is not _NONE and old == value:  # an equal record: nothing changes
+            return
+        new = unit.with_var(name, value)
+        self.units[unit.id] = new
+        self.version += 1
+        kinds = _UVAR_KINDS.get(name)
+        if kinds is None:
+            kinds = _UVAR_KINDS[name] = ("uvar:" + name,)
+        self._journal((kinds, (new.loc,) if new.loc is not None else (), new.id))
+        if self.watched_units is not None:
+            self.watched_units.append(new)
 
     def to_top(self, uid: int) -> None:
         """Put a unit on top of the stack it is in, without moving it. `at[loc]` lists a stack
