@@ -31,6 +31,12 @@ from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
+import re
+
+# an argument that can stand for a parameter of an inlined function as it is: a Python local or
+# temporary, a constant, a literal (evaluating it again has no effect and gives the same value)
+_PLAIN_ARGUMENT = re.compile(r"l_\w+|_\w+|K\d+|S\d+|True|False|None|\(?-?\d+\)?|'[^'\\]*'")
+
 _FAST_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
 AGGREGATES = ("sum", "count", "any", "all", "list", "first", "min", "max")
 
@@ -102,6 +108,7 @@ class Generator:
         self._span = None
         self._dynamic = False
         self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
+        self._subst: dict[str, str] | None = None  # an inlined trivial function's parameters -> their code
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -228,6 +235,10 @@ class Generator:
 
     def _e_Name(self, e, scope):
         name = e.id
+        if self._subst is not None:  # inside an inlined trivial function: its parameters
+            found = self._subst.get(name)
+            if found is not None:
+                return found
         if name in scope:
             self._mark_read(name)
             return self.local(name)
@@ -315,15 +326,44 @@ class Generator:
                 # the same error as the closure compiler's, raised when the call is evaluated
                 return f"ARITY_ERROR({name!r}, {len(decl.params)}, ({''.join(a + ', ' for a in args)}), {s})"
             if isinstance(decl, ast.Function) and self.trivial(decl):
-                # cheaper to evaluate than to look up in a memo: its plain body, directly
-                return f"B{self.rule(name)[1:]}(ctx{''.join(', ' + a for a in args)})"
+                # cheaper to evaluate than to look up in a memo, or to call: its body, inline
+                return self._inline_trivial(decl, args)
             return f"{self.rule(name)}(ctx{''.join(', ' + a for a in args)})"
         if name in BUILTINS:
             if BUILTINS[name].effect and not statement:
                 raise RuleError(f"'{name}' changes the game and can only be used as a statement", e.span)
             self._body.root().calls_builtin = True
-            return f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
+            call = f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
+            inline = _INLINE_BUILTINS.get(name)
+            if inline is not None and len(args) == inline[0]:
+                # its common case inline, the built-in itself otherwise (on the same values)
+                temps = [self.temp("x") for _ in args]
+                call = f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + t for t in temps)})"
+                return inline[1](args, temps, call)
+            return call
         raise RuleError(f"unknown function '{name}'", e.span)
+
+    def _inline_trivial(self, f: ast.Function, args: list[str]) -> str:
+        """The body of trivial function `f` as an expression, its parameters bound to the
+        arguments: a plain value (a local, a literal) stands for its parameter; another argument
+        is evaluated once, first, in order, into a temporary (as a call would)."""
+        subst, binds = {}, []
+        for p, a in zip(f.params, args):
+            if _PLAIN_ARGUMENT.fullmatch(a):
+                subst[p.name] = a
+            else:
+                t = self.temp("p")
+                binds.append(f"({t} := {a})")
+                subst[p.name] = t
+        outer = self._subst, self._dynamic
+        self._subst, self._dynamic = subst, False
+        try:
+            body = self.expr(f.body, frozenset(subst))
+        finally:
+            self._subst, self._dynamic = outer
+        if binds:
+            return f"({body} if ({', '.join(binds)},) else None)"
+        return f"({body})"
 
     _TRIVIAL_NODES = (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit, ast.Name, ast.Attr, ast.Compare, ast.And,
                       ast.Or, ast.Not, ast.Is, ast.Cond, ast.ListLit)
@@ -408,7 +448,8 @@ class Generator:
             self.emit(f"{result} = {empty}")
             self.emit(f"if {seq}:")
             self._indent += 1
-        self.emit(f"ctx.tick_many(len({seq}), {s})")
+        self.emit(f"ctx.steps += len({seq})")  # Context.tick_many, inline: one step an element
+        self.emit(f"if ctx.steps > ctx.step_limit: ctx.tick({s})")
         if func == "count":
             self.emit("n = 0" if target is None else f"{result} = 0")
         elif func in ("list", "sum", "min", "max"):
@@ -791,6 +832,23 @@ class Generator:
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
         self.emit(call)
+
+
+def _inline_count(args, t, call):
+    # count(xs) of a list (a tuple): its length
+    return f"(len({t[0]}) if type({t[0]} := {args[0]}) is tuple else {call})"
+
+
+def _inline_is_enemy(args, t, call):
+    # is_enemy(a, b) of two sides: b among a's enemies (alliances are fixed for a game: ENEMIES
+    # holds every side's, Engine.enemies_of)
+    return (f"({t[1]} in ENEMIES[{t[0]}.name] if type({t[0]} := {args[0]}) is Entity and type({t[1]} := {args[1]}) is Entity "
+            f"and {t[0]}.kind == 'side' and {t[1]}.kind == 'side' else {call})")
+
+
+# built-ins whose common case generated code writes inline: name -> (arity, writer(argument
+# code, temporaries, the built-in's call on the temporaries))
+_INLINE_BUILTINS = {"count": (1, _inline_count), "is_enemy": (2, _inline_is_enemy)}
 
 
 def _literal_code(e) -> str | None:

@@ -142,6 +142,29 @@ class Layout:
         for name, (kinds, _) in self.derived.items():
             for k in kinds:
                 self.watch.setdefault(k, []).append(name)
+        self._on: dict[tuple, tuple] = {}
+
+    def on(self, kinds: tuple) -> tuple:
+        """What a change of `kinds` drops, merged over the kinds and found once per tuple of kinds
+        (a game's changes come in a few shapes: a unit moved, one variable set): (the rules it
+        clears, (rule, unit slots, keyed) it drops for the unit, (rule, keyed, anchors) it drops
+        near the change, each anchor (slot, the balls of its radius or None for radius 0, the
+        anchor is a unit))."""
+        found = self._on.get(kinds)
+        if found is None:
+            clear = list(self.always)
+            for k in kinds:
+                clear.extend(i for i in self.clear_on.get(k, ()) if i not in clear)
+            units, near = [], []
+            for k in kinds:
+                units.extend(x for x in self.unit_on.get(k, ()) if x[0] not in clear and x not in units)
+                for i, anchors, keyed in self.near_on.get(k, ()):
+                    resolved = tuple((slot, self.board.balls(radius) if radius else None, unit)
+                                     for slot, radius, unit in anchors)
+                    if i not in clear and (i, keyed, resolved) not in near:
+                        near.append((i, keyed, resolved))
+            found = self._on[kinds] = (tuple(clear), tuple(units), tuple(near))
+        return found
 
 
 class Memos:
@@ -203,62 +226,57 @@ class Memos:
         if EVERYTHING in kinds:
             self.clear()
             return
-        layout = self.layout
+        clear, units, near = self.layout.on(kinds)
         all_values, all_index = self.values, self.index
-        for i in layout.always:
+        for i in clear:
             if all_values[i]:
                 self._clear_rule(i)
-        # a change that names no location (a side's variable...) is a change everywhere; a
-        # unit's change names where the unit was and is (none for a unit off the map)
-        nowhere = uid is None and not where
-        balls, at = layout.board.balls, state.at
-        for k in kinds:
-            for i in layout.clear_on.get(k, ()):
-                if all_values[i]:
-                    self._clear_rule(i)
-            if uid is not None:
-                for i, slots, keyed in layout.unit_on.get(k, ()):
-                    values = all_values[i]
-                    if not values:
-                        continue
-                    if keyed:  # the unit is the key
-                        values.pop(UnitRef(uid), None)
-                        continue
-                    index = all_index[i]
-                    for slot in slots:
-                        keys = index[slot].pop(UnitRef(uid), None)
-                        if keys:
-                            for key in keys:
-                                values.pop(key, None)
-            near = layout.near_on.get(k)
-            if not near:
-                continue
-            for i, anchors, keyed in near:
+        if uid is not None:
+            ref = UnitRef(uid)
+            for i, slots, keyed in units:
                 values = all_values[i]
                 if not values:
                     continue
-                if nowhere:
-                    self._clear_rule(i)
+                if keyed:  # the unit is the key
+                    values.pop(ref, None)
                     continue
                 index = all_index[i]
-                for slot, radius, unit in anchors:
-                    by_value = values if keyed else index[slot]
-                    if not by_value:
-                        continue
-                    around = balls(radius)
-                    for h in where:
-                        for x in around[h]:
-                            if unit:
-                                for other in at.get(x, ()):
-                                    keys = by_value.pop(UnitRef(other), None)
-                                    if keys and not keyed:
-                                        for key in keys:
-                                            values.pop(key, None)
-                            else:
-                                keys = by_value.pop(x, None)
+                for slot in slots:
+                    keys = index[slot].pop(ref, None)
+                    if keys:
+                        for key in keys:
+                            values.pop(key, None)
+        if not near:
+            return
+        # a change that names no location (a side's variable...) is a change everywhere; a
+        # unit's change names where the unit was and is (none for a unit off the map)
+        nowhere = uid is None and not where
+        at = state.at
+        for i, keyed, anchors in near:
+            values = all_values[i]
+            if not values:
+                continue
+            if nowhere:
+                self._clear_rule(i)
+                continue
+            index = all_index[i]
+            for slot, balls, unit in anchors:
+                by_value = values if keyed else index[slot]
+                if not by_value:
+                    continue
+                for h in where:
+                    for x in (balls[h] if balls is not None else (h,)):
+                        if unit:
+                            for other in at.get(x, ()):
+                                keys = by_value.pop(UnitRef(other), None)
                                 if keys and not keyed:
                                     for key in keys:
                                         values.pop(key, None)
+                        else:
+                            keys = by_value.pop(x, None)
+                            if keys and not keyed:
+                                for key in keys:
+                                    values.pop(key, None)
 
     def audit(self, ctx, bodies: dict) -> list[str]:
         """Re-evaluate every remembered value with the rule's plain body (`bodies`: rule name ->
