@@ -109,6 +109,7 @@ class Generator:
         self._dynamic = False
         self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
         self._subst: dict[str, str] | None = None  # an inlined trivial function's parameters -> their code
+        self._records: dict[str, str] = {}  # an aggregate's variable (Python local) -> its unit record's
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -274,6 +275,9 @@ class Generator:
         s = self.span(e.span)
         o, u = self.temp("o"), self.temp("u")
         unit = f"type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None"
+        rec = self._records.get(obj)
+        if rec is not None:  # an aggregate's element: its record, read at the top of the iteration
+            o, u, unit = obj, rec, f"{rec} is not None"
         if name in ("loc", "side", "steps"):
             # the unit fields read in hot loops: inline, the general path otherwise
             field_ = f"ENTITIES[{u}.side]" if name == "side" else f"{u}.{name}"
@@ -429,9 +433,26 @@ class Generator:
         aggregate); else it assigns the result to `target` and goes on. The semantics are the
         closure compiler's: an empty or none sequence gives the empty value, one tick per
         collection, `where` then the element for each item, early exit for any/all/first."""
+        x = self.local(e.var)
+        # the record of the element (a unit), read once an iteration: the state does not change
+        # while an expression is evaluated, and the conditions read several fields of it
+        rec = self.temp("rec") if _reads_fields(e.where) or _reads_fields(e.element) else None
+        outer = self._records.get(x)
+        if rec is not None:
+            self._records[x] = rec
+        else:
+            self._records.pop(x, None)
+        try:
+            self._aggregate(e, scope, seq, target, x, rec)
+        finally:
+            if outer is not None:
+                self._records[x] = outer
+            else:
+                self._records.pop(x, None)
+
+    def _aggregate(self, e, scope, seq, target, x, rec) -> None:
         func = e.func
         inner = scope | {e.var}
-        x = self.local(e.var)
         s = self.span(e.span)
         where = self.expr(e.where, inner) if e.where is not None and not self.inline_aggregate(e.where, inner) else None
         plain = isinstance(e.element, ast.Name) and e.element.id == e.var
@@ -457,6 +478,8 @@ class Generator:
             self.emit(f"{values} = []")
         self.emit(f"for {x} in {seq}:")
         with self.indented():
+            if rec is not None:
+                self.emit(f"{rec} = ctx.state.units.get({x}.id) if type({x}) is UnitRef else None")
             if e.where is not None:
                 if where is None:  # the condition is itself an aggregate: its loop goes here
                     w = self.temp("w")
@@ -598,8 +621,13 @@ class Generator:
         # a unit without markers whose type's tags do not vary with its steps: the tester's table
         # (`test.fixed`, filled by the tester), inline; anything else asks the tester
         o, u, t = self.temp("o"), self.temp("u"), self.temp("t")
-        test = (f"(({t} or {u}.side == {e.tag!r}) if type({o} := {self.expr(e.obj, scope)}) is UnitRef "
-                f"and ({u} := ctx.state.units.get({o}.id)) is not None and not {u}.markers "
+        obj = self.expr(e.obj, scope)
+        rec = self._records.get(obj)
+        if rec is not None:  # an aggregate's element: its record, read at the top of the iteration
+            o, u, unit = obj, rec, f"{rec} is not None"
+        else:
+            unit = f"type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None"
+        test = (f"(({t} or {u}.side == {e.tag!r}) if {unit} and not {u}.markers "
                 f"and ({t} := ISF{tester[2:]}.get({u}.type)) is not None else {tester}(ctx, {o}))")
         return f"(not {test})" if e.negated else test
 
@@ -832,6 +860,21 @@ class Generator:
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
         self.emit(call)
+
+
+def _reads_fields(e) -> bool:
+    """Whether expression `e` may read fields of a unit: an attribute, a tag, a call."""
+    if isinstance(e, (ast.Attr, ast.Is, ast.Call)):
+        return True
+    if not isinstance(e, ast.Node):
+        return False
+    for f in type(e).model_fields:
+        v = getattr(e, f)
+        if isinstance(v, ast.Node) and _reads_fields(v):
+            return True
+        if isinstance(v, list) and any(_reads_fields(x) for x in v):
+            return True
+    return False
 
 
 def _inline_count(args, t, call):

@@ -32,6 +32,7 @@ game as it was played.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
 from warcodex.dsl import ast
 from warcodex.interpreter.reads import EVERYTHING, Reads
@@ -143,6 +144,8 @@ class Layout:
             for k in kinds:
                 self.watch.setdefault(k, []).append(name)
         self._on: dict[tuple, tuple] = {}
+        # the number of indexes of each rule's memo (its slots, if its shape is "indexed")
+        self.index_sizes = tuple(len(p.slots) if p.shape == "indexed" else 0 for p in plans)
 
     def on(self, kinds: tuple) -> tuple:
         """What a change of `kinds` drops, merged over the kinds and found once per tuple of kinds
@@ -163,7 +166,10 @@ class Layout:
                                      for slot, radius, unit in anchors)
                     if i not in clear and (i, keyed, resolved) not in near:
                         near.append((i, keyed, resolved))
-            found = self._on[kinds] = (tuple(clear), tuple(units), tuple(near))
+            plain = tuple(i for i in clear if self.plans[i].shape != "indexed")
+            indexed = tuple(i for i in clear if self.plans[i].shape == "indexed")
+            found = self._on[kinds] = (plain, indexed, tuple(x[0] for x in units), tuple(units),
+                                       tuple(x[0] for x in near), tuple(near))
         return found
 
 
@@ -175,7 +181,7 @@ class Memos:
         self.plans = layout.plans
         self.watch = layout.watch
         self.values: list[dict] = [{} for _ in layout.plans]
-        self.index: list[tuple] = [tuple({} for _ in p.slots) if p.shape == "indexed" else () for p in layout.plans]
+        self.index: list[tuple] = [tuple({} for _ in range(n)) if n else () for n in layout.index_sizes]
         self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
 
     def clear(self) -> None:
@@ -226,17 +232,19 @@ class Memos:
         if EVERYTHING in kinds:
             self.clear()
             return
-        clear, units, near = self.layout.on(kinds)
+        plain, indexed, unit_rules, units, near_rules, near = self.layout.on(kinds)
         all_values, all_index = self.values, self.index
-        for i in clear:
+        get = all_values.__getitem__
+        # most rules a change concerns hold no value: they are skipped by C loops (filter, compress)
+        for values in filter(None, map(get, plain)):
+            values.clear()
+        for i in indexed:
             if all_values[i]:
                 self._clear_rule(i)
-        if uid is not None:
+        if uid is not None and unit_rules:
             ref = UnitRef(uid)
-            for i, slots, keyed in units:
+            for i, slots, keyed in compress(units, map(get, unit_rules)):
                 values = all_values[i]
-                if not values:
-                    continue
                 if keyed:  # the unit is the key
                     values.pop(ref, None)
                     continue
@@ -252,10 +260,8 @@ class Memos:
         # unit's change names where the unit was and is (none for a unit off the map)
         nowhere = uid is None and not where
         at = state.at
-        for i, keyed, anchors in near:
+        for i, keyed, anchors in compress(near, map(get, near_rules)):
             values = all_values[i]
-            if not values:
-                continue
             if nowhere:
                 self._clear_rule(i)
                 continue
