@@ -628,7 +628,8 @@ class Generator:
         else:
             unit = f"type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None"
         test = (f"(({t} or {u}.side == {e.tag!r}) if {unit} and not {u}.markers "
-                f"and ({t} := ISF{tester[2:]}.get({u}.type)) is not None else {tester}(ctx, {o}))")
+                f"and ({t} := ISF{tester[2:]}.get({u}.type)) is not None "
+                f"else {e.tag!r} in {o} if type({o}) is frozenset else {tester}(ctx, {o}))")  # a hexside's features
         return f"(not {test})" if e.negated else test
 
     def _e_In(self, e, scope):

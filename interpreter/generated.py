@@ -301,8 +301,15 @@ class GeneratedCompiler:
         pure = not engine.deps.rolls_dice(q) and not engine.deps.reads_hidden(q)
         level, _ = cache_plan(engine.compiler, q)
 
+        by_list = level in ("positions", "dynamic") and any(p.type.startswith("list") for p in q.params)
+
         def entry():
             gen.emit(f"if ctx.tracing: return T{rule[1:]}({args})")
+            if by_list:  # as a function of a list (below): evaluated each time, not looked up
+                if pure:
+                    self._memo_plan(q)
+                gen.emit(f"return B{rule[1:]}({args})")
+                return
             self._cached_call(q, level, pure, "B" + rule[1:], args, names)
         gen.function(unit, rule, params, (), self._depth_counted(q, entry), fr=False,
                      docline=f"quantity {q.name}: cache, then B (or T when tracing)")

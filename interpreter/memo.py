@@ -185,7 +185,7 @@ class Memos:
         self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
 
     def clear(self) -> None:
-        for values in self.values:
+        for values in filter(None, self.values):  # most are empty: skipped in C
             values.clear()
         for index in self.index:
             for by_value in index:
