@@ -183,7 +183,12 @@ class GameState:
         if old is not None and old == unit:
             return
         if old is not None and old.loc != unit.loc and old.loc is not None:
-            rest = tuple(i for i in self.at.get(old.loc, ()) if i != unit.id)
+            rest = self.at.get(old.loc, ())
+            try:
+                i = rest.index(unit.id)  # once in its stack
+                rest = rest[:i] + rest[i + 1:]
+            except ValueError:
+                pass
             if rest:
                 self.at[old.loc] = rest
             else:
