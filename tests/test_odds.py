@@ -321,3 +321,15 @@ def test_the_memo_on_reads_keeps_the_textbook_answer_and_saves_the_defenders_fir
     assert max(abs(got["attacker wins"] - want[0]), abs(got["defender wins"] - want[1]),
                abs(got["mutual destruction"] - want[2])) < 1e-9
     assert result.replays_by["defender_fire"] < 100
+
+
+def test_a_recording_view_notes_each_unit_variable_generated_code_reads():
+    """Generated code reads a unit's variables as `unit.vd.get(name, default)`: through a recording
+    view (readlog.LoggedUnit) each is noted as a read of that variable, as `unit.var(name)` is."""
+    from warcodex.interpreter.readlog import LoggedUnit, ReadLog
+    from warcodex.interpreter.state import Unit
+
+    log = ReadLog(lambda state: None)
+    seen = LoggedUnit(Unit(7, "infantry", "germany", "russia", 1, 1, "Infantry", vars=(("casualty", True),)), log)
+    assert seen.vd.get("casualty", False) is True and seen.vd.get("on_board", False) is False
+    assert set(log.reads) == {("u", 7, ("var", "casualty")), ("u", 7, ("var", "on_board"))}
