@@ -886,8 +886,12 @@ def _inline_count(args, t, call):
 def _inline_is_enemy(args, t, call):
     # is_enemy(a, b) of two sides: b among a's enemies (alliances are fixed for a game: ENEMIES
     # holds every side's, Engine.enemies_of)
-    return (f"({t[1]} in ENEMIES[{t[0]}.name] if type({t[0]} := {args[0]}) is Entity and type({t[1]} := {args[1]}) is Entity "
-            f"and {t[0]}.kind == 'side' and {t[1]}.kind == 'side' else {call})")
+    e = t[0] + "e"
+    # both arguments first, in order (as the call evaluates them), then the test
+    return (f"({t[1]} in {e} if (({t[0]} := {args[0]}), ({t[1]} := {args[1]})) and type({t[0]}) is Entity "
+            f"and type({t[1]}) is Entity "
+            f"and {t[0]}.kind == 'side' and {t[1]}.kind == 'side' and ({e} := ENEMIES.get({t[0]}.name)) is not None "
+            f"else {call})")
 
 
 # built-ins whose common case generated code writes inline: name -> (arity, writer(argument
