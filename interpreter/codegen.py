@@ -32,6 +32,12 @@ from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
 from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
+import re
+
+# an argument that can stand for a parameter of an inlined function as it is: a Python local or
+# temporary, a constant, a literal (evaluating it again has no effect and gives the same value)
+_PLAIN_ARGUMENT = re.compile(r"l_\w+|_\w+|K\d+|S\d+|True|False|None|\(?-?\d+\)?|'[^'\\]*'")
+
 _FAST_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
 AGGREGATES = ("sum", "count", "any", "all", "list", "first", "min", "max")
 
@@ -96,12 +102,15 @@ class Generator:
         self.symbols: dict = {}
         self.readers: dict = {}  # A_<name> -> the attribute name its reader reads
         self.testers: dict = {}  # IS_<tag> -> the tag its tester tests
+        self.setters: dict = {}  # SET_<name> -> the attribute name its setter sets
         self._temp = 0
         self._body: _Body | None = None
         self._indent = 0
         self._span = None
         self._dynamic = False
         self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
+        self._subst: dict[str, str] | None = None  # an inlined trivial function's parameters -> their code
+        self._records: dict[str, str] = {}  # an aggregate's variable (Python local) -> its unit record's
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -228,6 +237,10 @@ class Generator:
 
     def _e_Name(self, e, scope):
         name = e.id
+        if self._subst is not None:  # inside an inlined trivial function: its parameters
+            found = self._subst.get(name)
+            if found is not None:
+                return found
         if name in scope:
             self._mark_read(name)
             return self.local(name)
@@ -261,16 +274,37 @@ class Generator:
         obj = self.expr(e.obj, scope)
         name = e.name
         s = self.span(e.span)
-        if name in ("loc", "side"):
+        o, u = self.temp("o"), self.temp("u")
+        unit = f"type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None"
+        rec = self._records.get(obj)
+        if rec is not None:  # an aggregate's element: its record, read at the top of the iteration
+            o, u, unit = obj, rec, f"{rec} is not None"
+        if name in ("loc", "side", "steps"):
             # the unit fields read in hot loops: inline, the general path otherwise
-            o, u = self.temp("o"), self.temp("u")
-            field_ = f"{u}.loc" if name == "loc" else f"ENTITIES[{u}.side]"
-            return (f"({field_} if type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None "
-                    f"else ATTRIBUTE(ctx, {o}, {name!r}, {s}))")
+            field_ = f"ENTITIES[{u}.side]" if name == "side" else f"{u}.{name}"
+            return f"({field_} if {unit} else ATTRIBUTE(ctx, {o}, {name!r}, {s}))"
         # a reader specialised on the name (Engine.attribute_reader): units first
         reader = symbol("A_", name, self.symbols)
         self.readers[reader] = name
-        return f"{reader}(ctx, {obj}, {s})"
+        from warcodex.interpreter.engine import _UNIT_FIELDS
+
+        engine = self.engine
+        decl = engine.vars.get(name)
+        if name in _UNIT_FIELDS or name in engine.hidden_vars:  # the reader's general path
+            return f"{reader}(ctx, {obj}, {s})"
+        v = self.temp("v")
+        if decl is not None and decl.scope == "unit_var":
+            # a unit's variable, read inline from its record (`Unit.vd`); unset, its default:
+            # written here when it is a literal, else the reader's
+            default = _literal_code(decl.default)
+            if default is not None:
+                return f"({u}.vd.get({name!r}, {default}) if {unit} else {reader}(ctx, {o}, {s}))"
+            return f"({v} if {unit} and ({v} := {u}.vd.get({name!r}, MISSING)) is not MISSING else {reader}(ctx, {o}, {s}))"
+        # a property of the unit's type (attack, defense): the reader's table of the types whose
+        # steps do not change it (`read.fixed`, filled by the reader), inline
+        fixed = "AF" + reader[1:]
+        return (f"({v} if {unit} and ({v} := {fixed}.get({u}.type, MISSING)) is not MISSING "
+                f"else {reader}(ctx, {o}, {s}))")
 
     def _e_Index(self, e, scope):
         obj = self.expr(e.obj, scope)
@@ -297,15 +331,44 @@ class Generator:
                 # the same error as the closure compiler's, raised when the call is evaluated
                 return f"ARITY_ERROR({name!r}, {len(decl.params)}, ({''.join(a + ', ' for a in args)}), {s})"
             if isinstance(decl, ast.Function) and self.trivial(decl):
-                # cheaper to evaluate than to look up in a memo: its plain body, directly
-                return f"B{self.rule(name)[1:]}(ctx{''.join(', ' + a for a in args)})"
+                # cheaper to evaluate than to look up in a memo, or to call: its body, inline
+                return self._inline_trivial(decl, args)
             return f"{self.rule(name)}(ctx{''.join(', ' + a for a in args)})"
         if name in BUILTINS:
             if BUILTINS[name].effect and not statement:
                 raise RuleError(f"'{name}' changes the game and can only be used as a statement", e.span)
             self._body.root().calls_builtin = True
-            return f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
+            call = f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + a for a in args)})"
+            inline = _INLINE_BUILTINS.get(name)
+            if inline is not None and len(args) == inline[0]:
+                # its common case inline, the built-in itself otherwise (on the same values)
+                temps = [self.temp("x") for _ in args]
+                call = f"{symbol('B_', name, self.symbols)}(ctx, {s}{''.join(', ' + t for t in temps)})"
+                return inline[1](args, temps, call)
+            return call
         raise RuleError(f"unknown function '{name}'", e.span)
+
+    def _inline_trivial(self, f: ast.Function, args: list[str]) -> str:
+        """The body of trivial function `f` as an expression, its parameters bound to the
+        arguments: a plain value (a local, a literal) stands for its parameter; another argument
+        is evaluated once, first, in order, into a temporary (as a call would)."""
+        subst, binds = {}, []
+        for p, a in zip(f.params, args):
+            if _PLAIN_ARGUMENT.fullmatch(a):
+                subst[p.name] = a
+            else:
+                t = self.temp("p")
+                binds.append(f"({t} := {a})")
+                subst[p.name] = t
+        outer = self._subst, self._dynamic
+        self._subst, self._dynamic = subst, False
+        try:
+            body = self.expr(f.body, frozenset(subst))
+        finally:
+            self._subst, self._dynamic = outer
+        if binds:
+            return f"({body} if ({', '.join(binds)},) else None)"
+        return f"({body})"
 
     _TRIVIAL_NODES = (ast.Num, ast.Str, ast.Bool, ast.NoneLit, ast.OddsLit, ast.Name, ast.Attr, ast.Compare, ast.And,
                       ast.Or, ast.Not, ast.Is, ast.Cond, ast.ListLit)
@@ -381,9 +444,26 @@ class Generator:
         aggregate); else it assigns the result to `target` and goes on. The semantics are the
         closure compiler's: an empty or none sequence gives the empty value, one tick per
         collection, `where` then the element for each item, early exit for any/all/first."""
+        x = self.local(e.var)
+        # the record of the element (a unit), read once an iteration: the state does not change
+        # while an expression is evaluated, and the conditions read several fields of it
+        rec = self.temp("rec") if _reads_fields(e.where) or _reads_fields(e.element) else None
+        outer = self._records.get(x)
+        if rec is not None:
+            self._records[x] = rec
+        else:
+            self._records.pop(x, None)
+        try:
+            self._aggregate(e, scope, seq, target, x, rec)
+        finally:
+            if outer is not None:
+                self._records[x] = outer
+            else:
+                self._records.pop(x, None)
+
+    def _aggregate(self, e, scope, seq, target, x, rec) -> None:
         func = e.func
         inner = scope | {e.var}
-        x = self.local(e.var)
         s = self.span(e.span)
         where = self.expr(e.where, inner) if e.where is not None and not self.inline_aggregate(e.where, inner) else None
         plain = isinstance(e.element, ast.Name) and e.element.id == e.var
@@ -400,7 +480,8 @@ class Generator:
             self.emit(f"{result} = {empty}")
             self.emit(f"if {seq}:")
             self._indent += 1
-        self.emit(f"ctx.tick_many(len({seq}), {s})")
+        self.emit(f"ctx.steps += len({seq})")  # Context.tick_many, inline: one step an element
+        self.emit(f"if ctx.steps > ctx.step_limit: ctx.tick({s})")
         if func == "count":
             self.emit("n = 0" if target is None else f"{result} = 0")
         elif func in ("list", "sum", "min", "max"):
@@ -408,6 +489,8 @@ class Generator:
             self.emit(f"{values} = []")
         self.emit(f"for {x} in {seq}:")
         with self.indented():
+            if rec is not None:
+                self.emit(f"{rec} = ctx.state.units.get({x}.id) if type({x}) is UnitRef else None")
             if e.where is not None:
                 if where is None:  # the condition is itself an aggregate: its loop goes here
                     w = self.temp("w")
@@ -546,7 +629,18 @@ class Generator:
     def _e_Is(self, e, scope):
         tester = symbol("IS_", e.tag, self.symbols)  # Engine.tag_tester(tag)
         self.testers[tester] = e.tag
-        test = f"{tester}(ctx, {self.expr(e.obj, scope)})"
+        # a unit without markers whose type's tags do not vary with its steps: the tester's table
+        # (`test.fixed`, filled by the tester), inline; anything else asks the tester
+        o, u, t = self.temp("o"), self.temp("u"), self.temp("t")
+        obj = self.expr(e.obj, scope)
+        rec = self._records.get(obj)
+        if rec is not None:  # an aggregate's element: its record, read at the top of the iteration
+            o, u, unit = obj, rec, f"{rec} is not None"
+        else:
+            unit = f"type({o} := {obj}) is UnitRef and ({u} := ctx.state.units.get({o}.id)) is not None"
+        test = (f"(({t} or {u}.side == {e.tag!r}) if {unit} and not {u}.markers "
+                f"and ({t} := ISF{tester[2:]}.get({u}.type)) is not None "
+                f"else {e.tag!r} in {o} if type({o}) is frozenset else {tester}(ctx, {o}))")  # a hexside's features
         return f"(not {test})" if e.negated else test
 
     def _e_In(self, e, scope):
@@ -645,7 +739,9 @@ class Generator:
             self.emit(f"{v} = {value}")
             if op != "=":
                 self.emit(f"{v} = ARITH({op[0]!r}, ATTRIBUTE(ctx, {o}, {target.name!r}, {sp}), {v}, {sp})")
-            self.emit(f"SET_ATTRIBUTE(ctx, {o}, {target.name!r}, {v}, {sp})")
+            setter = symbol("SET_", target.name, self.symbols)  # Engine.attribute_setter(name)
+            self.setters[setter] = target.name
+            self.emit(f"{setter}(ctx, {o}, {v}, {sp})")
             return
         raise RuleError("this cannot be assigned to", s.span)
 
@@ -776,6 +872,55 @@ class Generator:
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
         self.emit(call)
+
+
+def _reads_fields(e) -> bool:
+    """Whether expression `e` may read fields of a unit: an attribute, a tag, a call."""
+    if isinstance(e, (ast.Attr, ast.Is, ast.Call)):
+        return True
+    if not isinstance(e, ast.Node):
+        return False
+    for f in type(e).model_fields:
+        v = getattr(e, f)
+        if isinstance(v, ast.Node) and _reads_fields(v):
+            return True
+        if isinstance(v, list) and any(_reads_fields(x) for x in v):
+            return True
+    return False
+
+
+def _inline_count(args, t, call):
+    # count(xs) of a list (a tuple): its length
+    return f"(len({t[0]}) if type({t[0]} := {args[0]}) is tuple else {call})"
+
+
+def _inline_is_enemy(args, t, call):
+    # is_enemy(a, b) of two sides: b among a's enemies (alliances are fixed for a game: ENEMIES
+    # holds every side's, Engine.enemies_of)
+    e = t[0] + "e"
+    # both arguments first, in order (as the call evaluates them), then the test
+    return (f"({t[1]} in {e} if (({t[0]} := {args[0]}), ({t[1]} := {args[1]})) and type({t[0]}) is Entity "
+            f"and type({t[1]}) is Entity "
+            f"and {t[0]}.kind == 'side' and {t[1]}.kind == 'side' and ({e} := ENEMIES.get({t[0]}.name)) is not None "
+            f"else {call})")
+
+
+# built-ins whose common case generated code writes inline: name -> (arity, writer(argument
+# code, temporaries, the built-in's call on the temporaries))
+_INLINE_BUILTINS = {"count": (1, _inline_count), "is_enemy": (2, _inline_is_enemy)}
+
+
+def _literal_code(e) -> str | None:
+    """The Python code of a literal default value (`false`, `0`, `"none"`, `none`), else None."""
+    if isinstance(e, ast.Bool):
+        return "True" if e.value else "False"
+    if isinstance(e, ast.NoneLit):
+        return "None"
+    if isinstance(e, ast.Str):
+        return repr(e.value)
+    if isinstance(e, ast.Num) and type(e.value) is int:
+        return repr(e.value) if e.value >= 0 else f"({e.value!r})"
+    return None
 
 
 _CONSTANT_CODE = {

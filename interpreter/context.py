@@ -348,7 +348,9 @@ class Context:
             if index >= len(options):
                 raise RuleError(f"{show(who)} chose option {index} of {len(options)} for {what}", span)
             value = options[index]
-        self._record({"choice": what, "by": show(who), "index": -1 if value is None else index, "value": self.engine.to_json(value)})
+        if self.choices is not None:  # recorded in the log entry being made (none outside one)
+            self.choices.append({"choice": what, "by": show(who), "index": -1 if value is None else index,
+                                 "value": self.engine.to_json(value)})
         if self.tracing:
             self.trace_add(Derivation(f"{show(who)} chooses {what}: {self.engine.describe(self, value)}", value, tuple(citations)))
         return value

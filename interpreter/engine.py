@@ -118,6 +118,7 @@ class Engine:
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
         self.triggers = self._compile_triggers(game.triggers)
         self.scenario_triggers = {name: self._compile_triggers(s.triggers) for name, s in game.scenarios.items()}
+        self._handlers: dict[tuple, tuple] = {}  # (event, scenario) -> the triggers `fire` runs
         from warcodex.interpreter.cards import Cards
         from warcodex.interpreter.sequence import TurnSequence
 
@@ -445,23 +446,13 @@ class Engine:
             constant = []  # [the default], once it is known to be the same at every read
             defaults = self._defaults
 
-            hint = [0]  # where the variable was last found in a unit's pairs (they are sorted by
-            # name, and units tend to hold the same variables): looked at first
-
             def read(ctx, obj, span):
                 if type(obj) is UnitRef:
                     unit = ctx.state.units.get(obj.id)
                     if unit is not None:
-                        pairs = unit.vars
-                        i = hint[0]
-                        if i < len(pairs) and pairs[i][0] == name:
-                            return pairs[i][1]
-                        for i, (key, value) in enumerate(pairs):
-                            if key >= name:  # sorted: past it, it is not set
-                                if key == name:
-                                    hint[0] = i
-                                    return value
-                                break
+                        value = unit.vd.get(name, _MISSING)
+                        if value is not _MISSING:
+                            return value
                         if constant:
                             return constant[0]
                         value = default(ctx, name)
@@ -497,6 +488,7 @@ class Engine:
                             return at[name]
                         return props.get(name)
                 return general(ctx, obj, name, span)
+            read.fixed = fixed  # generated code looks a unit's type up in it inline (codegen._e_Attr)
         readers[name] = read
         return read
 
@@ -532,6 +524,34 @@ class Engine:
             state.changed(("svar:" + name,))
         else:
             raise RuleError(f"cannot set '{name}' of {show(obj)}", span)
+
+    def attribute_setter(self, name: str):
+        """`set(ctx, obj, value, span)`: `set_attribute(ctx, obj, name, value, span)` specialised on
+        the name: a unit's variable (not hidden) is stored with `GameState.put_var`, which knows
+        the change is that variable alone; anything else takes the general path."""
+        setters = self.__dict__.setdefault("_attribute_setters", {})
+        found = setters.get(name)
+        if found is not None:
+            return found
+        general = self.set_attribute
+        decl = self.vars.get(name)
+        if decl is None or decl.scope != "unit_var" or decl.hidden:
+            def set_(ctx, obj, value, span):
+                general(ctx, obj, name, value, span)
+        else:
+            coerce = self.coercer(decl.type)
+            plain = coerce is _same
+
+            def set_(ctx, obj, value, span):
+                if type(obj) is UnitRef:
+                    state = ctx.state
+                    unit = state.units.get(obj.id)
+                    if unit is not None:
+                        state.put_var(unit, name, value if plain else coerce(value))
+                        return
+                general(ctx, obj, name, value, span)
+        setters[name] = set_
+        return set_
 
     def set_var(self, ctx, name: str, value) -> None:
         ctx.state.vars[name] = value
@@ -631,6 +651,7 @@ class Engine:
             if type(obj) is Entity:
                 return tag in obj.tags
             return general(ctx, obj, tag)
+        test.fixed = fixed  # generated code looks a unit's type up in it inline (codegen._e_Is)
         testers[tag] = test
         return test
 
@@ -731,7 +752,11 @@ class Engine:
         return out
 
     def fire(self, ctx, event: str, args: tuple = ()) -> None:
-        handlers = list(self.triggers.get(event, ())) + list(self.scenario_triggers.get(ctx.state.scenario, {}).get(event, ()))
+        key = (event, ctx.state.scenario)
+        handlers = self._handlers.get(key)
+        if handlers is None:  # the game's triggers of the event, then the scenario's: found once
+            handlers = self._handlers[key] = tuple(self.triggers.get(event, ())) + tuple(
+                self.scenario_triggers.get(ctx.state.scenario, {}).get(event, ()))
         for names, when, body, decl in handlers:
             fr = Frame(ctx, dict(zip(names, args)))
             if when is not None and not when(fr):

@@ -41,6 +41,7 @@ from warcodex.interpreter.compiler import (
 )
 from warcodex.interpreter.values import CellValue, Derivation, Entity, RuleError, RuleRefusal, UnitRef, show as show_value
 
+_MISSING = object()  # a value not found in a dict, in generated code
 _FILES: dict[str, list] = {}  # generated file name -> its lines (text, span), for span_of
 
 
@@ -95,8 +96,9 @@ def namespace(engine) -> dict:
         "DSL_LOCALS": _dsl_locals, "ARITY_ERROR": _arity_error, "SINGLE": single_value,
         "DIVIDE_ROUNDED": divide_rounded, "ROUND": round_value, "MODIFIER_STEP": modifier_step,
         "TRACED_MODIFIER": traced_modifier, "UNIT_TYPES_ARGS": _unit_types_args, "UNIT_TYPES": _unit_types,
-        "READ_GLOBAL": read_global, "MAXM": MAX_MAGNITUDE,
-        "ENTITIES": engine.entities, "STATIC": engine.static_cache,
+        "READ_GLOBAL": read_global, "MAXM": MAX_MAGNITUDE, "MISSING": _MISSING,
+        "ENTITIES": engine.entities, "STATIC": engine.static_cache, "Entity": Entity,
+        "ENEMIES": {s.name: engine.enemies_of(s) for s in engine.side_entities},
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
         "ENTER_PROCEDURE": engine.enter_procedure, "LEAVE_PROCEDURE": engine.leave_procedure,
@@ -156,7 +158,7 @@ class GeneratedCompiler:
         if self._cached is not None:
             gen = self.gen
             (gen.constants, gen.spans, gen.symbols, gen._temp, self._entries, gen.readers,
-             gen.testers, plans) = self._cached["state"]
+             gen.testers, gen.setters, plans) = self._cached["state"]
             gen._const_index = {}  # a cached build does not generate: no new constants to share
             gen._span_index = {}
             for name in plans:  # the memo numbers the cached code uses
@@ -301,8 +303,15 @@ class GeneratedCompiler:
         pure = not engine.deps.rolls_dice(q) and not engine.deps.reads_hidden(q)
         level, _ = cache_plan(engine.compiler, q)
 
+        by_list = level in ("positions", "dynamic") and any(p.type.startswith("list") for p in q.params)
+
         def entry():
             gen.emit(f"if ctx.tracing: return T{rule[1:]}({args})")
+            if by_list:  # as a function of a list (below): evaluated each time, not looked up
+                if pure:
+                    self._memo_plan(q)
+                gen.emit(f"return B{rule[1:]}({args})")
+                return
             self._cached_call(q, level, pure, "B" + rule[1:], args, names)
         gen.function(unit, rule, params, (), self._depth_counted(q, entry), fr=False,
                      docline=f"quantity {q.name}: cache, then B (or T when tracing)")
@@ -493,8 +502,22 @@ class GeneratedCompiler:
         pure = not engine.deps.rolls_dice(f) and not engine.deps.reads_hidden(f)
         level, _ = cache_plan(engine.compiler, f)
 
+        # a list argument (`hit_targets(pool, kind, dd)`): its key costs a hash of every element,
+        # about what evaluating the rule costs, and a list is seldom asked for again unchanged:
+        # evaluated each time (while tracing, the per-version memo, so explanations are the same)
+        by_list = level in ("positions", "dynamic") and any(p.type.startswith("list") for p in f.params)
+
         def entry():
-            if level in ("static", "positions"):
+            if by_list:
+                if pure:
+                    self._memo_plan(f)  # what it reads is still known (tests, audits), its memo unused
+                gen.emit("if not ctx.tracing:")
+                gen.emit(f"    return B{rule[1:]}({args})")
+                if pure:
+                    self._cached_call(f, "traced", pure, "B" + rule[1:], args, names)
+                else:
+                    gen.emit(f"return B{rule[1:]}({args})")
+            elif level in ("static", "positions"):
                 # while explaining, values cached across games are not used (see compiler.py)
                 gen.emit("if not ctx.tracing:")
                 with gen.indented():
@@ -618,7 +641,7 @@ class GeneratedCompiler:
                  for req, u, code in zip(self._requests, self.units, self._codes)]
         data = {"units": units,
                 "state": ([_freeze(c) for c in gen.constants], gen.spans, gen.symbols, gen._temp, self._entries,
-                          gen.readers, gen.testers, [p.name for p in self.engine.memo_plans])}
+                          gen.readers, gen.testers, gen.setters, [p.name for p in self.engine.memo_plans])}
         _write_cache(self._cache_file, data)
 
     def _bind_constants(self) -> None:
@@ -629,10 +652,15 @@ class GeneratedCompiler:
             ns[f"S{i}"] = gen.spans[i]
         for symbol_, name in gen.readers.items():
             if symbol_ not in ns:
-                ns[symbol_] = self.engine.attribute_reader(name)
+                reader = ns[symbol_] = self.engine.attribute_reader(name)
+                ns["AF" + symbol_[1:]] = getattr(reader, "fixed", {})  # read inline (codegen._e_Attr)
         for symbol_, tag in gen.testers.items():
             if symbol_ not in ns:
-                ns[symbol_] = self.engine.tag_tester(tag)
+                tester = ns[symbol_] = self.engine.tag_tester(tag)
+                ns["ISF" + symbol_[2:]] = tester.fixed  # read inline (codegen._e_Is)
+        for symbol_, name in gen.setters.items():
+            if symbol_ not in ns:
+                ns[symbol_] = self.engine.attribute_setter(name)
         bound[:] = [len(gen.constants), len(gen.spans)]
 
     def source(self) -> str:
@@ -686,11 +714,11 @@ def _read_cache(path, engine) -> dict | None:
     try:
         with open(path, "rb") as f:
             data = pickle.load(f)
-        constants, spans, symbols, temp, entries, readers, testers, plans = data["state"]
+        constants, spans, symbols, temp, entries, readers, testers, setters, plans = data["state"]
         thawed = []
         for kind, value in constants:
             thawed.append(engine.entities[value] if kind == "entity" else value)
-        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers, plans)
+        data["state"] = (thawed, spans, symbols, temp, entries, readers, testers, setters, plans)
         return data
     except Exception:  # noqa: BLE001 - a missing or bad cache entry is a cache miss
         return None

@@ -32,6 +32,7 @@ game as it was played.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
 from warcodex.dsl import ast
 from warcodex.interpreter.reads import EVERYTHING, Reads
@@ -142,6 +143,34 @@ class Layout:
         for name, (kinds, _) in self.derived.items():
             for k in kinds:
                 self.watch.setdefault(k, []).append(name)
+        self._on: dict[tuple, tuple] = {}
+        # the number of indexes of each rule's memo (its slots, if its shape is "indexed")
+        self.index_sizes = tuple(len(p.slots) if p.shape == "indexed" else 0 for p in plans)
+
+    def on(self, kinds: tuple) -> tuple:
+        """What a change of `kinds` drops, merged over the kinds and found once per tuple of kinds
+        (a game's changes come in a few shapes: a unit moved, one variable set): (the rules it
+        clears, (rule, unit slots, keyed) it drops for the unit, (rule, keyed, anchors) it drops
+        near the change, each anchor (slot, the balls of its radius or None for radius 0, the
+        anchor is a unit))."""
+        found = self._on.get(kinds)
+        if found is None:
+            clear = list(self.always)
+            for k in kinds:
+                clear.extend(i for i in self.clear_on.get(k, ()) if i not in clear)
+            units, near = [], []
+            for k in kinds:
+                units.extend(x for x in self.unit_on.get(k, ()) if x[0] not in clear and x not in units)
+                for i, anchors, keyed in self.near_on.get(k, ()):
+                    resolved = tuple((slot, self.board.balls(radius) if radius else None, unit)
+                                     for slot, radius, unit in anchors)
+                    if i not in clear and (i, keyed, resolved) not in near:
+                        near.append((i, keyed, resolved))
+            plain = tuple(i for i in clear if self.plans[i].shape != "indexed")
+            indexed = tuple(i for i in clear if self.plans[i].shape == "indexed")
+            found = self._on[kinds] = (plain, indexed, tuple(x[0] for x in units), tuple(units),
+                                       tuple(x[0] for x in near), tuple(near))
+        return found
 
 
 class Memos:
@@ -152,7 +181,7 @@ class Memos:
         self.plans = layout.plans
         self.watch = layout.watch
         self.values: list[dict] = [{} for _ in layout.plans]
-        self.index: list[tuple] = [tuple({} for _ in p.slots) if p.shape == "indexed" else () for p in layout.plans]
+        self.index: list[tuple] = [tuple({} for _ in range(n)) if n else () for n in layout.index_sizes]
         self.last: dict[str, object] = {}  # derived global -> its value when last evaluated
 
     def copy(self) -> "Memos":
@@ -166,7 +195,7 @@ class Memos:
         return new
 
     def clear(self) -> None:
-        for values in self.values:
+        for values in filter(None, self.values):  # most are empty: skipped in C
             values.clear()
         for index in self.index:
             for by_value in index:
@@ -213,62 +242,57 @@ class Memos:
         if EVERYTHING in kinds:
             self.clear()
             return
-        layout = self.layout
+        plain, indexed, unit_rules, units, near_rules, near = self.layout.on(kinds)
         all_values, all_index = self.values, self.index
-        for i in layout.always:
+        get = all_values.__getitem__
+        # most rules a change concerns hold no value: they are skipped by C loops (filter, compress)
+        for values in filter(None, map(get, plain)):
+            values.clear()
+        for i in indexed:
             if all_values[i]:
                 self._clear_rule(i)
+        if uid is not None and unit_rules:
+            ref = UnitRef(uid)
+            for i, slots, keyed in compress(units, map(get, unit_rules)):
+                values = all_values[i]
+                if keyed:  # the unit is the key
+                    values.pop(ref, None)
+                    continue
+                index = all_index[i]
+                for slot in slots:
+                    keys = index[slot].pop(ref, None)
+                    if keys:
+                        for key in keys:
+                            values.pop(key, None)
+        if not near:
+            return
         # a change that names no location (a side's variable...) is a change everywhere; a
         # unit's change names where the unit was and is (none for a unit off the map)
         nowhere = uid is None and not where
-        balls, at = layout.board.balls, state.at
-        for k in kinds:
-            for i in layout.clear_on.get(k, ()):
-                if all_values[i]:
-                    self._clear_rule(i)
-            if uid is not None:
-                for i, slots, keyed in layout.unit_on.get(k, ()):
-                    values = all_values[i]
-                    if not values:
-                        continue
-                    if keyed:  # the unit is the key
-                        values.pop(UnitRef(uid), None)
-                        continue
-                    index = all_index[i]
-                    for slot in slots:
-                        keys = index[slot].pop(UnitRef(uid), None)
-                        if keys:
-                            for key in keys:
-                                values.pop(key, None)
-            near = layout.near_on.get(k)
-            if not near:
+        at = state.at
+        for i, keyed, anchors in compress(near, map(get, near_rules)):
+            values = all_values[i]
+            if nowhere:
+                self._clear_rule(i)
                 continue
-            for i, anchors, keyed in near:
-                values = all_values[i]
-                if not values:
+            index = all_index[i]
+            for slot, balls, unit in anchors:
+                by_value = values if keyed else index[slot]
+                if not by_value:
                     continue
-                if nowhere:
-                    self._clear_rule(i)
-                    continue
-                index = all_index[i]
-                for slot, radius, unit in anchors:
-                    by_value = values if keyed else index[slot]
-                    if not by_value:
-                        continue
-                    around = balls(radius)
-                    for h in where:
-                        for x in around[h]:
-                            if unit:
-                                for other in at.get(x, ()):
-                                    keys = by_value.pop(UnitRef(other), None)
-                                    if keys and not keyed:
-                                        for key in keys:
-                                            values.pop(key, None)
-                            else:
-                                keys = by_value.pop(x, None)
+                for h in where:
+                    for x in (balls[h] if balls is not None else (h,)):
+                        if unit:
+                            for other in at.get(x, ()):
+                                keys = by_value.pop(UnitRef(other), None)
                                 if keys and not keyed:
                                     for key in keys:
                                         values.pop(key, None)
+                        else:
+                            keys = by_value.pop(x, None)
+                            if keys and not keyed:
+                                for key in keys:
+                                    values.pop(key, None)
 
     def audit(self, ctx, bodies: dict) -> list[str]:
         """Re-evaluate every remembered value with the rule's plain body (`bodies`: rule name ->

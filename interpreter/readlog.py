@@ -184,6 +184,8 @@ class LoggedUnit:
             self.__dict__[name] = value
         elif name == "vars":
             self._log.unit(u.id, "*", u)
+        elif name == "vd":  # generated code reads variables as `unit.vd.get(name)`: one by one
+            value = self.__dict__["vd"] = _LoggedVars(self)
         return value
 
     def var(self, name: str, default=None):
@@ -207,6 +209,18 @@ class LoggedUnit:
 
     def __repr__(self) -> str:
         return repr(self._u)
+
+
+class _LoggedVars:
+    """`unit.vd` of a recording view: each variable's first read noted, as `LoggedUnit.var`."""
+
+    __slots__ = ("_unit",)
+
+    def __init__(self, unit: LoggedUnit) -> None:
+        self._unit = unit
+
+    def get(self, name: str, default=None):
+        return self._unit.var(name, default)
 
 
 class _LoggedUnits(_LoggedMapping):

@@ -39,12 +39,16 @@ class Unit:
     markers: frozenset[str] = frozenset()
     vars: tuple[tuple[str, Any], ...] = ()  # unit_var values, as sorted pairs (immutable)
     box: str | None = None  # off-map holding box ("eliminated", "reinforcements"...)
+    # `vars` as a dict, made with the record, for reading: rules read a unit's variables far more
+    # often than they change them (generated code reads `unit.vd.get(name)` inline). Not part of
+    # the record's identity: equality, hashing and saves use `vars`.
+    vd: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "vd", dict(self.vars))
 
     def var(self, name: str, default=None):
-        for k, v in self.vars:
-            if k == name:
-                return v
-        return default
+        return self.vd.get(name, default)
 
     def with_var(self, name: str, value) -> "Unit":
         pairs = self.vars
@@ -96,6 +100,7 @@ def unit_event(old: Unit | None, new: Unit) -> tuple:
 
 
 _NONE = object()
+_UVAR_KINDS: dict[str, tuple] = {}  # variable name -> ("uvar:NAME",), the kinds of its change
 
 
 class MarkerIndex(dict):
@@ -251,7 +256,12 @@ class GameState:
         if old is not None and old == unit:
             return
         if old is not None and old.loc != unit.loc and old.loc is not None:
-            rest = tuple(i for i in self.at.get(old.loc, ()) if i != unit.id)
+            rest = self.at.get(old.loc, ())
+            try:
+                i = rest.index(unit.id)  # once in its stack
+                rest = rest[:i] + rest[i + 1:]
+            except ValueError:
+                pass
             if rest:
                 self.at[old.loc] = rest
             else:
@@ -265,6 +275,23 @@ class GameState:
         self._journal(unit_event(old, unit))
         if self.watched_units is not None:
             self.watched_units.append(unit)
+
+    def put_var(self, unit: Unit, name: str, value) -> None:
+        """`put(unit.with_var(name, value))` for the unit's current record, knowing what changes:
+        that variable alone (the same record, version and journal event as `put`, without
+        comparing the records field by field)."""
+        old = unit.var(name, _NONE)
+        if old is not _NONE and old == value:  # an equal record: nothing changes
+            return
+        new = unit.with_var(name, value)
+        self.units[unit.id] = new
+        self.version += 1
+        kinds = _UVAR_KINDS.get(name)
+        if kinds is None:
+            kinds = _UVAR_KINDS[name] = ("uvar:" + name,)
+        self._journal((kinds, (new.loc,) if new.loc is not None else (), new.id))
+        if self.watched_units is not None:
+            self.watched_units.append(new)
 
     def to_top(self, uid: int) -> None:
         """Put a unit on top of the stack it is in, without moving it. `at[loc]` lists a stack

@@ -320,8 +320,10 @@ def test_only_rules_that_can_be_entered_again_count_a_call_level(tmp_path):
     assert ref.counted == gen.counted
     assert "ctx.enter('twice'" in gen.compiler.show("twice")
     assert "ctx.enter" not in gen.compiler.show("leaf") + gen.compiler.show("calls_leaf")
-    # a function that only reads and compares is evaluated directly by its callers, not memoized
-    assert "B_leaf(ctx, l_u)" in gen.compiler.show("calls_leaf")
+    # a function that only reads and compares is written inline in its callers: not memoized,
+    # not called (its body, `u.steps > 1 and not u is armor`, with the caller's `u`)
+    calls_leaf = gen.compiler.show("calls_leaf").split("def R_calls_leaf")[0]
+    assert "R_leaf(" not in calls_leaf and "B_leaf(" not in calls_leaf and "> 1" in calls_leaf and "'armor'" in calls_leaf
 
 
 def test_a_recursion_that_branches_within_the_depth_stops_at_the_step_limit(tmp_path):
@@ -377,3 +379,28 @@ def test_min_and_max_skip_none_as_the_built_in_does(tmp_path):
         ctx = start(engine, "meeting", 1, {}, trace=False).ctx
         got = [engine.functions[n](ctx, (), None) for n in ("nearest_known", "farthest_known", "nothing_known")]
         assert got == [1, 2, None]
+
+
+INLINE_BUILTINS = """function foe(x: side, y: side): bool "Foe" §3 = is_enemy(x, y)
+function how_many(xs: list): int "How many" §3 = count(xs)
+"""
+
+
+def test_built_ins_written_inline_answer_as_the_built_in_does(tmp_path):
+    """`is_enemy` of two sides and `count` of a list are written inline (codegen._INLINE_BUILTINS);
+    any other values go to the built-in, with its located error, as in the reference."""
+    ref, gen = _tiny_with(tmp_path, INLINE_BUILTINS)
+    for engine in (ref, gen):
+        ctx = start(engine, "meeting", 1, {}, trace=False).ctx
+        axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+        assert engine.functions["foe"](ctx, (axis, soviet), None) is True
+        assert engine.functions["foe"](ctx, (axis, axis), None) is False
+        assert engine.functions["how_many"](ctx, ((1, 2, 3),), None) == 3
+        assert engine.functions["how_many"](ctx, (None,), None) == 0
+    errors = []
+    for engine in (ref, gen):
+        ctx = start(engine, "meeting", 1, {}, trace=False).ctx
+        with pytest.raises(RuleError) as info:
+            engine.functions["foe"](ctx, (None, engine.entities["axis"]), None)
+        errors.append((info.value.message, info.value.span.line, info.value.span.column))
+    assert errors[0] == errors[1] and errors[0][0].startswith("expected a side, got")

@@ -147,3 +147,26 @@ def test_every_remembered_value_is_what_the_rules_say_now(name, scenario, action
     engine = tiny if name == "tiny" else _engine(name)
     engine = engine.for_scenario(scenario)
     assert audited_game(engine, scenario, 3, RuleValues, actions).audits > 20
+
+
+def test_setting_one_unit_variable_journals_what_a_whole_record_put_would():
+    """`GameState.put_var` (the generated setters' path) leaves the same records, version and
+    journal event as `put(unit.with_var(...))`, the engine's general path: a new variable, a
+    changed one, an equal value (no change, no version), a unit off the map (no location)."""
+    from warcodex.interpreter.state import GameState
+
+    def fresh():
+        s = GameState(scenario="x", seed=0)
+        s.new_unit("infantry", "axis", "0101", 2, "Infantry")
+        s.new_unit("infantry", "axis", None, 2, "Infantry")
+        return s
+
+    for uid, name, values in ((1, "fought", [True, True, False, 1]), (2, "aboard", ["t1", None, None]),
+                              (1, "casualty", [False, 0, True])):
+        a, b = fresh(), fresh()
+        for value in values:
+            a.put(a.units[uid].with_var(name, value))
+            b.put_var(b.units[uid], name, value)
+            assert a.units == b.units and a.version == b.version and a.journal == b.journal
+            assert a.units[uid].vd == dict(a.units[uid].vars)
+    assert b.journal[-1] == (("uvar:casualty",), ("0101",), 1)

@@ -541,3 +541,15 @@ def test_which_procedures_run_as_a_chain_of_statements():
     assert not sequence_steps(body("let x = count(u for u in units_at(h) where roll d6 <= 3)\nf(h, x)"), ["h", "n"])
     assert not sequence_steps(body("set n = 2\nf(h, n)"), ["h", "n"])
     assert not sequence_steps(body("f(h, n)"), ["h", "n"])
+
+
+def test_a_recording_view_notes_each_unit_variable_generated_code_reads():
+    """Generated code reads a unit's variables as `unit.vd.get(name, default)`: through a recording
+    view (readlog.LoggedUnit) each is noted as a read of that variable, as `unit.var(name)` is."""
+    from warcodex.interpreter.readlog import LoggedUnit, ReadLog
+    from warcodex.interpreter.state import Unit
+
+    log = ReadLog(lambda state: None)
+    seen = LoggedUnit(Unit(7, "infantry", "germany", "russia", 1, 1, "Infantry", vars=(("casualty", True),)), log)
+    assert seen.vd.get("casualty", False) is True and seen.vd.get("on_board", False) is False
+    assert set(log.reads) == {("u", 7, ("var", "casualty")), ("u", 7, ("var", "on_board"))}
