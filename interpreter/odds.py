@@ -279,7 +279,7 @@ class Enumerator:
         log = self.log
         start = self._start()
         key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
-               frozenset(log.written) if log is not None else None, log.all_read if log is not None else None)
+               frozenset(log.written) if log is not None else None, log.all_read if log is not None else None, self.phase)
         steps = self.iterated.get(key)
         computed = steps is None
         if computed:
@@ -434,9 +434,10 @@ class Enumerator:
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
-                if steps is not None and self.shortcuts:
+                if steps is not None and self.shortcuts and self.book is None:
                     # each statement's transitions are memoised on whole states: the call read
-                    # all of its start state
+                    # all of its start state (not when an answer depends on the round: a chain
+                    # merges the states its branches reach whatever round they reached them in)
                     self.log.begin_run(start)
                     self.log.everything()
                     path = self.log.reads
