@@ -183,3 +183,43 @@ def test_returning_units_are_placed_only_on_the_sheets_in_play():
         sites = f["return_sites"](ctx, (u,), None)
         assert sites, side
         assert [h for h in sites if f["unplayable"](ctx, (h,), None)] == [], side
+
+
+def _fall_blau_victory_phase(e, state, ctx) -> None:
+    """The Victory Determination Phase as the sequence plays it: the phase's procedure, then the
+    phase-end triggers, then the `phase_end(victory)` invariants (a broken one raises)."""
+    state.phase, state.active = "victory", None
+    state.touch()
+    e.procedures["victory_phase"](ctx, (), None)
+    e.fire(ctx, "phase_end", ("victory",))
+    e.check_invariants(ctx, "phase_end", "victory")
+
+
+def test_the_fall_blau_bonus_is_one_of_the_vp_sources():
+    """Found by the balance batch (fb-greedy-random, Fall Blau seed 1, Turn 7): §24.1 counted 3 VP,
+    then the §S1.3 bonus (+1, a German combat unit south of the Don below hexrow xx31) made 4, and
+    the invariant `vp_is_the_sum_of_its_sources` had no term for a scenario's bonus. The bonus is
+    part of the VP total of each Victory Determination Phase (§S1.3: "in addition to the map VPs",
+    its conditions judged in that phase), recomputed from scratch: counted each phase it applies,
+    never accumulated from one phase to the next."""
+    e, state, ctx = set_up("fall_blau")
+    f = e.functions
+    state.position.turn = 7
+    _fall_blau_victory_phase(e, state, ctx)
+    base = state.vars["vp"]
+    assert f["fall_blau_bonus"](ctx, (), None) == 0  # nobody is south of the Don yet
+    german = next(UnitRef(u.id) for u in state.units.values()
+                  if u.side == "axis" and u.loc is not None and e.entities[u.type].props.get("nationality") == "german"
+                  and f["is_combat"](ctx, (UnitRef(u.id),), None))
+    below = "3735"  # south bank of the Don, hexrow 35 > 31, on map A (map.wcmap: south_of_don)
+    assert not [u for u in state.units.values() if u.loc == below]
+    e.move_unit(ctx, german, below, None)
+    assert f["fall_blau_bonus"](ctx, (), None) == 1
+    _fall_blau_victory_phase(e, state, ctx)  # the invariants hold with the bonus in the total
+    assert state.vars["vp"] == base + 1
+    assert f["scenario_bonus_vp"](ctx, (), None) == 1  # the §24.1 hook Fall Blau fills
+    state.vars["vp"] = 0
+    e.procedures["compute_vp"](ctx, (), None)  # the count itself has the bonus, so the automatic
+    assert state.vars["vp"] == base + 1        # victory check (§24.2) that follows it sees it too
+    _fall_blau_victory_phase(e, state, ctx)  # the next phase: +1 again on a recounted total, not +2
+    assert state.vars["vp"] == base + 1
