@@ -17,6 +17,7 @@ from warcodex.dsl import ast
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
 from warcodex.dsl.limits import MAX_LENGTH, MAX_MAGNITUDE
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
+from warcodex.dsl.walk import walk
 from warcodex.interpreter.chance import Pending, addable
 from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed, tagged_locations, tagged_units, walk_tagged_locations
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, RuleRefusal, UnitRef
@@ -1087,22 +1088,9 @@ def markov_loop(s: ast.For, outer: set) -> bool:
     states between iterations (chance.py): its body does not read its loop variable (every
     iteration runs the same rules) and assigns no local of the enclosing code (the game state is
     all an iteration leaves behind)."""
-    names_read: set[str] = set()
-    assigned: set[str] = set()
-
-    def walk(node) -> None:
-        if isinstance(node, ast.Name):
-            names_read.add(node.id)
-        if isinstance(node, ast.SetStmt) and isinstance(node.target, ast.Name):
-            assigned.add(node.target.id)
-        if isinstance(node, ast.Node):
-            for f in type(node).model_fields:
-                walk(getattr(node, f))
-        elif isinstance(node, (list, tuple)):
-            for x in node:
-                walk(x)
-
-    walk(s.body)
+    nodes = list(walk(s.body))
+    names_read = {n.id for n in nodes if isinstance(n, ast.Name)}
+    assigned = {n.target.id for n in nodes if isinstance(n, ast.SetStmt) and isinstance(n.target, ast.Name)}
     return s.var not in names_read and not (assigned & set(outer))
 
 
@@ -1115,37 +1103,24 @@ def sequence_steps(body: list[ast.Stmt], params) -> bool:
     if len(body) < 2:
         return False
     local_names = set(params)
-
-    def names(node, kind: str) -> set[str]:
-        out: set[str] = set()
-
-        def walk(n) -> None:
-            if kind == "read" and isinstance(n, ast.Name):
-                out.add(n.id)
-            if kind == "bound":
-                if isinstance(n, ast.Let):
-                    out.add(n.name)
-                    local_names.add(n.name)
-                elif isinstance(n, (ast.For, ast.Choose, ast.Reroll)):
-                    out.add(n.var)
-                    local_names.add(n.var)
-                elif isinstance(n, ast.SetStmt) and isinstance(n.target, ast.Name):
-                    out.add(n.target.id)
-            if isinstance(n, ast.Node):
-                for f in type(n).model_fields:
-                    walk(getattr(n, f))
-            elif isinstance(n, (list, tuple)):
-                for x in n:
-                    walk(x)
-        walk(node)
-        return out
-
-    bound = [names(s, "bound") for s in body]  # (fills local_names first)
+    bound = []  # the locals each statement binds (all of them known before reads are compared)
+    for stmt in body:
+        names: set[str] = set()
+        for n in walk(stmt):
+            if isinstance(n, ast.Let):
+                names.add(n.name)
+                local_names.add(n.name)
+            elif isinstance(n, (ast.For, ast.Choose, ast.Reroll)):
+                names.add(n.var)
+                local_names.add(n.var)
+            elif isinstance(n, ast.SetStmt) and isinstance(n.target, ast.Name):
+                names.add(n.target.id)
+        bound.append(names)
     later_reads: set[str] = set()
-    for s, b in zip(reversed(body), reversed(bound)):
-        if b & local_names & later_reads:
+    for stmt, names in zip(reversed(body), reversed(bound)):
+        if names & local_names & later_reads:
             return False
-        later_reads |= names(s, "read")
+        later_reads |= {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
     return True
 
 
