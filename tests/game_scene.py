@@ -33,6 +33,20 @@ def load_game(name: str, tests: bool = True):
     return g
 
 
+def tiny_engine_with(extra: str, folder: Path, evaluator: str) -> Engine:
+    """Tiny Front with the test-only rules `extra` included, copied into `folder` (the bundled game
+    is never touched), checked clean, compiled for `evaluator`."""
+    import shutil
+
+    shutil.copytree(GAMES / "tiny", folder)
+    (folder / "extra.wcx").write_text(extra, encoding="utf-8")
+    game_file = folder / "game.wcx"
+    game_file.write_text(game_file.read_text(encoding="utf-8") + '\ninclude "extra.wcx"\n', encoding="utf-8")
+    game, diags = check_path(folder)
+    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
+    return Engine(game, evaluator=evaluator)
+
+
 @lru_cache(maxsize=96)
 def engine_for(name: str, map_text: str) -> Engine:
     """One compiled engine per game and fragment map (engines keep no game state; scenes share them)."""

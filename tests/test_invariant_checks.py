@@ -7,18 +7,13 @@ test-only invariants over Tiny Front (units keep at least one step, §7.5).
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from warcodex.dsl.checker import check_path
 from warcodex.interpreter.agents import FirstAgent
 from warcodex.interpreter.context import Context
-from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.invariants import InvariantViolation, check_invariants
+from game_scene import tiny_engine_with
 
-ROOT = Path(__file__).resolve().parent.parent
 
 EXTRA = """
 var probe: int = 0 §7.5
@@ -38,14 +33,7 @@ invariant none_disrupted "No unit on the map is disrupted" §7.5 {
 
 @pytest.fixture(scope="module", params=["generated", "reference"])
 def engine(request, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("inv") / "tiny"
-    shutil.copytree(ROOT / "games" / "tiny", folder)
-    (folder / "extra.wcx").write_text(EXTRA, encoding="utf-8")
-    game_file = folder / "game.wcx"
-    game_file.write_text(game_file.read_text() + '\ninclude "extra.wcx"\n', encoding="utf-8")
-    game, diags = check_path(folder)
-    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
-    return Engine(game, evaluator=request.param)
+    return tiny_engine_with(EXTRA, tmp_path_factory.mktemp("inv") / "tiny", request.param)
 
 
 @pytest.fixture()

@@ -13,21 +13,16 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import shutil
-from pathlib import Path
 
 import pytest
 
 from warcodex.dsl import ast
-from warcodex.dsl.checker import check_path
 from warcodex.dsl.parser import parse_text
 from warcodex.interpreter.agents import FirstAgent
 from warcodex.interpreter.context import Context
-from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.narrowing import required_tags
 from warcodex.interpreter.state import MarkerIndex
-
-ROOT = Path(__file__).resolve().parent.parent
+from game_scene import tiny_engine_with
 
 
 def parse_expression(text: str) -> ast.Expr:
@@ -66,14 +61,7 @@ procedure spread_full() "Disruption spreads, every hex scanned" §7.5 {
 
 @pytest.fixture(scope="module", params=["generated", "reference"])
 def engine(request, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("narrow") / "tiny"
-    shutil.copytree(ROOT / "games" / "tiny", folder)
-    (folder / "extra.wcx").write_text(EXTRA, encoding="utf-8")
-    game_file = folder / "game.wcx"
-    game_file.write_text(game_file.read_text() + '\ninclude "extra.wcx"\n', encoding="utf-8")
-    game, diags = check_path(folder)
-    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
-    return Engine(game, evaluator=request.param)
+    return tiny_engine_with(EXTRA, tmp_path_factory.mktemp("narrow") / "tiny", request.param)
 
 
 def fresh(engine):

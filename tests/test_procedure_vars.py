@@ -18,8 +18,8 @@ from warcodex.dsl.checker import check_path
 from warcodex.dsl.formatter import format_text
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.agents import FirstAgent
-from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.values import RuleError
+from game_scene import tiny_engine_with
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,14 +67,7 @@ function attack_of_rifle(): int "read while the options are found" §7.3 = rifle
 
 @pytest.fixture(scope="module", params=["generated", "reference"])
 def engine(request, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pv") / "tiny"
-    shutil.copytree(ROOT / "games" / "tiny", folder)
-    (folder / "extra.wcx").write_text(EXTRA, encoding="utf-8")
-    game_file = folder / "game.wcx"
-    game_file.write_text(game_file.read_text() + '\ninclude "extra.wcx"\n', encoding="utf-8")
-    game, diags = check_path(folder)
-    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
-    return Engine(game, evaluator=request.param)
+    return tiny_engine_with(EXTRA, tmp_path_factory.mktemp("pv") / "tiny", request.param)
 
 
 def fresh(engine):
