@@ -43,7 +43,7 @@ from warcodex.interpreter.engine import Engine  # noqa: E402
 from warcodex.interpreter.play import play  # noqa: E402
 
 MOVE_TARGET_MS = 5.0
-RATIO_TARGET = 2.0
+RATIO_TARGET = {"warm": 2.0, "cold": 3.0, "combat": 2.0}  # issue #14: of the hand-written baseline
 BOARD = 50
 
 FULL = {"positions": 60, "reps": 9, "combats": 10_000, "combat_reps": 5, "games": 60,
@@ -530,11 +530,11 @@ def print_report(res: dict) -> None:
     for name, u in mv["units"].items():
         for k in ("warm", "cold"):
             r = u[f"ratio_{k}_vs_baseline"]
-            t.add_row(f"movement {name} {k}: interpreted <= {RATIO_TARGET:g}x baseline",
-                      f"{r:.1f}x (best {u[f'ratio_{k}_vs_baseline_best']:.1f}x)", status(r <= RATIO_TARGET))
+            t.add_row(f"movement {name} {k}: interpreted <= {RATIO_TARGET[k]:g}x baseline",
+                      f"{r:.1f}x (best {u[f'ratio_{k}_vs_baseline_best']:.1f}x)", status(r <= RATIO_TARGET[k]))
     r = cb["ratio_fresh_vs_baseline"]
-    t.add_row(f"combat: interpreted <= {RATIO_TARGET:g}x baseline", f"{r:.1f}x (best {cb['ratio_fresh_vs_baseline_best']:.1f}x)",
-              status(r <= RATIO_TARGET))
+    t.add_row(f"combat: interpreted <= {RATIO_TARGET['combat']:g}x baseline", f"{r:.1f}x (best {cb['ratio_fresh_vs_baseline_best']:.1f}x)",
+              status(r <= RATIO_TARGET["combat"]))
     same = fx.all_identical(eq)
     t.add_row("equivalence engine == baseline", "identical" if same else "DIFFERENT", status(same))
     console.print(t)
