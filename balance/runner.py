@@ -22,6 +22,7 @@ from pathlib import Path
 
 RESULTS = "games.jsonl"
 RUN_FILE = "run.json"
+LOCK_FILE = ".lock"  # held by the run writing the folder: two runs would play the same seeds twice
 REFERENCE_GAMES = 3  # Tiny Front random games timed by each worker: the same-run baseline
 
 
@@ -328,10 +329,26 @@ class Results:
         self.dropped_partial = False
 
     def open(self) -> None:
-        """Check the folder holds this batch (or nothing), and read the records already played."""
-        from warcodex.interpreter.saves import write_atomic
+        """Lock the folder, check it holds this batch (or nothing), and read the records already
+        played."""
+        from filelock import FileLock, Timeout
 
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock = FileLock(self.dir / LOCK_FILE)
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise RunMismatch(f"{self.dir} is being written by another run of a batch: wait for it to end, "
+                              "or choose another output folder (-o)") from None
+        try:
+            self._open()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open(self) -> None:
+        from warcodex.interpreter.saves import write_atomic
+
         run_file = self.dir / RUN_FILE
         identity = self.config.identity()
         if run_file.exists():
@@ -343,7 +360,7 @@ class Results:
                 changed = ", ".join(k for k in identity if before.get(k) != identity[k])
                 raise RunMismatch(f"{self.dir} holds a batch with other settings ({changed} differ); "
                                   "choose another output folder (-o), or delete it to start over")
-        elif self.path.exists() or any(self.dir.iterdir()):
+        elif self.path.exists() or any(p.name != LOCK_FILE for p in self.dir.iterdir()):
             raise RunMismatch(f"{self.dir} is not empty and holds no batch ({RUN_FILE} is missing): "
                               "choose another output folder (-o)")
         else:
@@ -379,3 +396,6 @@ class Results:
         if getattr(self, "_file", None) is not None:
             self._file.close()
             self._file = None
+        if getattr(self, "_lock", None) is not None:
+            self._lock.release()
+            self._lock = None

@@ -246,6 +246,22 @@ def test_a_folder_of_other_settings_is_refused(tmp_path):
     assert (tmp_path / "other" / "notes.txt").read_text() == "mine"
 
 
+def test_a_folder_another_run_is_writing_is_refused(tmp_path):
+    """Two runs into one folder would play the same seeds and append each game twice: the run that
+    writes a folder holds its lock (`.lock`), and another run is refused until it ends."""
+    from filelock import FileLock
+
+    _tiny_batch(tmp_path, "run", games=2)
+    before = (tmp_path / "run" / "games.jsonl").read_text()
+    with FileLock(tmp_path / "run" / ".lock"):  # another run, still playing
+        with pytest.raises(UserError, match="another run"):
+            _tiny_batch(tmp_path, "run", games=3)
+    assert (tmp_path / "run" / "games.jsonl").read_text() == before
+    again = _tiny_batch(tmp_path, "run", games=3)  # that run has ended: this one continues
+    assert [json.loads(line)["seed"] for line in (tmp_path / "run" / "games.jsonl").read_text().splitlines()] == [1, 2, 3]
+    assert again["aggregate"]["games"] == 3
+
+
 def run_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "warcodex", *args], capture_output=True, text=True, timeout=600, cwd=cwd)
 
