@@ -27,7 +27,7 @@ from itertools import islice
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_agents import GreedyAgent, _fresh_dice
+from warcodex.interpreter.search_agents import GreedyAgent, _fresh_dice, candidate_key
 from warcodex.interpreter.values import RuleError
 
 PASS = None  # a candidate that ends the side's actions in the current step
@@ -142,7 +142,7 @@ class MCTSAgent(RandomAgent):
             choice = legal.sample(self.rng)
             if choice is None:
                 return
-            key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+            key = candidate_key(choice)
             if key in seen:
                 misses += 1
                 continue

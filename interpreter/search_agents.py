@@ -37,6 +37,11 @@ def _fresh_dice(state, rng: random.Random) -> None:
     state.rng = random.Random(rng.getrandbits(64))
 
 
+def candidate_key(choice) -> tuple:
+    """What makes two sampled actions the same candidate: the action and its arguments."""
+    return choice.action, tuple((k, repr(v)) for k, v in choice.args)
+
+
 def sample_candidates(legal, rng: random.Random, limit: int) -> list:
     """Up to `limit` distinct legal actions, drawn as RandomAgent draws one (a random kind, then a
     random instance), with a bounded number of tries."""
@@ -45,7 +50,7 @@ def sample_candidates(legal, rng: random.Random, limit: int) -> list:
         choice = legal.sample(rng)
         if choice is None:
             break
-        key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+        key = candidate_key(choice)
         if key not in seen:
             seen.add(key)
             found.append(choice)
@@ -92,7 +97,7 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
                     continue
                 drawn = itertools.islice(action.completions(fr, 1, rng), breadth)
             for choice in drawn:
-                key = (choice.action, tuple((k, repr(v)) for k, v in choice.args))
+                key = candidate_key(choice)
                 if key not in seen:
                     seen.add(key)
                     found.append(choice)
