@@ -27,8 +27,8 @@ from itertools import islice
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_agents import GreedyAgent, _fresh_dice, candidate_key
-from warcodex.interpreter.values import RuleError
+from warcodex.interpreter.search_agents import GreedyAgent, LookaheadFailure, _fresh_dice, candidate_key
+from warcodex.interpreter.values import RuleError, RuleRefusal
 
 PASS = None  # a candidate that ends the side's actions in the current step
 
@@ -125,9 +125,16 @@ class MCTSAgent(RandomAgent):
             # (the end of a phase, the start of the next) and an action would not, and that
             # difference alone (Fall Blau: +0.25 for the Axis at the end of its Movement Phase)
             # made every one-hex advance look no better than passing
-        except RuleError:
+        except RuleRefusal:  # the rules' own no (a `require`, an illegal column): a losing line
             played = max(played, game.runner.actions_taken)
             return (-math.inf if choice is not PASS else self._value(engine, snap, side)), played
+        except RuleError as exc:  # a fault, not a judgement: the game reports it with its log
+            raise LookaheadFailure(f"looking ahead (MCTS playout) at {_describe(choice)}: {exc.message}",
+                                   exc.span, exc.hint) from exc
+        except RecursionError:
+            exc = game.ctx.too_deep()
+            raise LookaheadFailure(f"looking ahead (MCTS playout) at {_describe(choice)}: {exc.message}",
+                                   exc.span, exc.hint) from None
         value = self._value(engine, snap, side)
         if cached is None and not self.horizon and unchanged():
             after[key] = (None, value)
@@ -241,3 +248,7 @@ class MCTSAgent(RandomAgent):
         if op.kind != "allow":
             return True
         return Runner(engine, ctx, {}).unmet_obligation(op.run) is None
+
+
+def _describe(choice) -> str:
+    return "passing" if choice is PASS else choice.action

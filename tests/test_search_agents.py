@@ -447,3 +447,18 @@ def test_stratified_candidates_give_every_unit_a_chance_and_are_seeded(stalingra
     # breadth: up to 3 instances of one stratum (one unit's destinations) side by side
     units = [c.arg("u") for c in again if c.action == "move"]
     assert len(set(units)) < len(units)
+
+
+def test_mcts_judges_hopeless_only_what_the_rules_refuse(tiny_traps):
+    # as greedy: a playout that meets the rules' own no (a `require`) is a losing line; any other
+    # error in a playout (a faulty rule) is a failure raised with its place, never a verdict
+    engine = Engine(tiny_traps)
+    g, legal = _first_axis_decision(engine, ["mcts:playouts=4:horizon=0", "random"])
+    agent = g.agents["axis"]
+    refused, faulty = _axis_move_to(g, legal, "0304"), _axis_move_to(g, legal, "0303")
+    value, _ = agent.playout(g.ctx, "axis", refused)
+    assert value == float("-inf")
+    with pytest.raises(LookaheadFailure) as info:
+        agent.playout(g.ctx, "axis", faulty)
+    assert "MCTS playout" in info.value.message and "division by zero" in info.value.message
+    assert info.value.span is not None and info.value.span.line == 12  # the faulty rule's line in the overlay
