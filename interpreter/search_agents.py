@@ -259,7 +259,9 @@ class GreedyAgent(RandomAgent):
             if max(v for v, _ in scored) > here:
                 break
         if not scored:
-            return None
+            # the sample found nothing; a side that may not pass (an `until` obligation of the
+            # step is unmet) must act: any legal action, drawn as the random agent draws one
+            return None if legal.may_pass else legal.sample(self.rng)
         best = max(v for v, _ in scored)
         if legal.may_pass and best < here:
             return None  # every sampled action makes things worse than ending the step

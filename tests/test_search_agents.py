@@ -462,3 +462,19 @@ def test_mcts_judges_hopeless_only_what_the_rules_refuse(tiny_traps):
         agent.playout(g.ctx, "axis", faulty)
     assert "MCTS playout" in info.value.message and "division by zero" in info.value.message
     assert info.value.span is not None and info.value.span.line == 12  # the faulty rule's line in the overlay
+
+
+def test_greedy_acts_when_the_step_may_not_end_though_its_sample_found_nothing(tiny, monkeypatch):
+    # an `until` obligation unmet: the runner asks again with `may_pass` False, and the agent must
+    # return an action; a sample that found no candidate (A&A's noncombat phase, where a carrier
+    # must still move) used to return None, and the game failed on "may not end phase ... yet"
+    import warcodex.interpreter.search_agents as search_agents
+
+    engine = Engine(tiny)
+    g, legal = _first_axis_decision(engine, ["greedy", "random"])
+    monkeypatch.setattr(search_agents, "stratified_candidates", lambda *a, **k: [])
+    agent = g.agents["axis"]
+    assert agent.choose_action(g.ctx, "axis", legal) is None  # free to pass: it passes
+    legal.may_pass = False
+    choice = agent.choose_action(g.ctx, "axis", legal)
+    assert choice is not None and choice.action == "move"
