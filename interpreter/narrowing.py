@@ -27,6 +27,7 @@ used: its reads are what the memo keys on.
 from __future__ import annotations
 
 from warcodex.dsl import ast
+from warcodex.dsl.walk import walk
 from warcodex.interpreter.state import MarkerIndex
 from warcodex.interpreter.values import UnitRef
 
@@ -97,21 +98,15 @@ def unit_markers(engine) -> frozenset:
     found = engine.__dict__.get("_unit_markers")
     if found is None:
         declared = frozenset(e.name for e in engine.game.entities("marker"))
-        found = declared
-        stack = list(engine.game.decls) + list(engine.game.scenarios.values()) + list(engine.game.triggers)
-        while stack:
-            n = stack.pop()
-            if isinstance(n, ast.Call) and n.func in ("mark", "unmark") and n.func not in engine.game.names:
-                marker = n.args[1] if len(n.args) > 1 else None
-                if not (isinstance(marker, ast.Name) and marker.id in declared):
-                    found = _ANYTHING
-                    break
-            if isinstance(n, ast.Node):
-                stack.extend(getattr(n, f) for f in type(n).model_fields if f != "span")
-            elif isinstance(n, (list, tuple)):
-                stack.extend(n)
-            elif isinstance(n, dict):
-                stack.extend(n.values())
+        rules = list(engine.game.decls) + list(engine.game.scenarios.values()) + list(engine.game.triggers)
+
+        def unnamed_marker(n) -> bool:  # a built-in mark/unmark whose marker is not a declared name
+            if not (isinstance(n, ast.Call) and n.func in ("mark", "unmark") and n.func not in engine.game.names):
+                return False
+            marker = n.args[1] if len(n.args) > 1 else None
+            return not (isinstance(marker, ast.Name) and marker.id in declared)
+
+        found = _ANYTHING if any(unnamed_marker(n) for n in walk(rules)) else declared
         engine.__dict__["_unit_markers"] = found
     return found
 
