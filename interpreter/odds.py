@@ -170,6 +170,23 @@ def state_key(state, base=None) -> tuple:
 _MISSING = "<missing>"
 
 
+class _Replaced:
+    """The effect of a call memoised on the whole state (`Enumerator.call`): served only to a
+    start state equal to this one's, its end state is `end` itself (no difference to apply)."""
+
+    __slots__ = ("start", "end", "_owners")
+
+    def __init__(self, start, end) -> None:
+        self.start, self.end, self._owners = start, end, None
+
+    @property
+    def owners(self) -> set:
+        """What the call wrote (as `Difference.owners`), for the log of a call around it."""
+        if self._owners is None:
+            self._owners = Difference(self.start, self.end).owners
+        return self._owners
+
+
 # ==================================================================== exact: the enumerator
 class Enumerator:
     """The chance oracle of an exact computation (see the module docstring)."""
@@ -202,7 +219,8 @@ class Enumerator:
         self.applied: dict = {}  # (id(start state), id(difference)) -> (start state, the state after)
         self.origin = self.installed = None  # the state installed (a copy of origin) and its version
         self.installed_version = -1
-        self.interned: dict = {}  # state key -> the same key (see key())
+        self.interned: dict = {}  # state key -> its number (see key())
+        self.keyed: dict = {}  # id(state) -> (state, version, winner, over, its key): see key()
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
         self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
@@ -322,10 +340,19 @@ class Enumerator:
 
     # ------------------------------------------------------------ branches
     def key(self, state) -> tuple:
-        """The state's key, interned: keys met again are the same object, so the dictionaries of
-        the chains compare them by identity, not unit record by unit record."""
+        """The state's key, interned: a number, the same for equal states, so the dictionaries of
+        the chains and memos compare numbers, not unit record by unit record. A state keyed before
+        is not keyed again (the states the enumerator keeps are not changed any more: an end
+        state is met by the run that reached it, the call merging its leaves and the chain
+        merging its outcomes; a state still running is changed with a new version, or by `win`)."""
+        hit = self.keyed.get(id(state))
+        if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
+                and hit[3] == state.over:
+            return hit[4]
         k = state_key(state, self.base)
-        return self.interned.setdefault(k, k)
+        k = self.interned.setdefault(k, len(self.interned))
+        self.keyed[id(state)] = (state, state.version, state.winner, state.over, k)
+        return k
 
     def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
@@ -455,7 +482,10 @@ class Enumerator:
                 for r, pr in hist.items():
                     slot[2][r] = slot[2].get(r, 0.0) + p * pr
                 slot[3] = slot[3] or rolled
-            ends = [(p, Difference(start, end), {r: w / p for r, w in hist.items()}, rolled)
+            # keyed on the whole state (a statement chain, a Markov loop inside), a later call
+            # is served from an equal state only: its end states are these very ones
+            change = _Replaced if ("*",) in path else Difference
+            ends = [(p, change(start, end), {r: w / p for r, w in hist.items()}, rolled)
                     for p, end, hist, rolled in merged.values() if p > 0]
             found = (path, ends)
             memo.insert(path, ends)
@@ -481,6 +511,8 @@ class Enumerator:
 
     def _applied(self, start, diff):
         """The state `start` after a call's difference `diff` (computed once per explore)."""
+        if type(diff) is _Replaced:
+            return diff.end
         applied = self.applied.get((id(start), id(diff)))
         if applied is None or applied[0] is not start:
             applied = self.applied[(id(start), id(diff))] = (start, diff.apply(start))
