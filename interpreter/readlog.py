@@ -420,6 +420,21 @@ def current(state, addr, whole_key):
     return whole_key(state)
 
 
+def _copied(v):
+    """A copy of a state's value whose containers (dicts, lists, sets) are new and whose values are
+    the same objects: entities (a side, a unit type) keep their identity, which the rules compare
+    (`h.controller == germany`), and the rest of a state's data is immutable (unit records,
+    strings, numbers, tuples). A deep copy would copy an entity and its declaration."""
+    t = type(v)
+    if t is dict or isinstance(v, dict):
+        return {k: _copied(x) for k, x in v.items()}
+    if t is list:
+        return [_copied(x) for x in v]
+    if t is set:
+        return set(v)
+    return v
+
+
 class Difference:
     """What a run changed, from its start state to its end: the unit records, dictionary entries
     and other fields it changed (whole records, whole entries: see the module docstring)."""
@@ -433,9 +448,9 @@ class Difference:
         self.entries = []
         for name in _DICTS:
             sd, ed = getattr(start, name), getattr(end, name)
-            self.entries += [(name, k, copy.deepcopy(v)) for k, v in ed.items() if sd.get(k, _ABSENT) != v]
+            self.entries += [(name, k, _copied(v)) for k, v in ed.items() if sd.get(k, _ABSENT) != v]
             self.entries += [(name, k, _ABSENT) for k in sd if k not in ed]
-        self.rest = [(f, copy.deepcopy(getattr(end, f))) for f in _REST if getattr(start, f) != getattr(end, f)]
+        self.rest = [(f, _copied(getattr(end, f))) for f in _REST if getattr(start, f) != getattr(end, f)]
         self.owners = {("u", uid) for uid, _ in self.units} | {("d", name, k) for name, k, _ in self.entries}
 
     def apply(self, state):
@@ -451,9 +466,9 @@ class Difference:
             if v is _ABSENT:
                 d.pop(k, None)
             else:
-                d[k] = copy.deepcopy(v)
+                d[k] = _copied(v)
         for f, v in self.rest:
-            setattr(out, f, copy.deepcopy(v))
+            setattr(out, f, _copied(v))
         out.version += 1
         if self.units:
             out.positions_version += 1

@@ -553,3 +553,23 @@ def test_a_recording_view_notes_each_unit_variable_generated_code_reads():
     seen = LoggedUnit(Unit(7, "infantry", "germany", "russia", 1, 1, "Infantry", vars=(("casualty", True),)), log)
     assert seen.vd.get("casualty", False) is True and seen.vd.get("on_board", False) is False
     assert set(log.reads) == {("u", 7, ("var", "casualty")), ("u", 7, ("var", "on_board"))}
+
+
+def test_a_difference_keeps_the_entities_of_the_state_it_copies(aa_scenes):
+    """A call's effect is applied as a difference (readlog.Difference): a location variable holding
+    a side (`controller`) must hold that very side afterwards, since the rules compare entities by
+    identity (`h.controller == germany`); its containers are new (the state applied to is not
+    changed through them)."""
+    from warcodex.interpreter.readlog import Difference, copy_state
+    from warcodex.interpreter.values import Entity
+
+    scene = odds.scene_from_test(aa_scenes, aa_scenes.tests["odds_small"], "cheapest")
+    start = scene.run.ctx.state.snapshot()
+    end = copy_state(start)
+    germany = scene.run.engine.entities["germany"]
+    end.loc_vars.setdefault("karelia", {})["controller"] = germany
+    diff = Difference(start, end)
+    after = diff.apply(start)
+    assert isinstance(germany, Entity) and after.loc_vars["karelia"]["controller"] is germany
+    assert after.loc_vars["karelia"] is not end.loc_vars["karelia"]
+    assert start.loc_vars["karelia"].get("controller") is not germany
