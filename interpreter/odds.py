@@ -220,6 +220,7 @@ class Enumerator:
         self.origin = self.installed = None  # the state installed (a copy of origin) and its version
         self.installed_version = -1
         self.interned: dict = {}  # state key -> its number (see key())
+        self.key_items: list = []  # number -> the state key's items
         self.keyed: dict = {}  # id(state) -> (state, version, winner, over, its key): see key()
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
@@ -349,10 +350,31 @@ class Enumerator:
         if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
                 and hit[3] == state.over:
             return hit[4]
-        k = state_key(state, self.base)
-        k = self.interned.setdefault(k, len(self.interned))
-        self.keyed[id(state)] = (state, state.version, state.winner, state.over, k)
-        return k
+        return self._intern(state, state_key(state, self.base))
+
+    def _intern(self, state, k: "_Key") -> int:
+        number = self.interned.get(k)
+        if number is None:
+            number = self.interned[k] = len(self.key_items)
+            self.key_items.append(k.items)
+        self.keyed[id(state)] = (state, state.version, state.winner, state.over, number)
+        return number
+
+    def _key_after(self, start, diff, end) -> None:
+        """Key `end`, the state `start` after a call's difference `diff`, from the key of `start`
+        when the difference changed unit records only (and the index of where they are): the
+        records it put replace those of the start's key, as `state_key` would find them."""
+        if diff.rest or any(name != "at" for name, _, _ in diff.entries):
+            return
+        items = self.key_items[self.key(start)]
+        units = dict(items[0])
+        base = self.base.units
+        for uid, u in diff.units:
+            if u is None or base.get(uid) is u:
+                units.pop(uid, None)
+            else:
+                units[uid] = u
+        self._intern(end, _Key((tuple(sorted(units.items())),) + items[1:]))
 
     def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
@@ -515,7 +537,9 @@ class Enumerator:
             return diff.end
         applied = self.applied.get((id(start), id(diff)))
         if applied is None or applied[0] is not start:
-            applied = self.applied[(id(start), id(diff))] = (start, diff.apply(start))
+            end = diff.apply(start)
+            self._key_after(start, diff, end)
+            applied = self.applied[(id(start), id(diff))] = (start, end)
         return applied[1]
 
     def _sequence(self, name: str, frozen_args, steps, start) -> list[tuple[float, object, object, dict, bool]]:
@@ -590,10 +614,14 @@ class Enumerator:
         self.depth += 1
         saved_round = self.round
         try:
-            # live states: key -> [state, {rounds so far: probability}]
-            live = {self.key(start): [start, {0: 1.0}]}
+            states = {self.key(start): start}  # state key -> the state
+            # live states: key -> {rounds so far: probability}
+            live = {self.key(start): {0: 1.0}}
             ended: dict = {}  # (state key, stopped) -> [state, stopped, {rounds: probability}]
             any_roll = False
+            # a live state's moves in a pass: (target's hist dict getter key, q, rounds added),
+            # made once per (state, settled) from its memoised transition
+            moves: dict = {}
             for i, x in enumerate(seq):
                 if not live:
                     break
@@ -602,19 +630,46 @@ class Enumerator:
                 # a state no pass changes stays so for ever, unless the answers differ next round
                 settled = self.book is None or not outermost or self.book.phase(i + 2) == self.phase
                 nxt: dict = {}
-                for k, (st, hist) in live.items():
-                    for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, st, locals_key):
-                        any_roll = any_roll or rolled
-                        if stopped or (settled and k2 == k and q >= 1.0 - 1e-12):  # stopped, or the same for ever
-                            target = ended.setdefault((k2, stopped), [st2, stopped, {}])[2]
+                for k, hist in live.items():
+                    made = moves.get((k, settled, self.phase))
+                    if made is None:
+                        made = []
+                        for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, states[k],
+                                                                            locals_key):
+                            any_roll = any_roll or rolled
+                            # stopped, or the same for ever: an end; else a live state of the next pass
+                            end = stopped or (settled and k2 == k and q >= 1.0 - 1e-12)
+                            if end:
+                                if (k2, stopped) not in ended:
+                                    ended[(k2, stopped)] = [st2, stopped, {}]
+                            else:
+                                states.setdefault(k2, st2)
+                            made.append((end, (k2, stopped) if end else k2, q, 1 if rolled else 0))
+                        moves[(k, settled, self.phase)] = made
+                    if len(hist) == 1:  # (the common case: every path here fought as many rounds)
+                        (r, w), = hist.items()
+                        for end, k2, q, step in made:
+                            if end:
+                                target = ended[k2][2]
+                            else:
+                                target = nxt.get(k2)
+                                if target is None:
+                                    target = nxt[k2] = {}
+                            r2 = r + step
+                            target[r2] = target.get(r2, 0.0) + w * q
+                        continue
+                    for end, k2, q, step in made:
+                        if end:
+                            target = ended[k2][2]
                         else:
-                            target = nxt.setdefault(k2, [st2, {}])[1]
-                        step = 1 if rolled else 0
+                            target = nxt.get(k2)
+                            if target is None:
+                                target = nxt[k2] = {}
                         for r, w in hist.items():
                             target[r + step] = target.get(r + step, 0.0) + w * q
                 live = nxt
-            for k, (st, hist) in live.items():
-                target = ended.setdefault((k, False), [st, False, {}])[2]
+            for k, hist in live.items():
+                target = ended.setdefault((k, False), [states[k], False, {}])[2]
                 for r, w in hist.items():
                     target[r] = target.get(r, 0.0) + w
             out = []
