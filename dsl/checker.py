@@ -1457,6 +1457,8 @@ class _Checker:
                     self.diags.error("E-undefined", f"no `choose` of the rules is named '{item.what}'", item.span,
                                      hint=did_you_mean(item.what, choices)
                                      or "answer the name a `choose` binds (choose h from ...: answer h: ...)")
+                elif item.round_from is not None and item.round_from >= 1:
+                    self._answer_rounds(item, items[next(i for i, x in enumerate(items) if x is item) + 1:])
             elif isinstance(item, ast.TestSamePlayer):
                 sides = {d.name for d in g.sides}
                 for name in item.sides:
@@ -1488,6 +1490,20 @@ class _Checker:
         for call in self.loc_calls:
             if call.args:
                 self._location_id(call.args[0], board)
+
+    def _answer_rounds(self, item: ast.TestAnswer, later: list) -> None:
+        """An answer by round that no later line of the test can reach a loop of rounds with never
+        applies (dsl/rounds.py): a warning, since the rules' text says so."""
+        from warcodex.dsl.rounds import may_run_rounds
+
+        if may_run_rounds(self.game, later):
+            return
+        when = f"in round {item.round_from}" if item.round_to == item.round_from else f"from round {item.round_from}"
+        self.diags.warning("W-answer-rounds", f"`answer {item.what} {when}` never applies: no line after it runs "
+                           "a loop of rounds (a `for` loop whose body may roll dice and does not read its "
+                           "variable, docs/odds.md), so no round is ever counted", item.span,
+                           hint=f"a CRT attack is resolved in one go: drop `{when}` to answer `{item.what}` "
+                           "every time it is asked, or say when with `when CONDITION`")
 
     def _test_unit(self, u: ast.TestUnit, w: "_Walker", board) -> None:
         g = self.game

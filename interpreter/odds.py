@@ -55,12 +55,13 @@ class TailBranch(Exception):
 
 
 class SceneError(Exception):
-    """A scene that cannot be resolved: the message, and where (a Span) when known."""
+    """A scene that cannot be resolved: the message, where (a Span) when known, and a hint."""
 
-    def __init__(self, message: str, span=None) -> None:
+    def __init__(self, message: str, span=None, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.span = span
+        self.hint = hint
 
 
 # ==================================================================== the players' policy
@@ -74,14 +75,20 @@ class PolicyAgent:
     condition reads is read by the combat (the enumerator notes it); the round is part of the
     position when an answer depends on it (`Enumerator.phase`)."""
 
-    def __init__(self, answers, casualties: str = "first") -> None:
+    def __init__(self, answers, casualties: str = "first", asked: "RoundAnswers | None" = None) -> None:
         self.answers = answers  # the scene's AnswerAgent: its book and its matching of answers
         self.casualties = casualties
+        self.asked = asked if asked is not None else RoundAnswers()  # where the answers by round were asked
+
+    def _given(self, ctx, who, what):
+        givens = self.answers.book.standing(who, what)
+        self.asked.note(ctx, givens)
+        return givens
 
     def _standing(self, ctx, who, what, options):
         from warcodex.interpreter.rule_tests import TestFailure
 
-        for given in self.answers.book.standing(who, what):
+        for given in self._given(ctx, who, what):
             if isinstance(given.value, tuple) or not given.holds(ctx):
                 continue
             try:
@@ -107,7 +114,7 @@ class PolicyAgent:
         return None if optional else 0
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
-        for given in self.answers.book.standing(who, what):
+        for given in self._given(ctx, who, what):
             answer = given.value
             if isinstance(answer, tuple) and given.holds(ctx):
                 picked = [i for i, o in enumerate(options) if o in answer]
@@ -117,6 +124,64 @@ class PolicyAgent:
 
     def choose_action(self, ctx, side, legal):
         return None
+
+
+class RoundAnswers:
+    """Where a scene's answers by round (`answer decision in round 2: ...`) were asked: inside a
+    round (a pass of the combat's loop of rounds, `rule_tests.round_of`) or outside any. An answer
+    by round asked only outside the rounds never applied: a CRT attack has no loop of rounds, and a
+    choice may be asked before or after them. The odds would then follow the default without a
+    word, so `check_answers_by_round` makes it an error. Answers are known by their line (the
+    marks cross the Monte Carlo worker processes as plain sets)."""
+
+    def __init__(self) -> None:
+        self.inside: set[tuple] = set()
+        self.outside: set[tuple] = set()
+
+    @staticmethod
+    def key(given) -> tuple:
+        span = given.span
+        return (span.file, span.line, span.column) if span is not None else (id(given),)
+
+    def note(self, ctx, givens) -> None:
+        from warcodex.interpreter.rule_tests import round_of
+
+        marks = None
+        for given in givens:
+            if given.rounds is not None:
+                if marks is None:
+                    marks = self.outside if round_of(ctx) is None else self.inside
+                marks.add(self.key(given))
+
+    def merge(self, inside, outside) -> None:
+        self.inside |= inside
+        self.outside |= outside
+
+
+def check_answers_by_round(scene: "Scene") -> None:
+    """SceneError, located at the first answer by round the combat asked for only outside its
+    rounds (see RoundAnswers): its policy was never followed."""
+    from warcodex.dsl.formatter import format_expr
+
+    book = getattr(scene.run, "book", None)
+    if book is None or not book.by_rounds:
+        return
+    asked = scene.asked
+    for (side, what), givens in book.answers.items():
+        for given in givens:
+            k = RoundAnswers.key(given)
+            if given.rounds is None or k not in asked.outside or k in asked.inside:
+                continue
+            first, last = given.rounds
+            when = f"in round {first}" if last == first else f"from round {first}"
+            battle = scene.battle
+            combat = ("do " if isinstance(battle, ast.TestDo) else "") + format_expr(battle.call)
+            raise SceneError(
+                f"`answer {what} {when}` never applies: the combat `{combat}` asks `{what}` only outside "
+                "a loop of rounds (a round is a pass of the combat's loop of rounds, docs/odds.md; a CRT "
+                "attack has none), so the odds would follow the default choice instead",
+                given.span, f"drop `{when}` to answer `{what}` every time it is asked, or say when with "
+                "`when CONDITION`")
 
 
 # ==================================================================== the state as a key
@@ -714,6 +779,8 @@ class Scene:
     attacker: str
     participants: dict[int, object]  # unit id -> its record at the start of the combat
     provisional: list[tuple] = field(default_factory=list)  # (table name or None, what and why)
+    asked: RoundAnswers = field(default_factory=RoundAnswers)  # its players' answers by round, where asked
+    warnings: list = field(default_factory=list)  # the checker's warnings about the scene's own lines
 
     def provisional_used(self, tables_read) -> list[str]:
         """The provisional data the combat used: the tables it read, the values of its units."""
@@ -748,7 +815,9 @@ def load_scene(game_path, scene_file, name: str | None = None, casualties: str =
     if not own:
         raise SceneError(f"{scene_file}: no {'test named ' + name if name else 'test block'} to resolve "
                          "(a scene is a `test` block whose last line is the combat)")
-    return scene_from_test(game, own[0], casualties, evaluator)
+    scene = scene_from_test(game, own[0], casualties, evaluator)
+    scene.warnings = [d for d in diags.warnings if d.span is not None and d.span.file == str(scene_file)]
+    return scene
 
 
 def scene_from_test(game, test, casualties: str = "first", evaluator: str = "reference") -> Scene:
@@ -772,13 +841,14 @@ def scene_from_test(game, test, casualties: str = "first", evaluator: str = "ref
         raise SceneError(exc.message, exc.where or run.current) from None
     except RuleError as exc:
         raise SceneError(exc.message, exc.span or run.current) from None
-    agents = {side: PolicyAgent(agent, casualties) for side, agent in run.players.items()}
+    asked = RoundAnswers()
+    agents = {side: PolicyAgent(agent, casualties, asked) for side, agent in run.players.items()}
     run.ctx.agents = agents
     run.players = agents
-    return _scene(game, run, battle)
+    return _scene(game, run, battle, asked)
 
 
-def _scene(game, run, battle) -> Scene:
+def _scene(game, run, battle, asked: RoundAnswers | None = None) -> Scene:
     state = run.state
     participants = combat_units(run, battle)
     # the provisional data a combat reads: the tables (a CRT the rulebook does not print) and the
@@ -787,7 +857,7 @@ def _scene(game, run, battle) -> Scene:
     provisional = [(node.name if isinstance(node, ast.Table) else None,
                     f"{item} ({prov.note})" if prov.note else item) for item, node, prov in game.provisional_items()
                    if isinstance(node, ast.Table) or any(f" {t}." in f"{item}." or item.endswith(f" {t}") for t in types)]
-    return Scene(run, battle, state.active, participants, provisional)
+    return Scene(run, battle, state.active, participants, provisional, asked or RoundAnswers())
 
 
 def combat_units(run, battle) -> dict:
@@ -1007,6 +1077,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
     finally:
         ctx.chance = None
         ctx.install(original)
+    check_answers_by_round(scene)
     weighted: dict[tuple, float] = {}
     rounds: dict[int, float] = {}
     for p, end, _, hist, _ in leaves:
@@ -1084,7 +1155,7 @@ class Sampler:
 _JOB: dict = {}
 
 
-def _simulate(seeds: range) -> tuple[Counter, Counter, set, int]:
+def _simulate(seeds: range) -> tuple[Counter, Counter, set, int, tuple]:
     scene, start, sampled = _JOB["scene"], _JOB["state"], _JOB["sampled"]
     ctx = scene.run.ctx
     combat = scene.combat()
@@ -1105,7 +1176,7 @@ def _simulate(seeds: range) -> tuple[Counter, Counter, set, int]:
         rounds[sampler.rounds if sampler else 0] += 1
         if sampler:
             tables |= sampler.tables_read
-    return outcomes, rounds, tables, os.getpid()
+    return outcomes, rounds, tables, os.getpid(), (scene.asked.inside, scene.asked.outside)
 
 
 Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% interval
@@ -1180,19 +1251,21 @@ def monte_carlo(scene: Scene, precision: float = 0.005, workers: int | None = No
                     jobs.append(range(lo, hi))
             next_batch += workers
             results = pool.map(_simulate, jobs) if pool is not None else map(_simulate, jobs)
-            for o, r, t, pid in results:
+            for o, r, t, pid, asked in results:
                 if done():
                     break  # past the stopping point: the same battles as with fewer workers
                 processes.add(pid)
                 totals.update(o)
                 rounds.update(r)
                 tables_read |= t
+                scene.asked.merge(*asked)
                 n += sum(o.values())
     finally:
         if pool is not None:
             pool.shutdown()
         _JOB.clear()
         scene.run.ctx.install(state)
+    check_answers_by_round(scene)
     intervals = {k: wilson(p * n, n) for k, p in outcome_counts().items()} if n else {}
     return summarise(scene, dict(totals), dict(rounds), "monte carlo", time.perf_counter() - start_time,
                      tables_read, battles=n, half_width=half_width(), note=note, workers=len(processes),

@@ -67,11 +67,13 @@ class TestFailure(Exception):
 class Given:
     """One answer of an `answer` line: its value and when it applies. `rounds` (first, last or
     None): only in those rounds of the combat (the passes of its loop of rounds, `round_of`);
-    `when`: a condition of the test's language, `when(ctx)` true or false at the choice."""
+    `when`: a condition of the test's language, `when(ctx)` true or false at the choice; `span`:
+    its `answer` line (an odds scene reports an answer by round that never applies there)."""
 
     value: object
     rounds: tuple[int, int | None] | None = None
     when: object = None
+    span: object = field(default=None, compare=False)
 
     def holds(self, ctx) -> bool:
         if self.rounds is not None:
@@ -104,8 +106,8 @@ class AnswerBook:
         self.times: dict[str, int] = {}  # how many times each choice was asked
         self.round_horizon = 0  # rounds from which the answers no longer change (see horizon)
 
-    def give(self, side: str | None, what: str, values, rounds=None, when=None) -> None:
-        self.answers.setdefault((side, what), []).extend(Given(v, rounds, when) for v in values)
+    def give(self, side: str | None, what: str, values, rounds=None, when=None, span=None) -> None:
+        self.answers.setdefault((side, what), []).extend(Given(v, rounds, when, span) for v in values)
         if rounds is not None:
             first, last = rounds
             self.round_horizon = max(self.round_horizon, last + 1 if last is not None else first)
@@ -393,7 +395,8 @@ class _TestRun:
                     raise TestFailure(f"`by` needs a side, not {describe(self.ctx, who)}", item.span, status="error")
                 side = who.name
             rounds = (item.round_from, item.round_to) if item.round_from is not None else None
-            self.book.give(side, item.what, [self.value(v) for v in item.values], rounds, self.condition(item.when))
+            self.book.give(side, item.what, [self.value(v) for v in item.values], rounds, self.condition(item.when),
+                           item.span)
         elif isinstance(item, ast.TestSamePlayer):
             player = self.players[item.sides[0]]
             for name in item.sides:

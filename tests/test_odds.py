@@ -209,6 +209,53 @@ def test_a_per_round_policy_holds_in_monte_carlo_too(aa_scenes):
     assert max(mc.rounds) == 2
 
 
+def test_an_answer_by_round_in_a_combat_without_rounds_is_a_located_error(tmp_path, capsys):
+    """A CRT attack has no loop of rounds: `answer a in round 2` would never apply and the odds
+    would follow the default choice without a word. Exact odds, Monte Carlo (its marks cross the
+    worker processes) and the command all refuse it, at the answer's line, naming the combat."""
+    from warcodex.cli import main
+
+    text = (TINY / "scenes" / "town_attack.wcx").read_text()
+    file = tmp_path / "town_round2.wcx"
+    # `a` (who advances) is asked once, after the die: the panzer is the default, the infantry
+    # division what the answer asks for
+    file.write_text(text.replace("  answer a: pz", "  answer a in round 2: inf"))
+    line = file.read_text().splitlines().index("  answer a in round 2: inf") + 1
+    for resolve in (odds.exact, lambda sc: odds.monte_carlo(sc, precision=0.1, workers=2)):
+        with pytest.raises(odds.SceneError) as exc:
+            resolve(odds.load_scene(TINY, file))
+        assert (exc.value.span.file, exc.value.span.line) == (str(file), line)
+        assert "`answer a in round 2` never applies" in exc.value.message
+        assert 'do attack(target: "0805", attackers: [pz, inf])' in exc.value.message
+        assert "drop `in round 2`" in exc.value.hint
+    # the checker knows it from the rules' text: no line after the answer runs a loop of rounds
+    _, diags = check_path(TINY, tests=True, scenes=[file])
+    warned = [d for d in diags.warnings if d.code == "W-answer-rounds"]
+    assert [(d.span.file, d.span.line) for d in warned] == [(str(file), line)]
+    assert "`answer a in round 2` never applies" in warned[0].message
+    with pytest.raises(SystemExit) as code:
+        main(["odds", str(TINY), "--scene", str(file)])
+    assert code.value.code == 1
+    err = capsys.readouterr().err
+    assert f"{file}:{line}:3: warning[W-answer-rounds]" in err
+    assert f"{file}:{line}:3: error[E-scene]" in err and "^^^" in err and "Traceback" not in err
+    # unqualified, the same answer is followed: the infantry division advances in every result
+    file.write_text(text.replace("  answer a: pz", "  answer a: inf"))
+    result = odds.exact(odds.load_scene(TINY, file))
+    assert all(t.startswith("attacker: Infantry division to 0805;") for _, t in result.effects)
+
+
+def test_answers_by_round_asked_in_the_rounds_are_not_refused(aa_scenes):
+    """A&A's answers by round are asked in its rounds of fire (Step 6 of each round): noted as
+    asked inside the rounds, never outside, and the odds follow them (two rounds at most)."""
+    _, diags = check_path(AA, tests=True, scenes=[SCENES])
+    assert not [d for d in diags.warnings if d.code == "W-answer-rounds"]  # A&A's rule tests (WE-24) too
+    sc = scene(aa_scenes, "odds_small_retreat_round2")
+    result = odds.exact(sc)
+    assert len(sc.asked.inside) == 2 and not sc.asked.outside
+    assert set(result.rounds) == {1, 2}
+
+
 def test_a_rule_test_answers_by_round_in_order(tmp_path):
     """In a rule test an answer for some rounds is the next answer of that name in those rounds:
     `answer decision from round 2: "retreat"` leaves round 1's decision to the default (press),

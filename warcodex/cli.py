@@ -784,11 +784,13 @@ def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: s
             scene = scene_from_save(resolve_game(game), save_file, combat, casualties, overlays=overlays)
         else:
             scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
+        if scene.warnings:  # what the checker found wrong in the scene's own lines (an answer that never applies)
+            print_diagnostics(scene.warnings)
         result = resolve(scene, mode, precision, workers, seed)
         # a CRT attack: its derivation and each die face, read off the rules' traces
         attack = attack_report(scene) if result.method == "exact" else None
     except SceneError as exc:
-        print_diagnostics([Diagnostic(Severity.ERROR, "E-scene", exc.message, exc.span)])
+        print_diagnostics([Diagnostic(Severity.ERROR, "E-scene", exc.message, exc.span, exc.hint)])
         raise SystemExit(1) from None
     if as_json:
         out.print(json.dumps({**result.to_json(), "attack": attack.to_json() if attack else None}, indent=2))
