@@ -30,8 +30,9 @@ from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, lookahead_failure, position_value,
-                                                 private_snapshot, stratified_candidates)
+from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, kept_position, lookahead_failure,
+                                                 private_snapshot, replay_context, stratified_candidates,
+                                                 value_in)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 
@@ -53,7 +54,7 @@ class GreedyAgent(RandomAgent):
         self.breadth = breadth  # instances drawn from each stratum (a unit's destinations...)
         self.follow = follow  # options of a choice inside its own action searched (0: random choices)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there that improved nothing)
-        self._acting = None  # (state, log length, snapshot before the action): the action it chose
+        self._acting = None  # (state, log length, kept position before the action, the action): the one it chose
         # the decision budget, measured: decisions, lookaheads (actions played on snapshots), CPU s
         self.decisions = self.choices_searched = self.lookaheads = 0
         self.cpu = 0.0
@@ -85,7 +86,7 @@ class GreedyAgent(RandomAgent):
         before = private_snapshot(ctx.state, self.rng)
         snap = before.snapshot()
         if self.follow:
-            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, before, choice)
+            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, ctx, before, choice)
         else:
             chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
@@ -93,8 +94,7 @@ class GreedyAgent(RandomAgent):
         sim.choices = []  # the choices made in it, for the lines that search one of them
         if not self._run_body(engine, sim, choice):
             return -math.inf  # refused here: no better than an illegal action
-        with sim.untraced():
-            return utility(engine, sim, evaluation_named(engine, self.evaluation_name), side)
+        return value_in(sim, self.evaluation_name, side)
 
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
@@ -105,7 +105,8 @@ class GreedyAgent(RandomAgent):
             self.decisions += 1
         # remember the position before the action: a choice inside it can be searched by playing
         # it again from there (`choose`)
-        self._acting = (ctx.state, len(ctx.log), ctx.state.snapshot(), choice) if choice is not None and self.follow else None
+        # (with the game's memos, which hold there: the game goes on meanwhile)
+        self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
         return choice
 
     def _choose_action(self, ctx, side, legal):
@@ -180,10 +181,9 @@ class GreedyAgent(RandomAgent):
         scored = []
         try:
             for pick in picks:
-                snap = before.snapshot()  # the dice as they were: the rolls made already repeat
                 replay = ChoiceReplay(self.rng.getrandbits(32), made, pick, self.rng)
-                sim = Context(engine, snap, {s.name: replay for s in engine.side_entities})
-                value = position_value(engine, snap, self.evaluation_name, side) if self._run_body(engine, sim, action) else -math.inf
+                sim = replay_context(before, {s.name: replay for s in engine.side_entities})
+                value = value_in(sim, self.evaluation_name, side) if self._run_body(engine, sim, action) else -math.inf
                 if replay.mismatch or replay.calls <= len(made):
                     return None  # the replay did not reach this choice: nothing to compare
                 scored.append((value, pick))
@@ -233,9 +233,18 @@ class _FollowChooser(RandomAgent):
     after combat...) are searched as the agent searches them in play, one level deep (the lines
     it plays to judge them choose at random); the other sides choose at random."""
 
-    def __init__(self, seed: int, agent: GreedyAgent, side: str, before, action) -> None:
+    def __init__(self, seed: int, agent: GreedyAgent, side: str, game_ctx, before, action) -> None:
         super().__init__(seed)
-        self.agent, self.side, self.before, self.action = agent, side, before, action
+        self.agent, self.side, self.action = agent, side, action
+        self.game_ctx, self.before_state, self._kept = game_ctx, before, None
+
+    @property
+    def before(self):
+        """The position before the action looked at, with the game's memos (the game does not
+        move during a decision): made at the first choice searched, most actions have none."""
+        if self._kept is None:
+            self._kept = kept_position(self.game_ctx, self.before_state)
+        return self._kept
 
     def choose(self, ctx, who, what, options, optional):
         if show(who) == self.side:

@@ -8,8 +8,10 @@
   RNG, never the game's (`fresh_dice`, `private_snapshot`): lookahead cannot peek at the rolls the
   game will make.
 - **Replaying an action** from the position before it with one of its choices fixed
-  (`ChoiceReplay`): how greedy searches a choice inside its own action.
-- **Judging and failing**: the utility of a position for a side (`position_value`), and what a
+  (`kept_position`, `replay_context`, `ChoiceReplay`): how greedy searches a choice inside its
+  own action.
+- **Judging and failing**: the utility of a position for a side (`position_value`, `value_in`
+  a lookahead's context with its memos), and what a
   lookahead reports when it meets an error that is not the rules' refusal (`LookaheadFailure`,
   `lookahead_failure`).
 
@@ -113,6 +115,25 @@ def private_snapshot(state, rng: random.Random):
     return snap
 
 
+def kept_position(ctx, state=None) -> Context:
+    """A context on `state` (by default a snapshot of `ctx.state`; a snapshot of it at the same
+    version), holding a copy of `ctx`'s memos of rule values, which hold for it: the lines played
+    again from it (`ChoiceReplay`) start from those memos (`Context.carry_memos`) instead of
+    evaluating every rule afresh, however far the game has gone on since. Never changed itself:
+    each line plays on a snapshot of its state."""
+    kept = Context(ctx.engine, ctx.state.snapshot() if state is None else state)
+    kept.carry_memos(ctx)
+    return kept
+
+
+def replay_context(kept: Context, agents: dict) -> Context:
+    """A context to play a line again from `kept` (`kept_position`), on a snapshot of its state
+    (the dice as they were: the rolls made already repeat), starting from its memos."""
+    sim = Context(kept.engine, kept.state.snapshot(), agents)
+    sim.carry_memos(kept)
+    return sim
+
+
 class ChoiceReplay(RandomAgent):
     """Plays an action again from the position before it: the choices already made in it (by
     any side) as they were made, then `option` for the choice being searched, with dice of its
@@ -164,6 +185,13 @@ def position_value(engine, state, evaluation: str | None, side: str) -> float:
     """The utility to `side` of `state`, by the game's evaluation named `evaluation` (its first
     when None), in a context of its own."""
     return utility(engine, Context(engine, state), evaluation_named(engine, evaluation), side)
+
+
+def value_in(ctx, evaluation: str | None, side: str) -> float:
+    """The utility to `side` of the position of `ctx`, a lookahead's context, with its memos (an
+    evaluation judges the position: it is not traced)."""
+    with ctx.untraced():
+        return utility(ctx.engine, ctx, evaluation_named(ctx.engine, evaluation), side)
 
 
 class LookaheadFailure(RuleError):
