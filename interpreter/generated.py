@@ -433,11 +433,11 @@ class GeneratedCompiler:
             gen.emit(f"v = {store}[{key}] = ({body}({args}), {tag})")
             if plan.shape == "indexed":  # indexed by the anchors and unit parameters, for invalidation
                 gen.emit(f"ix = ctx.memo_index[{i}]")
+                # a tuple, replaced rather than appended to: a lookahead's copy of the memos
+                # (Memos.copy) then shares the game's tuples instead of copying every list
                 for j, p in enumerate(plan.slots):
                     a = gen.local(names[p])
-                    gen.emit(f"x = ix[{j}].get({a})")
-                    gen.emit(f"if x is None: ix[{j}][{a}] = [{key}]")
-                    gen.emit(f"else: x.append({key})")
+                    gen.emit(f"ix[{j}][{a}] = ix[{j}].get({a}, ()) + ({key},)")
             gen.emit("return v[0]")
         else:
             gen.emit(f"return {body}({args})")

@@ -15,8 +15,9 @@ it: a forced decision is played without search; a candidate whose application is
 rollout, `horizon=0`, its value too); progressive widening (`widen`) adds sampled candidates as
 playouts grow; after `idle` actions in a row no better than passing, the agent passes.
 
-It shares the greedy agent's ground rules (search_agents.py): snapshots get dice of their own
-(never the game's), choices inside procedures are random, and the same seed gives the same log.
+It shares the greedy agent's ground rules and their code (search_support.py): snapshots get dice of
+their own (never the game's), only the rules' refusals make a line hopeless, and the same seed gives
+the same log; its choices inside procedures are random.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ import math
 from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
-from warcodex.interpreter.context import Context
-from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_agents import GreedyAgent, LookaheadFailure, _fresh_dice, candidate_key
+from warcodex.interpreter.search_agents import GreedyAgent
+from warcodex.interpreter.search_support import lookahead_failure, position_value, private_snapshot, sampled_candidates
 from warcodex.interpreter.values import RuleError, RuleRefusal
 
 PASS = None  # a candidate that ends the side's actions in the current step
@@ -70,7 +70,7 @@ class MCTSAgent(RandomAgent):
         return agent, {s.name: agent for s in engine.side_entities}
 
     def _value(self, engine, state, side: str) -> float:
-        return utility(engine, Context(engine, state), evaluation_named(engine, self.evaluation_name), side)
+        return position_value(engine, state, self.evaluation_name, side)
 
     def playout(self, ctx, side: str, choice, after: dict | None = None, key=None,
                 limit: int | None = None) -> tuple[float, int]:
@@ -94,8 +94,7 @@ class MCTSAgent(RandomAgent):
         if cached is not None and self.horizon == 0:
             return cached[1], 0  # no rollout: the position after the candidate, already judged
         chooser, agents = self._rollout_agents(engine)
-        snap = (cached[0] if cached is not None else ctx.state).snapshot()
-        _fresh_dice(snap, self.rng)
+        snap = private_snapshot(cached[0] if cached is not None else ctx.state, self.rng)
         game = Game(engine, snap, agents, trace=False)
         dice, draws = snap.rng.getstate(), chooser.rng.getstate()
 
@@ -129,33 +128,17 @@ class MCTSAgent(RandomAgent):
             played = max(played, game.runner.actions_taken)
             return (-math.inf if choice is not PASS else self._value(engine, snap, side)), played
         except RuleError as exc:  # a fault, not a judgement: the game reports it with its log
-            raise LookaheadFailure(f"looking ahead (MCTS playout) at {_describe(choice)}: {exc.message}",
-                                   exc.span, exc.hint) from exc
+            raise lookahead_failure(f"(MCTS playout) at {_describe(choice)}", exc) from exc
         except RecursionError:
-            exc = game.ctx.too_deep()
-            raise LookaheadFailure(f"looking ahead (MCTS playout) at {_describe(choice)}: {exc.message}",
-                                   exc.span, exc.hint) from None
+            raise lookahead_failure(f"(MCTS playout) at {_describe(choice)}", game.ctx.too_deep()) from None
         value = self._value(engine, snap, side)
         if cached is None and not self.horizon and unchanged():
             after[key] = (None, value)
         return value, played
 
     def _candidates(self, legal):
-        """Distinct sampled legal actions, one at a time (a generator, for progressive widening);
-        at most `candidates`, each found in at most 3 draws past the last one found."""
-        seen = set()
-        misses = 0
-        while len(seen) < self.candidates and misses < 3:
-            choice = legal.sample(self.rng)
-            if choice is None:
-                return
-            key = candidate_key(choice)
-            if key in seen:
-                misses += 1
-                continue
-            seen.add(key)
-            misses = 0
-            yield choice
+        """Distinct sampled legal actions, one at a time (for progressive widening)."""
+        return sampled_candidates(legal, self.rng, self.candidates)
 
     def _allowed(self, n: int) -> int:
         """How many sampled actions the search may weigh after `n` playouts (progressive widening:

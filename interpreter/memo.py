@@ -53,7 +53,7 @@ class Plan:
     "single" (one parameter, its slot or none): {argument: entry}; "nested" (one slot and other
     parameters): {slot's argument: {the others (one: itself, else a tuple): entry}}; "flat" (no
     slot): {arguments' tuple: entry}; "indexed" (several slots): {arguments' tuple: entry} with
-    an index per slot, {argument: [keys]}. An entry is (value, state version computed at)."""
+    an index per slot, {argument: (keys,)}. An entry is (value, state version computed at)."""
 
     name: str
     slots: tuple
@@ -190,7 +190,9 @@ class Memos:
         new = Memos.__new__(Memos)
         new.layout, new.plans, new.watch = self.layout, self.plans, self.watch
         new.values = [dict(v) if v else {} for v in self.values]
-        new.index = [tuple({k: list(keys) for k, keys in by_value.items()} for by_value in ix) for ix in self.index]
+        # the index's key tuples are never changed in place (generated.py replaces them): the
+        # dicts are copied, the tuples shared (copying lists of keys was a fifth of a greedy turn)
+        new.index = [tuple(dict(by_value) for by_value in ix) for ix in self.index]
         new.last = dict(self.last)
         return new
 

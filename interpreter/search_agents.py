@@ -10,10 +10,12 @@ ahead on state snapshots (`GameState.snapshot()` shares unit records, so copies 
   action, no pass) without looking ahead.
 - MCTSAgent (interpreter/mcts.py): UCT over the same sampled candidates, with rollouts.
 
-What the agents cannot foresee, they do not: every snapshot gets dice of its own, drawn from the
-agent's RNG (never the game's), so lookahead cannot peek at the rolls the game will make. Choices
-inside procedures (`choose` retreat hexes, step losses...) are made at random, as RandomAgent
-does: a procedure cannot be resumed from a snapshot half-way, so these choices are not searched.
+What the two share (the candidate samplers, dice of their own for every snapshot, replaying an
+action with one of its choices fixed, the value of a position, lookahead failures) lives in
+search_support.py. What the agents cannot foresee, they do not: every snapshot gets dice of its
+own, drawn from the agent's RNG (never the game's), so lookahead cannot peek at the rolls the game
+will make. Choices inside procedures (`choose` retreat hexes, step losses...) are made at random
+by MCTS, and by greedy except its own inside its own actions (`follow`, below).
 Agents read the whole state, hidden information included (documented in docs/balance.md).
 
 Both are deterministic for a seed: the same seed, game and opponents give the same log.
@@ -21,144 +23,21 @@ Both are deterministic for a seed: the same seed, game and opponents give the sa
 
 from __future__ import annotations
 
-import itertools
 import math
-import random
 import time
 
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
+from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, kept_position, lookahead_failure,
+                                                 private_snapshot, replay_context, stratified_candidates,
+                                                 value_in)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
-
-def _fresh_dice(state, rng: random.Random) -> None:
-    """Give a snapshot dice of its own, so that search does not know the game's coming rolls."""
-    state.rng = random.Random(rng.getrandbits(64))
-
-
-def candidate_key(choice) -> tuple:
-    """What makes two sampled actions the same candidate: the action and its arguments."""
-    return choice.action, tuple((k, repr(v)) for k, v in choice.args)
-
-
-def sample_candidates(legal, rng: random.Random, limit: int) -> list:
-    """Up to `limit` distinct legal actions, drawn as RandomAgent draws one (a random kind, then a
-    random instance), with a bounded number of tries."""
-    found, seen = [], set()
-    for _ in range(limit * 3):
-        choice = legal.sample(rng)
-        if choice is None:
-            break
-        key = candidate_key(choice)
-        if key not in seen:
-            seen.add(key)
-            found.append(choice)
-            if len(found) >= limit:
-                break
-    return found
-
-
-def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1) -> list:
-    """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
-    uniformly without replacement. A stratum is an action kind and the value of its first
-    parameter (the unit that moves, the hex attacked, the card played...); a kind without
-    parameters, or whose first parameter is a subset, is one stratum. Drawing a kind first gives
-    a side with seven kinds of action one move in seven, however many units it could move;
-    drawing per kind and unit gives every unit the same chance. Each stratum drawn is tested
-    lazily (its first value must pass its `where` and lead to a legal instance), then up to
-    `breadth` of its instances are drawn at random (a unit's move judged by a single random
-    destination is mostly a move sideways); at most `4 x limit` strata are tested, so a
-    decision's cost is bounded whatever the number of units. Deterministic for the rng's state."""
-    ctx, engine = legal.ctx, legal.engine
-    strata = []  # (action, its first parameter or None, part, part frame, value)
-    with ctx.untraced():
-        for name in legal.names:
-            action = engine.actions[name]
-            fr = Frame(ctx)
-            if not action.requirements_hold(fr, 0):
-                continue
-            if not action.params or action.params[0].subset:
-                strata.append((action, None, None, None, None))
-                continue
-            p = action.params[0]
-            strata.extend((action, p, part, pfr, value) for part, pfr, value in action._candidates(fr, p))
-        rng.shuffle(strata)
-        found, seen = [], set()
-        for action, p, part, pfr, value in strata[: 4 * limit]:
-            if p is None:
-                drawn = itertools.islice(action.instances(ctx, rng), breadth)
-            else:
-                fr = Frame(ctx)
-                if not action._passes(fr, p, part, pfr, value):
-                    continue
-                fr.vars[p.name] = value
-                if not action.requirements_hold(fr, 1):
-                    continue
-                drawn = itertools.islice(action.completions(fr, 1, rng), breadth)
-            for choice in drawn:
-                key = candidate_key(choice)
-                if key not in seen:
-                    seen.add(key)
-                    found.append(choice)
-            if len(found) >= limit:
-                break
-    return found[:limit]
-
-
-class LookaheadFailure(RuleError):
-    """Looking ahead met an error that is not the rules refusing the action (a RuleRefusal): a
-    fault of the rules or the engine, which the game reports (with its log) instead of the
-    agent quietly judging the action worthless."""
 
 
 class _Chooser(RandomAgent):
     """Random choices inside procedures, for every side, during lookahead."""
-
-
-class _ChoiceReplay(RandomAgent):
-    """Plays an action again from the position before it: the choices already made in it (by
-    any side) as they were made, then `option` for the choice being searched, with dice of its
-    own from that moment (the dice before it were rolled already, the ones after it are not
-    known), then random choices."""
-
-    def __init__(self, seed: int, made: list, option, dice_rng: random.Random) -> None:
-        super().__init__(seed)
-        self.made = made
-        self.option = option
-        self.dice_rng = dice_rng
-        self.calls = 0
-        self.mismatch = False
-
-    def _next(self, ctx, what: str):
-        n = self.calls
-        self.calls += 1
-        if n < len(self.made):
-            entry = self.made[n]
-            if entry.get("choice") != what:
-                self.mismatch = True  # not the same path: the value of this line means nothing
-            return entry
-        if n == len(self.made):
-            _fresh_dice(ctx.state, self.dice_rng)
-            return {"option": self.option}
-        return None
-
-    def choose(self, ctx, who, what, options, optional):
-        entry = self._next(ctx, what)
-        if entry is None:
-            return super().choose(ctx, who, what, options, optional)
-        if "option" in entry:
-            return None if entry["option"] < 0 else entry["option"]
-        index = entry.get("index", 0)
-        return None if index < 0 else index
-
-    def choose_subset(self, ctx, who, what, options, lo, hi):
-        entry = self._next(ctx, what)
-        if entry is None:
-            return super().choose_subset(ctx, who, what, options, lo, hi)
-        if "option" in entry:
-            return list(entry["option"])
-        return list(entry.get("indices", ()))
 
 
 class GreedyAgent(RandomAgent):
@@ -175,7 +54,7 @@ class GreedyAgent(RandomAgent):
         self.breadth = breadth  # instances drawn from each stratum (a unit's destinations...)
         self.follow = follow  # options of a choice inside its own action searched (0: random choices)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there that improved nothing)
-        self._acting = None  # (state, log length, snapshot before the action): the action it chose
+        self._acting = None  # (state, log length, kept position before the action, the action): the one it chose
         # the decision budget, measured: decisions, lookaheads (actions played on snapshots), CPU s
         self.decisions = self.choices_searched = self.lookaheads = 0
         self.cpu = 0.0
@@ -185,9 +64,6 @@ class GreedyAgent(RandomAgent):
         n = max(1, self.decisions + self.choices_searched)
         return {"decisions": self.decisions, "choices_searched": self.choices_searched,
                 "lookaheads": self.lookaheads, "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
-
-    def _utility(self, engine, state, side: str) -> float:
-        return utility(engine, Context(engine, state), evaluation_named(engine, self.evaluation_name), side)
 
     def _run_body(self, engine, sim, choice) -> bool:
         """The action's effects on the snapshot of `sim`; False when the rules refuse them there."""
@@ -199,22 +75,18 @@ class GreedyAgent(RandomAgent):
         except RuleRefusal:
             return False  # a `require` or an `illegal` column: the rules' own no
         except RuleError as exc:
-            raise LookaheadFailure(f"looking ahead at {choice.action}{_args(engine, sim, choice)}: {exc.message}",
-                                   exc.span, exc.hint) from exc
+            raise lookahead_failure(f"at {choice.action}{_args(engine, sim, choice)}", exc) from exc
         except RecursionError:
-            exc = sim.too_deep()
-            raise LookaheadFailure(f"looking ahead at {choice.action}{_args(engine, sim, choice)}: {exc.message}",
-                                   exc.span, exc.hint) from None
+            raise lookahead_failure(f"at {choice.action}{_args(engine, sim, choice)}", sim.too_deep()) from None
         return True
 
     def value_after(self, ctx, side: str, choice) -> float:
         """The utility to `side` of the position after `choice`, played on a snapshot."""
         engine = ctx.engine
-        before = ctx.state.snapshot()
-        _fresh_dice(before, self.rng)
+        before = private_snapshot(ctx.state, self.rng)
         snap = before.snapshot()
         if self.follow:
-            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, before, choice)
+            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, ctx, before, choice)
         else:
             chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
@@ -222,8 +94,7 @@ class GreedyAgent(RandomAgent):
         sim.choices = []  # the choices made in it, for the lines that search one of them
         if not self._run_body(engine, sim, choice):
             return -math.inf  # refused here: no better than an illegal action
-        with sim.untraced():
-            return utility(engine, sim, evaluation_named(engine, self.evaluation_name), side)
+        return value_in(sim, self.evaluation_name, side)
 
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
@@ -234,7 +105,8 @@ class GreedyAgent(RandomAgent):
             self.decisions += 1
         # remember the position before the action: a choice inside it can be searched by playing
         # it again from there (`choose`)
-        self._acting = (ctx.state, len(ctx.log), ctx.state.snapshot(), choice) if choice is not None and self.follow else None
+        # (with the game's memos, which hold there: the game goes on meanwhile)
+        self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
         return choice
 
     def _choose_action(self, ctx, side, legal):
@@ -309,10 +181,9 @@ class GreedyAgent(RandomAgent):
         scored = []
         try:
             for pick in picks:
-                snap = before.snapshot()  # the dice as they were: the rolls made already repeat
-                replay = _ChoiceReplay(self.rng.getrandbits(32), made, pick, self.rng)
-                sim = Context(engine, snap, {s.name: replay for s in engine.side_entities})
-                value = self._utility(engine, snap, side) if self._run_body(engine, sim, action) else -math.inf
+                replay = ChoiceReplay(self.rng.getrandbits(32), made, pick, self.rng)
+                sim = replay_context(before, {s.name: replay for s in engine.side_entities})
+                value = value_in(sim, self.evaluation_name, side) if self._run_body(engine, sim, action) else -math.inf
                 if replay.mismatch or replay.calls <= len(made):
                     return None  # the replay did not reach this choice: nothing to compare
                 scored.append((value, pick))
@@ -362,9 +233,18 @@ class _FollowChooser(RandomAgent):
     after combat...) are searched as the agent searches them in play, one level deep (the lines
     it plays to judge them choose at random); the other sides choose at random."""
 
-    def __init__(self, seed: int, agent: GreedyAgent, side: str, before, action) -> None:
+    def __init__(self, seed: int, agent: GreedyAgent, side: str, game_ctx, before, action) -> None:
         super().__init__(seed)
-        self.agent, self.side, self.before, self.action = agent, side, before, action
+        self.agent, self.side, self.action = agent, side, action
+        self.game_ctx, self.before_state, self._kept = game_ctx, before, None
+
+    @property
+    def before(self):
+        """The position before the action looked at, with the game's memos (the game does not
+        move during a decision): made at the first choice searched, most actions have none."""
+        if self._kept is None:
+            self._kept = kept_position(self.game_ctx, self.before_state)
+        return self._kept
 
     def choose(self, ctx, who, what, options, optional):
         if show(who) == self.side:

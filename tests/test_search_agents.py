@@ -16,7 +16,8 @@ from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.evaluation import WIN_VALUE, utility
 from warcodex.interpreter.play import agents_for, log_text, play, replay, start
 from warcodex.interpreter.mcts import MCTSAgent
-from warcodex.interpreter.search_agents import GreedyAgent, LookaheadFailure
+from warcodex.interpreter.search_agents import GreedyAgent
+from warcodex.interpreter.search_support import LookaheadFailure
 
 
 def _checked(path):
@@ -392,7 +393,7 @@ def test_a_lookahead_carries_the_games_memos_and_they_stay_exact(stalingrad):
     g = start(engine, "fall_blau", 2, agents_for(engine, ["greedy", "random"], 2), trace=False)
     g.run(max_actions=6)
     from warcodex.interpreter.agents import LegalActions
-    from warcodex.interpreter.search_agents import stratified_candidates
+    from warcodex.interpreter.search_support import stratified_candidates
 
     agent, ctx = g.agents["axis"], g.ctx
     legal = LegalActions(engine, ctx, ["move", "rail_move", "voluntary_full_retreat"])
@@ -429,7 +430,7 @@ def test_stratified_candidates_give_every_unit_a_chance_and_are_seeded(stalingra
     import random as stdlib_random
 
     from warcodex.interpreter.agents import LegalActions
-    from warcodex.interpreter.search_agents import stratified_candidates
+    from warcodex.interpreter.search_support import stratified_candidates
 
     engine = Engine(stalingrad).for_scenario("fall_blau")
     g = start(engine, "fall_blau", 1, agents_for(engine, ["random", "random"], 1), trace=False)
@@ -478,3 +479,19 @@ def test_greedy_acts_when_the_step_may_not_end_though_its_sample_found_nothing(t
     legal.may_pass = False
     choice = agent.choose_action(g.ctx, "axis", legal)
     assert choice is not None and choice.action == "move"
+
+
+def test_search_agents_are_deterministic_on_a_big_game(stalingrad):
+    # Fall Blau, MCTS Axis against greedy Soviets for 10 actions: the same seed gives the same log,
+    # and both searched (the shared sampling, private dice and replays of search_support.py)
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    specs = ["mcts:playouts=4:horizon=2:candidates=3", "greedy"]
+    logs, costs = [], []
+    for _ in range(2):
+        g = start(engine, "fall_blau", 1, agents_for(engine, specs, 1), trace=False)
+        g.run(max_actions=10)
+        logs.append(log_text(g.log))
+        costs.append((g.agents["soviet"].lookaheads, g.agents["soviet"].choices_searched))
+    assert logs[0] == logs[1] and costs[0] == costs[1]
+    acted = {(e["side"], e["k"]) for e in g.log}
+    assert costs[0][0] > 0 and {("axis", "action"), ("soviet", "action")} <= acted

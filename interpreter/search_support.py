@@ -1,0 +1,205 @@
+"""What the search agents share: the greedy agent (search_agents.py) and MCTS (mcts.py).
+
+- **Candidates**: which legal actions a decision weighs. `stratified_candidates` (greedy: one
+  stratum per action kind and unit, docs/balance.md "Stratified candidates") and
+  `sampled_candidates` (MCTS: drawn as the random agent draws one, lazily, for progressive
+  widening); `candidate_key` says when two draws are the same candidate.
+- **Private dice**: every position a search looks at gets dice of its own, drawn from the agent's
+  RNG, never the game's (`fresh_dice`, `private_snapshot`): lookahead cannot peek at the rolls the
+  game will make.
+- **Replaying an action** from the position before it with one of its choices fixed
+  (`kept_position`, `replay_context`, `ChoiceReplay`): how greedy searches a choice inside its
+  own action.
+- **Judging and failing**: the utility of a position for a side (`position_value`, `value_in`
+  a lookahead's context with its memos), and what a
+  lookahead reports when it meets an error that is not the rules' refusal (`LookaheadFailure`,
+  `lookahead_failure`).
+
+Everything here is deterministic for the RNG's state: a seed plays the same game.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from warcodex.interpreter.agents import RandomAgent
+from warcodex.interpreter.compiler import Frame
+from warcodex.interpreter.context import Context
+from warcodex.interpreter.evaluation import evaluation_named, utility
+from warcodex.interpreter.values import RuleError
+
+
+# ------------------------------------------------------------------------------- candidates
+def candidate_key(choice) -> tuple:
+    """What makes two sampled actions the same candidate: the action and its arguments."""
+    return choice.action, tuple((k, repr(v)) for k, v in choice.args)
+
+
+def sampled_candidates(legal, rng: random.Random, limit: int):
+    """Distinct legal actions drawn as RandomAgent draws one (a random kind, then a random
+    instance), one at a time (a generator: a search may take only what it needs); at most
+    `limit`, each found in at most 3 draws past the last one found."""
+    seen = set()
+    misses = 0
+    while len(seen) < limit and misses < 3:
+        choice = legal.sample(rng)
+        if choice is None:
+            return
+        key = candidate_key(choice)
+        if key in seen:
+            misses += 1
+            continue
+        seen.add(key)
+        misses = 0
+        yield choice
+
+
+def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1) -> list:
+    """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
+    uniformly without replacement. A stratum is an action kind and the value of its first
+    parameter (the unit that moves, the hex attacked, the card played...); a kind without
+    parameters, or whose first parameter is a subset, is one stratum. Drawing a kind first gives
+    a side with seven kinds of action one move in seven, however many units it could move;
+    drawing per kind and unit gives every unit the same chance. Each stratum drawn is tested
+    lazily (its first value must pass its `where` and lead to a legal instance), then up to
+    `breadth` of its instances are drawn at random (a unit's move judged by a single random
+    destination is mostly a move sideways); at most `4 x limit` strata are tested, so a
+    decision's cost is bounded whatever the number of units. Deterministic for the rng's state."""
+    ctx, engine = legal.ctx, legal.engine
+    strata = []  # (action, its first parameter or None, part, part frame, value)
+    with ctx.untraced():
+        for name in legal.names:
+            action = engine.actions[name]
+            fr = Frame(ctx)
+            if not action.requirements_hold(fr, 0):
+                continue
+            if not action.params or action.params[0].subset:
+                strata.append((action, None, None, None, None))
+                continue
+            p = action.params[0]
+            strata.extend((action, p, part, pfr, value) for part, pfr, value in action._candidates(fr, p))
+        rng.shuffle(strata)
+        found, seen = [], set()
+        for action, p, part, pfr, value in strata[: 4 * limit]:
+            if p is None:
+                drawn = itertools.islice(action.instances(ctx, rng), breadth)
+            else:
+                fr = Frame(ctx)
+                if not action._passes(fr, p, part, pfr, value):
+                    continue
+                fr.vars[p.name] = value
+                if not action.requirements_hold(fr, 1):
+                    continue
+                drawn = itertools.islice(action.completions(fr, 1, rng), breadth)
+            for choice in drawn:
+                key = candidate_key(choice)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(choice)
+            if len(found) >= limit:
+                break
+    return found[:limit]
+
+
+# ------------------------------------------------------------------------------ private dice
+def fresh_dice(state, rng: random.Random) -> None:
+    """Give a snapshot dice of its own, so that search does not know the game's coming rolls."""
+    state.rng = random.Random(rng.getrandbits(64))
+
+
+def private_snapshot(state, rng: random.Random):
+    """A snapshot of `state` to look ahead on, with dice of its own drawn from `rng`."""
+    snap = state.snapshot()
+    fresh_dice(snap, rng)
+    return snap
+
+
+def kept_position(ctx, state=None) -> Context:
+    """A context on `state` (by default a snapshot of `ctx.state`; a snapshot of it at the same
+    version), holding a copy of `ctx`'s memos of rule values, which hold for it: the lines played
+    again from it (`ChoiceReplay`) start from those memos (`Context.carry_memos`) instead of
+    evaluating every rule afresh, however far the game has gone on since. Never changed itself:
+    each line plays on a snapshot of its state."""
+    kept = Context(ctx.engine, ctx.state.snapshot() if state is None else state)
+    kept.carry_memos(ctx)
+    return kept
+
+
+def replay_context(kept: Context, agents: dict) -> Context:
+    """A context to play a line again from `kept` (`kept_position`), on a snapshot of its state
+    (the dice as they were: the rolls made already repeat), starting from its memos."""
+    sim = Context(kept.engine, kept.state.snapshot(), agents)
+    sim.carry_memos(kept)
+    return sim
+
+
+class ChoiceReplay(RandomAgent):
+    """Plays an action again from the position before it: the choices already made in it (by
+    any side) as they were made, then `option` for the choice being searched, with dice of its
+    own from that moment (the dice before it were rolled already, the ones after it are not
+    known), then random choices. `mismatch` tells when the replay took another path (the value
+    of its line then means nothing); `calls` how many choices it was asked."""
+
+    def __init__(self, seed: int, made: list, option, dice_rng: random.Random) -> None:
+        super().__init__(seed)
+        self.made = made
+        self.option = option
+        self.dice_rng = dice_rng
+        self.calls = 0
+        self.mismatch = False
+
+    def _next(self, ctx, what: str):
+        n = self.calls
+        self.calls += 1
+        if n < len(self.made):
+            entry = self.made[n]
+            if entry.get("choice") != what:
+                self.mismatch = True  # not the same path: the value of this line means nothing
+            return entry
+        if n == len(self.made):
+            fresh_dice(ctx.state, self.dice_rng)
+            return {"option": self.option}
+        return None
+
+    def choose(self, ctx, who, what, options, optional):
+        entry = self._next(ctx, what)
+        if entry is None:
+            return super().choose(ctx, who, what, options, optional)
+        if "option" in entry:
+            return None if entry["option"] < 0 else entry["option"]
+        index = entry.get("index", 0)
+        return None if index < 0 else index
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        entry = self._next(ctx, what)
+        if entry is None:
+            return super().choose_subset(ctx, who, what, options, lo, hi)
+        if "option" in entry:
+            return list(entry["option"])
+        return list(entry.get("indices", ()))
+
+
+# ------------------------------------------------------------------------- judging, failing
+def position_value(engine, state, evaluation: str | None, side: str) -> float:
+    """The utility to `side` of `state`, by the game's evaluation named `evaluation` (its first
+    when None), in a context of its own."""
+    return utility(engine, Context(engine, state), evaluation_named(engine, evaluation), side)
+
+
+def value_in(ctx, evaluation: str | None, side: str) -> float:
+    """The utility to `side` of the position of `ctx`, a lookahead's context, with its memos (an
+    evaluation judges the position: it is not traced)."""
+    with ctx.untraced():
+        return utility(ctx.engine, ctx, evaluation_named(ctx.engine, evaluation), side)
+
+
+class LookaheadFailure(RuleError):
+    """Looking ahead met an error that is not the rules refusing the action (a RuleRefusal): a
+    fault of the rules or the engine, which the game reports (with its log) instead of the
+    agent quietly judging the action worthless."""
+
+
+def lookahead_failure(what: str, exc: RuleError) -> LookaheadFailure:
+    """The failure to raise for `exc` met while looking ahead `what` ("at move(u=..., to=...)")."""
+    return LookaheadFailure(f"looking ahead {what}: {exc.message}", exc.span, exc.hint)
