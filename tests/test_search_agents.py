@@ -276,9 +276,11 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     ctx = Context(engine, state)
     axis = engine.entities["axis"]
     targets = engine.functions["objectives_to_take"](ctx, (axis,), None)
-    # at the start of Fall Blau the Soviets control every objective: all 28 are the Axis's to take
-    assert sorted(targets) == sorted(h for h in engine.board.locations if "objective" in engine.board.features(h))
-    assert len(targets) == 28
+    # at the start of Fall Blau the Soviets control every objective: the 7 of map A, the only sheet
+    # in play (§S1.1), are the Axis's to take; the 21 of the other sheets are no target
+    objectives = [h for h in engine.board.locations if "objective" in engine.board.features(h)]
+    assert len(objectives) == 28
+    assert sorted(targets) == ["2503", "2724", "3133", "3321", "3325", "3332", "4138"]
     units = [u for u in state.units.values() if u.side == "axis" and u.loc is not None]
     expected = sum(min(engine.board.distance(u.loc, h) for h in targets) for u in units)
     terms = {label: (w, v) for label, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}
@@ -286,6 +288,32 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     # the Soviets have none to retake: the term does not apply to them
     soviet_terms = [label for label, _, _ in engine.evaluations["standing"].breakdown(ctx, engine.entities["soviet"])]
     assert "distance to objectives not controlled" not in soviet_terms
+
+
+def test_stalingrad_evaluation_weighs_the_vp_the_victory_phase_counts(stalingrad):
+    # games/stalingrad42/evaluation.wcx reads vp_total (victory.wcx), the count of the Victory
+    # Determination Phase: an objective the Axis controls counts only with a LOS (§24.1.1). Uranus
+    # starts at 15 VP (§S3.1); Saratov (5902, 3 VP), beyond the Volga, handed to the Axis with no
+    # LOS to trace, adds nothing, where the earlier term (every objective controlled) added its VP
+    engine = Engine(stalingrad).for_scenario("uranus")
+    state = engine.new_game("uranus", 1)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+    benchmark = engine.functions["vp_benchmark"](Context(engine, state), (28,), None)
+
+    def vp_terms():
+        ctx = Context(engine, state)
+        return ({label: v for label, _, v in engine.evaluations["standing"].breakdown(ctx, s)}["objective VP against the benchmark"]
+                for s in (axis, soviet))
+
+    assert tuple(vp_terms()) == (15 - benchmark, benchmark - 15)
+    state.loc_markers["5902"] = (state.loc_markers["5902"] - {"control_soviet"}) | {"control_axis"}
+    state.touch()
+    ctx = Context(engine, state)
+    assert engine.functions["controlled_by"](ctx, ("5902", axis), None)
+    assert not engine.functions["supplied_hex"](ctx, ("5902", axis), None)
+    assert tuple(vp_terms()) == (15 - benchmark, benchmark - 15)
+    engine.procedures["compute_vp"](ctx, (), None)  # and the phase counts the same 15
+    assert ctx.state.vars["vp"] == 15
 
 
 def test_stalingrad_distance_leaves_out_units_in_entry_areas(stalingrad):
