@@ -277,9 +277,11 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     ctx = Context(engine, state)
     axis = engine.entities["axis"]
     targets = engine.functions["objectives_to_take"](ctx, (axis,), None)
-    # at the start of Fall Blau the Soviets control every objective: all 28 are the Axis's to take
-    assert sorted(targets) == sorted(h for h in engine.board.locations if "objective" in engine.board.features(h))
-    assert len(targets) == 28
+    # at the start of Fall Blau the Soviets control every objective: the 7 of map A, the only sheet
+    # in play (§S1.1), are the Axis's to take; the 21 of the other sheets are no target
+    objectives = [h for h in engine.board.locations if "objective" in engine.board.features(h)]
+    assert len(objectives) == 28
+    assert sorted(targets) == ["2503", "2724", "3133", "3321", "3325", "3332", "4138"]
     units = [u for u in state.units.values() if u.side == "axis" and u.loc is not None]
     expected = sum(min(engine.board.distance(u.loc, h) for h in targets) for u in units)
     terms = {label: (w, v) for label, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}
@@ -289,23 +291,89 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     assert "distance to objectives not controlled" not in soviet_terms
 
 
+def test_stalingrad_evaluation_weighs_the_vp_the_victory_phase_counts(stalingrad):
+    # games/stalingrad42/evaluation.wcx reads vp_total (victory.wcx), the count of the Victory
+    # Determination Phase: an objective the Axis controls counts only with a LOS (§24.1.1). Uranus
+    # starts at 15 VP (§S3.1); Saratov (5902, 3 VP), beyond the Volga, handed to the Axis with no
+    # LOS to trace, adds nothing, where the earlier term (every objective controlled) added its VP
+    engine = Engine(stalingrad).for_scenario("uranus")
+    state = engine.new_game("uranus", 1)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+    benchmark = engine.functions["vp_benchmark"](Context(engine, state), (28,), None)
+
+    def vp_terms():
+        ctx = Context(engine, state)
+        return ({label: v for label, _, v in engine.evaluations["standing"].breakdown(ctx, s)}["objective VP against the benchmark"]
+                for s in (axis, soviet))
+
+    assert tuple(vp_terms()) == (15 - benchmark, benchmark - 15)
+    state.loc_markers["5902"] = (state.loc_markers["5902"] - {"control_soviet"}) | {"control_axis"}
+    state.touch()
+    ctx = Context(engine, state)
+    assert engine.functions["controlled_by"](ctx, ("5902", axis), None)
+    assert not engine.functions["supplied_hex"](ctx, ("5902", axis), None)
+    assert tuple(vp_terms()) == (15 - benchmark, benchmark - 15)
+    engine.procedures["compute_vp"](ctx, (), None)  # and the phase counts the same 15
+    assert ctx.state.vars["vp"] == 15
+
+
 def test_stalingrad_distance_leaves_out_units_in_entry_areas(stalingrad):
     # Entry Area F is a location but not a hex, with no distance to an objective: a Soviet unit
-    # there in Caucasus made the term fail (found by a greedy batch); it is left out
+    # there in Caucasus made the term fail (found by a greedy batch); it is left out. The term is
+    # the Axis's in Caucasus (on_the_offensive): an Axis unit put there is left out the same way
     engine = Engine(stalingrad).for_scenario("caucasus")
     state = engine.new_game("caucasus", 1)
-    soviet = engine.entities["soviet"]
+    axis = engine.entities["axis"]
     ctx = Context(engine, state)
-    before = {label: v for label, _, v in engine.evaluations["standing"].breakdown(ctx, soviet)}
-    unit = next(u for u in state.units.values() if u.side == "soviet" and u.loc is not None
+    before = {label: v for label, _, v in engine.evaluations["standing"].breakdown(ctx, axis)}
+    unit = next(u for u in state.units.values() if u.side == "axis" and u.loc is not None
                 and engine.board.distance(u.loc, u.loc) is not None)
-    targets = engine.functions["objectives_to_take"](ctx, (soviet,), None)
+    targets = engine.functions["objectives_to_take"](ctx, (axis,), None)
     own = min(engine.board.distance(unit.loc, h) for h in targets)
     assert all(engine.board.distance("EA_F", h) is None for h in targets)
     state.put(replace(unit, loc="EA_F"))
     state.touch()
-    after = {label: v for label, _, v in engine.evaluations["standing"].breakdown(Context(engine, state), soviet)}
+    after = {label: v for label, _, v in engine.evaluations["standing"].breakdown(Context(engine, state), axis)}
     assert after["distance to objectives not controlled"] == before["distance to objectives not controlled"] - own
+
+
+def test_stalingrad_distance_pulls_the_side_on_the_offensive_only(stalingrad):
+    # given to both sides, control flipped the sums of the side that did not move: the Axis's first
+    # objective in Fall Blau gave every Soviet unit a distance to it (docs/balance.md). The Axis
+    # attacks in Fall Blau, Caucasus and the campaign, the Soviets in Uranus (§S3) and after the
+    # campaign's Winter Offensive (§33)
+    for scenario, attacker in (("fall_blau", "axis"), ("caucasus", "axis"), ("uranus", "soviet"), ("campaign", "axis")):
+        engine = Engine(stalingrad).for_scenario(scenario)
+        state = engine.new_game(scenario, 1)
+        terms = {s: [label for label, _, _ in engine.evaluations["standing"].breakdown(Context(engine, state), engine.entities[s])]
+                 for s in ("axis", "soviet")}
+        assert [s for s in terms if "distance to objectives not controlled" in terms[s]] == [attacker], scenario
+        if scenario == "campaign":
+            state.vars["winter_offensive"] = True
+            state.touch()
+            ctx = Context(engine, state)
+            assert engine.functions["on_the_offensive"](ctx, (engine.entities["soviet"],), None)
+            assert not engine.functions["on_the_offensive"](ctx, (engine.entities["axis"],), None)
+
+
+def test_stalingrad_evaluation_counts_combat_steps_out_of_supply(stalingrad):
+    # §16.4, §16.5: an Axis combat unit moved to 4210, on the east edge of map A behind the Soviet
+    # front, has no LOS: its steps count half a step each against the Axis
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = engine.new_game("fall_blau", 1)
+    axis = engine.entities["axis"]
+    ctx = Context(engine, state)
+
+    def oos():
+        return {label: (w, v) for label, w, v in engine.evaluations["standing"].breakdown(Context(engine, state), axis)}["combat steps out of supply"]
+
+    assert oos() == (Fraction(-1, 2), 0)  # the whole Axis army is in supply at the start
+    assert not any(u.loc == "4210" for u in state.units.values())
+    assert not engine.functions["supplied_hex"](ctx, ("4210", axis), None)
+    unit = next(u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None)
+    state.put(replace(unit, loc="4210"))
+    state.touch()
+    assert oos() == (Fraction(-1, 2), unit.steps)
 
 
 @pytest.fixture(scope="module")
