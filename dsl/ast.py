@@ -622,6 +622,14 @@ class Deck(Decl):
         out.update({d.name: d.visibility for d in self.pile_decls if d.visibility is not None})
         return out
 
+    def face_keys(self) -> list[str] | None:
+        """The card properties printed on a card's face, in the order they are printed (`face:
+        ["event", "text"]`); None when the deck does not say (then every property is)."""
+        for p in self.props:
+            if p.key == "face" and isinstance(p.value, ListLit):
+                return [i.value for i in p.value.items if isinstance(i, Str)]
+        return None
+
     def pile_labels(self) -> dict[str, PileDecl]:
         """The piles the deck gives a title (`pile "set_aside" "Set aside this turn"`): pile -> its
         declaration (the last one that has a label wins)."""

@@ -576,7 +576,8 @@ class _Checker:
                                      hint=f"the sides are: {sides}")
 
     DECK_PROPS = {"reshuffle_at": "the number of cards left in the draw pile at which the discards are shuffled back in",
-                  "piles": "the deck's own piles, as a list of names in quotes: [\"cup\", \"drawn\"]"}
+                  "piles": "the deck's own piles, as a list of names in quotes: [\"cup\", \"drawn\"]",
+                  "face": "the card properties printed on a card's face, in order: [\"event\", \"text\"]"}
 
     def _check_var_per(self, decl: ast.VarDecl) -> None:
         """`var NAME: TYPE = V per PROCEDURE`: a global variable of each call of a procedure."""
@@ -597,14 +598,26 @@ class _Checker:
         if p.key not in self.DECK_PROPS:
             self.diags.error("E-deck", f"deck '{deck.name}' has no property '{p.key}'", p.span,
                              hint=did_you_mean(p.key, self.DECK_PROPS) or "a deck's properties: " + ", ".join(self.DECK_PROPS))
-        elif p.key == "piles":
+        elif p.key in ("piles", "face"):
             if not (isinstance(p.value, ast.ListLit) and all(isinstance(i, ast.Str) for i in p.value.items)):
-                self.diags.error("E-deck", f"deck '{deck.name}': piles must be a list of names in quotes",
-                                 p.value.span if p.value is not None else p.span, hint=f"piles: {self.DECK_PROPS['piles']}")
+                self.diags.error("E-deck", f"deck '{deck.name}': {p.key} must be a list of names in quotes",
+                                 p.value.span if p.value is not None else p.span, hint=f"{p.key}: {self.DECK_PROPS[p.key]}")
+            elif p.key == "face":
+                self._check_face(deck, p.value)
         elif not (isinstance(p.value, ast.Num) and isinstance(p.value.value, int) and p.value.value >= 0):
             self.diags.error("E-deck", f"deck '{deck.name}': {p.key} must be a whole number of cards (0 or more)",
                              p.value.span if p.value is not None else p.span,
                              hint=f"{p.key}: {self.DECK_PROPS[p.key]}")
+
+    def _check_face(self, deck: ast.Deck, face: ast.ListLit) -> None:
+        """`face: [...]` names properties the deck's cards have: a name no card has is a typo, and
+        the face would silently lack it."""
+        keys = {p.key for c in deck.cards for p in c.props}
+        for item in face.items:
+            if item.value not in keys:
+                self.diags.error("E-deck", f"deck '{deck.name}': no card has a property '{item.value}' to print on its face",
+                                 item.span, hint=did_you_mean(item.value, sorted(keys))
+                                 or "the cards' properties: " + ", ".join(sorted(keys)))
 
     def _walk_decl(self, decl: ast.Decl) -> None:
         w = self.walker()

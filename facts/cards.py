@@ -56,6 +56,10 @@ class CardFacts:
     mentions: list[object]  # the other declarations whose rules name the card (functions, actions...)
     start: str  # where it is at the set-up: a pile of its deck (draw, set_aside...) or `hand:SIDE`
     provisional: str | None  # why the card (or one of its values) is provisional
+    # what a player reads on the card, in print order: (property, value; True for a flag); the
+    # deck's `face: [...]` chooses them (the others are the rules' own records: a chit's starting
+    # pile, the turns it may be used), else every property with a value, then every flag
+    face: list[tuple[str, Any]] = field(default_factory=list)
 
     def events_of(self, side: str) -> list[CardEvent]:
         """The side's events: those that name it, then those of either side."""
@@ -130,19 +134,31 @@ def deck_facts(engine, state) -> list[DeckFacts]:
             found = events.get(c.name, [])
             owners = declared if declared is not None else set(drawn_by)
             copies = props.get("copies", 1)
+            values = {k: v for k, v in props.items() if v is not True and k not in OWNER_KEYS and k != "copies"}
+            flags = [k for k, v in props.items() if v is True]
             cards.append(CardFacts(
                 c.name, c.header.title(), deck.name, c,
-                {k: v for k, v in props.items() if v is not True and k not in OWNER_KEYS and k != "copies"},
-                [k for k, v in props.items() if v is True], copies if isinstance(copies, int) and copies > 0 else 1,
+                values, flags, copies if isinstance(copies, int) and copies > 0 else 1,
                 tuple(s for s in sides if s in owners), declared is not None, found, mentions.get(c.name, []),
-                where.get(c.name, "draw"), _provisional(c)))
-        rules = {k: v for k, v in engine.entities[deck.name].props.items() if not k.startswith("_")}
+                where.get(c.name, "draw"), _provisional(c), _face(deck, props, values, flags)))
+        rules = {k: v for k, v in engine.entities[deck.name].props.items()
+                 if not k.startswith("_") and k != "face"}  # the face is how its cards are printed, not a rule
         out.append(DeckFacts(deck.name, deck.header.title(), deck, rules, cards, drawn_by,
                              {p: [c.name for c in deck.cards if where.get(c.name) == p] for p in piles},
                              {s: [c for c in cards_ if c in where] for s, cards_ in hands.items()},
                              deck.visibility(),
                              {p: {None: d.label, **d.translations} for p, d in deck.pile_labels().items()}))
     return out
+
+
+def _face(deck: ast.Deck, props: dict[str, Any], values: dict[str, Any], flags: list[str]) -> list[tuple[str, Any]]:
+    """The properties printed on a card (see CardFacts.face); a property the card lacks, a false
+    flag or an empty list (a special chit activates no HQ of its own) prints nothing."""
+    keys = deck.face_keys()
+    if keys is None:
+        return [*values.items(), *((f, True) for f in flags)]
+    return [(k, props[k]) for k in keys if props.get(k) is not None and props[k] is not False
+            and not (isinstance(props[k], (tuple, list)) and not props[k])]  # 0 prints
 
 
 def _places(engine, state, deck: ast.Deck) -> tuple[dict[str, list[str]], dict[str, list[str]]]:

@@ -97,6 +97,11 @@ CASES = [
      "E-deck", "deck 'd' has no property 'reshufle_at'", 5, 3, "did you mean 'reshuffle_at'?"),
     ("deck-reshuffle-is-a-count", 'deck d "D" §1 {\n  reshuffle_at: "one"\n}\n', HEADER,
      "E-deck", "deck 'd': reshuffle_at must be a whole number of cards (0 or more)", 5, 17, None),
+    # `face:` prints the properties it names on every card: a name no card has would print nothing
+    ("deck-face-names-no-property", 'deck d "D" §1 {\n  face: ["txt"]\n  card a "A" §1 { text: "Go." }\n}\n', HEADER,
+     "E-deck", "deck 'd': no card has a property 'txt' to print on its face", 5, 10, "did you mean 'text'?"),
+    ("deck-face-is-a-list-of-names", 'deck d "D" §1 {\n  face: "text"\n}\n', HEADER,
+     "E-deck", "deck 'd': face must be a list of names in quotes", 5, 9, None),
     # an owner-only pile shows each card to its owners: a card with none is seen by nobody there
     ("ownerless-card-starts-in-owner-only-pile", 'deck d "D" §1 {\n  pile "withheld" owner_only §1\n'
      '  card a "A" §1 { pile: "withheld" }\n}\n', HEADER,

@@ -114,17 +114,58 @@ def test_stargard_piles_are_titled_as_the_deck_declares_them():
     assert piles["Command chits: Discard pile"].reshuffle_target == "Command chits: Draw pile"
 
 
-def test_a_card_face_shows_values_as_a_player_reads_them():
-    """Stargard Solstice's 61st Army chit (§1.4, §15.2: commands 61a and 7gc, a Soviet chit): a list
-    reads "61a, 7gc" and the owner is the side's name, not Python's rendering of the values."""
-    from warcodex.dsl import ast
+def test_a_chit_face_shows_what_a_player_reads_on_the_chit():
+    """Stargard Solstice's command chits (§1.4, §3.1.1): the chit names its army or corps and the
+    HQs it activates (the 61st Army's chit: its own HQ and Konstantinov's, §2.3.1), by the HQs'
+    names, in its side's colour; a special chit (§3.1.5) says so. Where it starts (`pile:`) and the
+    turns it may be used are the rules' own records, not printed (the deck's `face:`)."""
     from warcodex.exporters.vassal import gamedata
-    from warcodex.exporters.vassal.cards import card_infos
 
     data = gamedata.load("games/stargard-solstice")
-    (deck,) = data.engine.game.of_kind(ast.Deck)
-    chit = next(c for c in card_infos(deck, data.engine) if c.name == "chit_61a")
-    fields = dict(chit.fields)
-    assert chit.label == "61st Army"
-    assert fields["commands"] == "61a, 7gc" and fields["owner"] == "Soviet"
-    assert fields["usable from"] == "1" and fields["usable to"] == "10"
+    chits = {c.name: c for c in data.cards["command_chits"]}
+    chit = chits["chit_61a"]
+    assert chit.label == "61st Army" and chit.side == "soviet"
+    assert chit.fields == [("activates", "61 HQ, Konstantinov HQ")] and chit.flags == []
+    assert chits["chit_stell2"].fields == [("activates", "Stell II HQ")] and chits["chit_stell2"].side == "german"
+    assert chits["chit_3pz_aok"].fields == [] and chits["chit_3pz_aok"].flags == ["special", "independents anywhere"]
+    assert chits["chit_1brf"].flags == ["special", "also cavalry"]
+
+
+def test_stargard_chit_images_print_no_rules_records():
+    """The chit images themselves: no `pile: waiting`, no empty `commands:` line, no usable turns;
+    the face band takes the owner's colour."""
+    module = build_module("games/stargard-solstice", "solstice")
+    faces = {k: v.decode() for k, v in module.svgs.items() if k.startswith("card_command_chits_")}
+    assert len(faces) == 15
+    for name, svg in faces.items():
+        for raw in ("pile", "usable", "commands", "waiting", "owner"):
+            assert raw not in svg, (name, raw)
+    sixty_first = faces["card_command_chits_chit_61a.png"]
+    assert "61st Army" in sixty_first and "61 HQ, Konstantinov HQ" in sixty_first
+    soviet = next(s.color for s in module.data.sides if s.name == "soviet")
+    assert f'fill="{soviet}"' in sixty_first
+
+
+def test_no_retreat_cards_print_their_events_not_the_rules_reading_of_them():
+    """No Retreat! card 01 (§K01): its number, each side's event and text, the red "45" (removed in
+    1945, §A3); when each event may be played is the rules' reading of its text (`axis_when`), and
+    `set_aside` the engine's starting place of the green-45 cards: neither is printed."""
+    from warcodex.exporters.vassal import gamedata
+
+    data = gamedata.load("games/no-retreat")
+    cards = {c.name: c for c in data.cards["events"]}
+    c01 = cards["c01"]
+    assert [k for k, _ in c01.fields] == ["number", "axis event", "axis text", "soviet event", "soviet text"]
+    assert dict(c01.fields)["soviet event"] == "Stavka" and c01.flags == ["removed 1945"]
+    assert cards["c45"].flags == ["added 1945"]  # not "set aside"
+    assert all(not k.endswith(" when") for c in cards.values() for k, _ in c.fields)
+
+
+def test_a_deck_without_a_face_prints_every_property():
+    """A deck that does not say what its cards print shows every property (the test fragment's
+    texts and VP, its flags as tags)."""
+    from warcodex.exporters.vassal import gamedata
+
+    data = gamedata.load("tests/data/games/cards", "short")
+    gain2 = next(c for c in data.cards["events"] if c.name == "gain2")
+    assert gain2.fields == [("text", "Gain 2 VP."), ("vp", "2")]

@@ -20,41 +20,14 @@ trait with the back, so a face-down deck shows backs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from warcodex.dsl import ast
 from warcodex.exporters.vassal.buildfile import DeckPlan, MapPlan, Slot
-from warcodex.exporters.vassal.gamedata import player_text
+from warcodex.exporters.vassal.gamedata import CardFace
 from warcodex.exporters.vassal.encoder import basic_piece, clean_text, keystroke, piece_definition, trait
-from warcodex.exporters.vassal.svg import Svg, text_width
+from warcodex.exporters.vassal.svg import Svg, ink_on, text_width
 
 CARD_W, CARD_H = 250, 350
 PILES = ("draw", "discard", "removed", "set_aside")
-
-
-@dataclass
-class CardInfo:
-    name: str
-    label: str
-    fields: list[tuple[str, str]]
-    flags: list[str]
-    provisional: bool
-
-
-def card_infos(deck: ast.Deck, engine) -> list[CardInfo]:
-    out = []
-    for c in deck.cards:
-        ent = engine.entities[c.name]
-        fields, flags = [], []
-        for p in c.props:
-            if p.value is None:
-                flags.append(p.key.replace("_", " "))
-            else:
-                fields.append((p.key.replace("_", " "), player_text(ent.props.get(p.key))))
-        prov = (c.header.provenance is not None and c.header.provenance.kind == "provisional") or any(
-            p.provenance is not None and p.provenance.kind == "provisional" for p in c.props)
-        out.append(CardInfo(c.name, c.header.title(), fields, flags, prov))
-    return out
 
 
 def _wrap(text: str, size: float, width: float) -> list[str]:
@@ -71,16 +44,19 @@ def _wrap(text: str, size: float, width: float) -> list[str]:
     return lines
 
 
-def card_face_svg(card: CardInfo, deck_title: str) -> bytes:
-    """A card face: title band, the properties as short paragraphs, the flags as tags."""
+def card_face_svg(card: CardFace, deck_title: str, band: str | None = None) -> bytes:
+    """A card face: title band (in its side's colour `band` when it belongs to one side: a
+    chit-pull game's chits are told apart by it), the properties as short paragraphs, the flags
+    as tags."""
     svg = Svg(CARD_W, CARD_H)
     border = "#c62828" if card.provisional else "#333333"
     svg.el(None, "rect", x=2, y=2, width=CARD_W - 4, height=CARD_H - 4, rx=12, fill="#fbf8ef", stroke=border,
            stroke_width=3, stroke_dasharray="8,5" if card.provisional else None)
-    svg.el(None, "rect", x=8, y=8, width=CARD_W - 16, height=44, rx=8, fill="#3b3b3b")
+    band = band or "#3b3b3b"
+    svg.el(None, "rect", x=8, y=8, width=CARD_W - 16, height=44, rx=8, fill=band)
     title = _wrap(card.label, 12, CARD_W - 44)[:2]
     for i, line in enumerate(title):
-        svg.text(None, CARD_W / 2, (35 if len(title) == 1 else 27) + i * 15, line, 12, weight="bold", fill="#ffffff",
+        svg.text(None, CARD_W / 2, (35 if len(title) == 1 else 27) + i * 15, line, 12, weight="bold", fill=ink_on(band),
                  max_width=CARD_W - 24)
     # the body: as many properties as fit, in a font that shrinks with the amount of text
     total = sum(len(k) + len(v) for k, v in card.fields)
@@ -121,7 +97,7 @@ def card_back_svg(deck_title: str) -> bytes:
     return svg.tostring()
 
 
-def card_slot(card: CardInfo, face: str, back: str, gpid: int) -> Slot:
+def card_slot(card: CardFace, face: str, back: str, gpid: int) -> Slot:
     """A card piece: a Mask (Obscurable) with the back image around a BasicPiece with the face.
     The Mask's fields are written as VASSAL writes them back (Obscurable.myGetType: key, image,
     command, display style B(ackground), mask name, access, peek command, description, auto-peek,
@@ -155,9 +131,10 @@ def deck_maps(data, images, next_gpid, sides) -> list[MapPlan]:
         title = deck.header.title()
         pile_title = data.pile_titles[deck.name]  # the facts': the deck's own titles, else the built-in piles' meaning
         back = images.add(f"card back {deck.name}", card_back_svg(title))
-        infos = {c.name: c for c in card_infos(deck, engine)}
+        infos = {c.name: c for c in data.cards[deck.name]}  # the faces, from the facts
         piles = engine.cards.piles(state, deck.name)
-        faces = {n: images.add(f"card {deck.name} {n}", card_face_svg(c, title)) for n, c in infos.items()}
+        faces = {n: images.add(f"card {deck.name} {n}", card_face_svg(c, title, data.side(c.side).color if c.side else None))
+                 for n, c in infos.items()}
         for i, pile in enumerate(deck_piles(engine, deck.name, piles)):
             cards = [infos[n] for n in piles[pile]]
             slots = [card_slot(c, faces[c.name], back, next_gpid()) for c in cards]

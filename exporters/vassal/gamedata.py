@@ -113,11 +113,37 @@ class GameData:
     # each deck's piles by their titles for players (the facts' DeckFacts.pile_title): deck -> pile -> title
     pile_titles: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    # each deck's cards as a player reads them (the facts' CardFacts.face): deck -> cards in order
+    cards: dict[str, list[CardFace]] = field(default_factory=dict)
+
     def side(self, name: str) -> SideInfo:
         return next(s for s in self.sides if s.name == name)
 
     def unit_type(self, name: str) -> UnitType:
         return next(u for u in self.unit_types if u.name == name)
+
+
+@dataclass
+class CardFace:
+    """What a card shows (the facts' `CardFacts.face`): its label, its printed values as a player
+    reads them, its printed flags, whether something on it is provisional, the side it belongs to
+    (its one declared owner: the face takes the side's colour) or None."""
+    name: str
+    label: str
+    fields: list[tuple[str, str]]
+    flags: list[str]
+    provisional: bool
+    side: str | None = None
+
+
+def _card_faces(deck) -> list[CardFace]:
+    out = []
+    for c in deck.cards:
+        fields = [(k.replace("_", " "), player_text(v)) for k, v in c.face if v is not True]
+        flags = [k.replace("_", " ") for k, v in c.face if v is True]
+        side = c.owners[0] if c.declared and len(c.owners) == 1 else None
+        out.append(CardFace(c.name, c.label, fields, flags, c.provisional is not None, side))
+    return out
 
 
 def _num(v: Any) -> str:
@@ -202,6 +228,7 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
         reinforcements=reinforcements, state_vars=_state_vars(facts), side_vars=_side_vars(facts),
         dice=list(facts.dice), steps=_steps(facts), board=facts.engine.board, warnings=list(facts.warnings),
         pile_titles={d.name: {p: d.pile_title(p) for p in d.decl.piles()} for d in facts.decks},
+        cards={d.name: _card_faces(d) for d in facts.decks},
     )
 
 
