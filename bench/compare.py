@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from bench.logdiff import explain_decision, first_divergence  # noqa: E402
+from bench.logdiff import drawn_apart, explain_decision, first_apart, first_divergence  # noqa: E402
 
 WORKER = HERE / "compare_worker.py"
 
@@ -96,6 +96,9 @@ def main(argv=None) -> int:
     ap.add_argument("--traced-seeds", type=int, default=0, help="also compare N games played with explanations")
     ap.add_argument("--same-games", action="store_true",
                     help="this side draws as older engines did: the same games required, where they part reported")
+    ap.add_argument("--inspect", type=int, default=1,
+                    help="at the first N seeds whose games part, replay both to the decision where they part "
+                         "and compare what each engine offered (default 1)")
     ap.add_argument("--game-dir", type=Path,
                     help="the game files both sides play (default: this checkout's games/GAME); an older "
                          "checkout that cannot read them plays its own: --game-dir BASE/games/GAME")
@@ -129,12 +132,14 @@ def main(argv=None) -> int:
                         same = True
                     else:
                         mismatch = {"seed": seed, "trace": trace, **divergence}
-                        if not any(not m["trace"] for m in mismatches) and not trace:
+                        if not trace and sum(1 for m in mismatches if "base_decision" in m) < args.inspect:
                             # why, at the first game that parts: what each engine offered at that decision
                             d = divergence["decision"]
                             bd, nd = (w.inspect(args.scenario, seed, d, eager=args.same_games) for w in (base, new))
+                            apart = first_apart(bd, nd, bd[d]["side"]) if len(bd) > d else None
                             mismatch["why"] = explain_decision(divergence, bd[d] if len(bd) > d else None,
-                                                               nd[d] if len(nd) > d else None)
+                                                               nd[d] if len(nd) > d else None, apart,
+                                                               drawn_apart(bd, nd, apart))
                             mismatch["base_decision"] = bd[d] if len(bd) > d else None
                             mismatch["this_decision"] = nd[d] if len(nd) > d else None
                         else:

@@ -6,7 +6,8 @@ random agents draw lazily (Warcodex after #14 milestone 2: other games than olde
 same seed) and, asked for `eager` draws, plays the older engines' games if it can. Asked for
 `log`, it sends the entries of the last game it played; asked to `inspect` a game, it plays it
 again up to a decision and sends, for each decision, the action chosen, the legal actions in
-their enumeration order and each action's first parameter's candidates in their order (where
+their enumeration order, each action's first parameter's candidates in their order and the state
+of the deciding agent's random generator (where
 two engines' games part: bench/logdiff.py)."""
 
 from __future__ import annotations
@@ -107,7 +108,10 @@ def _inspect(engine, scenario: str, seed: int, upto: int, agents, random_agent, 
 
     class Recording(random_agent):
         def choose_action(self, ctx, side, legal):
-            record = {"side": str(side), "legal": [key(a) for a in legal.all(limit=300)], "domains": domains(ctx, legal.names)}
+            # the agent's generator before it draws: two engines' agents that drew the same numbers so far agree
+            rng = hashlib.sha256(repr(self.rng.getstate()).encode()).hexdigest()[:16]
+            record = {"side": str(side), "rng": rng, "legal": [key(a) for a in legal.all(limit=300)],
+                      "domains": domains(ctx, legal.names)}
             chosen = super().choose_action(ctx, side, legal)
             found.append({**record, "chosen": key(chosen)})
             if len(found) > upto:

@@ -47,7 +47,8 @@ def _at(i: int, base: list[dict], this: list[dict], fields: list[str]) -> dict:
             "decision": sum(1 for e in base[:i] if e.get("k") in ("action", "pass"))}
 
 
-def explain_decision(div: dict, base_decision: dict | None, this_decision: dict | None) -> str:
+def explain_decision(div: dict, base_decision: dict | None, this_decision: dict | None,
+                     first_draws_apart: int | None = None, drawn_apart: str = "") -> str:
     """Why the games part, in words, from the diverging entry and, when it is a decision, what
     each engine offered there (`compare_worker.py`'s inspection: the legal actions in their
     enumeration order, and each action's first parameter's candidates in their order)."""
@@ -57,11 +58,14 @@ def explain_decision(div: dict, base_decision: dict | None, this_decision: dict 
     if b.get("k") != t.get("k"):
         return (f"the engines did different things here (base: a '{b.get('k')}' entry, this: a '{t.get('k')}' entry): "
                 "the rules, or the engine's evaluation of them, differ")
-    if b.get("k") not in ("action", "pass") or base_decision is None or this_decision is None:
-        if "choices" in div["fields"] and b.get("action") == t.get("action") and b.get("args") == t.get("args"):
-            return ("the same action, another choice inside it: the options offered differ, or their order "
-                    "(the agents draw the same random index)")
+    if "choices" in div["fields"] and b.get("action") == t.get("action") and b.get("args") == t.get("args"):
+        return ("the same action, another choice inside it: the options offered differ, or their order "
+                "(the agents draw the same random index)")
+    if b.get("k") not in ("action", "pass"):
         return "an automatic rule did something else: the rules, or the engine's evaluation of them, differ"
+    if base_decision is None or this_decision is None:
+        return ("another decision (another action, or other arguments); not inspected: what each engine "
+                "offered there is looked at for the first seeds that part (--inspect N)")
     if sorted(map(json.dumps, base_decision["legal"])) != sorted(map(json.dumps, this_decision["legal"])):
         return (f"the legal actions differ ({len(base_decision['legal'])} against {len(this_decision['legal'])}): "
                 "the rules, or the engine's evaluation of them, allow other actions here")
@@ -75,8 +79,43 @@ def explain_decision(div: dict, base_decision: dict | None, this_decision: dict 
                     "in board order since 580a347)")
     if base_decision["legal"] != this_decision["legal"]:
         return "the same legal actions in another order: the same random draws pick another one"
-    return ("the same legal actions, in the same order: the agents drew differently (their random draws, "
-            "or the order of a later parameter's candidates)")
+    if base_decision.get("rng") != this_decision.get("rng"):
+        since = f" since decision {first_draws_apart}" if first_draws_apart is not None else ""
+        return ("the same legal actions, in the same order, but the agent's random generator is in another "
+                f"state{since}: an earlier draw took another amount of random numbers (a domain of "
+                "another length, a subset drawn among other candidates, or another choice) while choosing the same"
+                + (f"; {drawn_apart}" if drawn_apart else ""))
+    return ("the same legal actions, in the same order, drawn from the same generator state: the candidates "
+            "of a later parameter come in another order")
+
+
+def first_apart(base_decisions: list[dict], this_decisions: list[dict], side: str) -> int | None:
+    """The first decision of `side` at which the agents' random generators are in different states."""
+    for i, (b, t) in enumerate(zip(base_decisions, this_decisions)):
+        if b.get("side") == side and b.get("rng") != t.get("rng"):
+            return i
+    return None
+
+
+def drawn_apart(base_decisions: list[dict], this_decisions: list[dict], apart: int | None) -> str:
+    """What the side's decision just before `apart` (the draw that took other numbers) was offered
+    otherwise: its candidates in another order, or other legal actions; "" if nothing differs."""
+    if apart is None:
+        return ""
+    side = base_decisions[apart]["side"]
+    before = [i for i in range(apart) if base_decisions[i]["side"] == side]
+    if not before:
+        return ""
+    k = before[-1]
+    b, t = base_decisions[k], this_decisions[k]
+    if sorted(map(json.dumps, b["legal"])) != sorted(map(json.dumps, t["legal"])):
+        return f"at decision {k} the legal actions differed"
+    for action, order in b.get("domains", {}).items():
+        other = t.get("domains", {}).get(action)
+        if order is not None and other is not None and order != other:
+            return (f"at decision {k} (the same {b['chosen'][0] if b.get('chosen') else 'pass'} chosen) the candidates "
+                    f"of {action}'s first parameter came in another order ({_short(order)} against {_short(other)})")
+    return ""
 
 
 def _short(values: list, n: int = 6) -> str:

@@ -69,10 +69,15 @@ def test_why_other_legal_actions():
     assert why.startswith("the legal actions differ (2 against 1)")
 
 
-def test_why_the_draws_differ_when_everything_offered_is_the_same():
+def test_why_when_everything_offered_and_the_generator_are_the_same():
     div = first_divergence([PASS, attack("1202", 0, "1203")], [PASS, attack("1101", 2, "1001")])
     same = decision(["1101", "1202"])
-    assert "the agents drew differently" in explain_decision(div, same, same)
+    assert "the candidates of a later parameter come in another order" in explain_decision(div, same, same)
+
+
+def test_a_decision_not_inspected_says_so():
+    div = first_divergence([PASS, attack("1202", 0, "1203")], [PASS, attack("1101", 0, "1203")])
+    assert "not inspected" in explain_decision(div, None, None)
 
 
 def test_why_a_choice_inside_the_same_action_differs():
@@ -113,3 +118,24 @@ def test_the_worker_inspects_each_decision_up_to_the_one_asked():
             continue
         assert d["chosen"] in d["legal"] and d["chosen"][0] == entry["action"]
         assert d["domains"][entry["action"]]  # the first parameter's candidates, in their order
+
+
+def test_a_generator_gone_apart_is_traced_to_the_draw_that_took_other_numbers():
+    """Tiny Front seed 4 against 772ede4: the Soviet attack at decision 50 is the same, drawn from
+    targets in another order, and took other random numbers doing so; from decision 51 the Soviet
+    agent's generator is elsewhere, and at 58 it moves another unit among the same legal moves."""
+    from bench.logdiff import drawn_apart, first_apart
+
+    def d(side, rng, domain):
+        return {**decision(domain), "side": side, "rng": rng, "chosen": ["attack", []]}
+
+    base = [d("soviet", "a", ["0401", "1007", "0505"]), d("axis", "x", ["1"]), d("soviet", "b", ["2"]),
+            d("soviet", "c", ["3"])]
+    this = [d("soviet", "a", ["0505", "0401", "1007"]), d("axis", "x", ["1"]), d("soviet", "B", ["2"]),
+            d("soviet", "C", ["3"])]
+    assert first_apart(base, this, "soviet") == 2
+    note = drawn_apart(base, this, 2)
+    assert note.startswith("at decision 0 (the same attack chosen)") and "another order" in note
+    div = first_divergence([PASS, attack("1202", 0, "1203")], [PASS, attack("1101", 0, "1203")])
+    why = explain_decision(div, base[3], this[3], 2, note)
+    assert "generator is in another state since decision 2" in why and why.endswith("['0505', '0401', '1007'])")
