@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from warcodex.dsl import ast
 from warcodex.dsl.formatter import format_cell
 from warcodex.dsl.model import GameDef
+from warcodex.dsl.walk import children
 
 
 @dataclass
@@ -36,7 +37,7 @@ def citing_constructs(game: GameDef) -> dict[str, list[str]]:
             if what not in lst:
                 lst.append(what)
 
-    def walk(node, owner: str) -> None:
+    def visit(node, owner: str) -> None:  # the owner: the innermost declaration around node
         if isinstance(node, ast.Modifier):
             add(node.citations, f"{owner}: modifier '{node.label or node.op}'")
         elif isinstance(node, (ast.Require, ast.Choose, ast.Beyond, ast.ActionParam, ast.Prop)) and getattr(node, "citations", None):
@@ -53,16 +54,11 @@ def citing_constructs(game: GameDef) -> dict[str, list[str]]:
             add(node.header.citations, what)
             add(getattr(node, "base_citations", []) or [], f"{what}: base")
             owner = what
-        if isinstance(node, ast.Node):
-            for f in type(node).model_fields:
-                if f not in ("span", "header"):
-                    walk(getattr(node, f), owner)
-        elif isinstance(node, (list, tuple)):
-            for x in node:
-                walk(x, owner)
+        for child in children(node):
+            visit(child, owner)
 
     for decl in game.decls:
-        walk(decl, "")
+        visit(decl, "")
     return found
 
 

@@ -74,6 +74,7 @@ from pathlib import Path
 from warcodex import inputs
 from warcodex.dsl import ast
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span, input_diagnostic
+from warcodex.dsl.walk import children
 from warcodex.outputs import write_atomic
 
 MAX_WIDTH = 100
@@ -909,17 +910,6 @@ class _Notes:
     tail: list[str] = field(default_factory=list)
 
 
-def _child_nodes(value):
-    if isinstance(value, ast.Node):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _child_nodes(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _child_nodes(v)
-
-
 class _Places:
     """Where each comment inside a declaration goes, found from line numbers alone: the innermost
     item whose lines hold the comment owns it; an end-of-line comment ends the outermost item
@@ -939,11 +929,10 @@ class _Places:
             lines = []
             if node.span is not None:
                 lines += [node.span.line, node.span.end_line or node.span.line]
-            for name in type(node).model_fields:
-                for child in _child_nodes(getattr(node, name)):
-                    inner = self.extent(child)
-                    if inner is not None:
-                        lines += inner
+            for child in children(node):
+                inner = self.extent(child)
+                if inner is not None:
+                    lines += inner
             start = node.span.line if node.span is not None else (min(lines) if lines else None)
             self._extents[key] = (start, max(lines)) if lines else None
         return self._extents[key]
@@ -953,14 +942,14 @@ class _Places:
         key = id(node)
         if key not in self._anchors:
             found: list[ast.Node] = []
-            todo = [c for name in type(node).model_fields for c in _child_nodes(getattr(node, name))]
+            todo = list(children(node))
             while todo:
                 child = todo.pop(0)
                 if isinstance(child, _ANCHORS):
                     if self.extent(child) is not None:
                         found.append(child)
                 else:
-                    todo[:0] = [c for name in type(child).model_fields for c in _child_nodes(getattr(child, name))]
+                    todo[:0] = list(children(child))
             self._anchors[key] = sorted(found, key=lambda n: self.extent(n))
         return self._anchors[key]
 

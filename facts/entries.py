@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.facts.partial import UNKNOWN, Bound, Chosen, Each, Partial, truth
+from warcodex.facts.walk import walk
 from warcodex.interpreter.values import Entity
 
 ENTRY_CALLS = ("place", "place_in_box")
@@ -158,8 +159,6 @@ class Walker:
 def _reaches(game, stmts, tracked, seen: set) -> bool:
     """An entry or exit call, or a `set` of one of `tracked`, in `stmts` or the procedures they
     call (a `move_to` counts: whether it takes a unit from a box is decided when it is walked)."""
-    from warcodex.facts.walk import walk
-
     for n in walk(stmts):
         if isinstance(n, ast.Call):
             if n.func in ENTRY_CALLS or n.func in EXIT_CALLS or n.func == FROM_BOX:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
+from warcodex.facts.walk import walk
 
 # declarations play reaches only through a reference from a rule that runs
 _REFERENCED = (ast.Procedure, ast.Function, ast.Table, ast.Result, ast.Action, ast.Quantity, ast.Phase, ast.Trigger)
@@ -43,38 +44,12 @@ class Reach:
         return self.dead.get(id(decl))
 
 
-def _children(node, skip_phases: bool):
-    """Every AST node under `node`, not descending into sub-phases when `skip_phases` (a phase's
-    sub-phases have their own condition)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (list, tuple)):
-            stack.extend(reversed(n))
-            continue
-        if not isinstance(n, ast.Node):
-            continue
-        yield n
-        for name in type(n).model_fields:
-            if name == "span":
-                continue
-            value = getattr(n, name)
-            if isinstance(value, ast.Node):
-                if skip_phases and isinstance(value, ast.Phase) and value is not node:
-                    continue
-                stack.append(value)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(x for x in reversed(value)
-                             if isinstance(x, ast.Node) and not (skip_phases and isinstance(x, ast.Phase)))
-            elif isinstance(value, dict):
-                stack.extend(x for x in value.values() if isinstance(x, ast.Node))
-
-
 def _references(node, names: dict, skip_phases: bool = True) -> list:
     """The declarations a rule refers to: called, read by name (a table, a result, a quantity), or
     allowed (actions)."""
     out = []
-    for n in _children(node, skip_phases):
+    # not into a phase's sub-phases when `skip_phases`: they have their own condition
+    for n in walk(node, into=(lambda c: not isinstance(c, ast.Phase)) if skip_phases else None):
         if isinstance(n, ast.Call):
             target = names.get(n.func)
         elif isinstance(n, ast.Name):

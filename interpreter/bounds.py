@@ -20,6 +20,7 @@ error in both evaluators (the closure compiler, `compiler.py`, counts the same r
 from __future__ import annotations
 
 from warcodex.dsl import ast
+from warcodex.dsl.walk import walk
 from warcodex.interpreter.dependencies import BOARD_STATIC, POSITION_READERS
 
 # built-ins that read the board, the state or their arguments and never evaluate a rule
@@ -40,21 +41,17 @@ def counted_rules(game) -> frozenset[str]:
     counted = set()
     for name, decl in rules.items():
         callees: set[str] = set()
-        escapes = [False]
-
-        def visit(node):
+        escapes = False
+        for node in walk(decl):
             if isinstance(node, ast.Call):
                 if node.func in rules:
                     callees.add(node.func)
                 elif node.func not in LEAF_BUILTINS:
-                    escapes[0] = True
+                    escapes = True
             elif isinstance(node, (ast.Choose, ast.Reroll, ast.Apply)):
-                escapes[0] = True
-            return False
-
-        _walk(decl, visit)
+                escapes = True
         calls[name] = callees
-        if escapes[0]:
+        if escapes:
             counted.add(name)
     for name in rules:  # on a cycle: reachable from its own callees
         seen, todo = set(), list(calls[name])
@@ -68,16 +65,3 @@ def counted_rules(game) -> frozenset[str]:
                 todo.extend(calls[n])
     return frozenset(counted)
 
-
-def _walk(node, visit) -> None:
-    visit(node)
-    if isinstance(node, ast.Node):
-        for f in type(node).model_fields:
-            if f != "span":
-                _walk(getattr(node, f), visit)
-    elif isinstance(node, (list, tuple)):
-        for x in node:
-            _walk(x, visit)
-    elif isinstance(node, dict):
-        for x in node.values():
-            _walk(x, visit)

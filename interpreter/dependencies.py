@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
+from warcodex.dsl.walk import children, walk
 
 # built-ins whose result depends only on the board and their arguments
 POSITION_READERS = frozenset({"units_at", "units_of", "occupied", "all_units", "side_of_location"})
@@ -109,23 +110,14 @@ class DependencyAnalysis:
                     if callee.name not in seen:
                         seen[callee.name] = callee
                         todo.append(callee)
-            cache[name] = any(_contains(d, direct) for d in seen.values())
+            cache[name] = any(direct(n) for d in seen.values() for n in walk(d))
         return cache[name]
 
     def _callees(self, decl) -> list:
         """The functions and quantities a rule calls directly."""
         if decl.name not in self._calls:
-            found = []
-
-            def is_rule_call(node):
-                if isinstance(node, ast.Call):
-                    target = self.game.names.get(node.func)
-                    if isinstance(target, (ast.Quantity, ast.Function)):
-                        found.append(target)
-                return False
-
-            _contains(decl, is_rule_call)
-            self._calls[decl.name] = found
+            targets = (self.game.names.get(n.func) for n in walk(decl) if isinstance(n, ast.Call))
+            self._calls[decl.name] = [t for t in targets if isinstance(t, (ast.Quantity, ast.Function))]
         return self._calls[decl.name]
 
     def of(self, decl) -> Deps:
@@ -198,26 +190,6 @@ class DependencyAnalysis:
             elif node.func not in BUILTINS:
                 deps.at_least("dynamic")  # procedures or unknown: never cache
                 return
-        if isinstance(node, ast.Node):
-            for f in type(node).model_fields:
-                if f != "span":
-                    self._walk(getattr(node, f), local, deps)
-        elif isinstance(node, (list, tuple)):
-            for x in node:
-                self._walk(x, local, deps)
-        elif isinstance(node, dict):
-            for x in node.values():
-                self._walk(x, local, deps)
+        for child in children(node):
+            self._walk(child, local, deps)
 
-
-def _contains(node, test) -> bool:
-    """True if `test` holds of `node` or of a node inside it (the calls it makes not followed)."""
-    if test(node):
-        return True
-    if isinstance(node, ast.Node):
-        return any(_contains(getattr(node, f), test) for f in type(node).model_fields if f != "span")
-    if isinstance(node, (list, tuple)):
-        return any(_contains(x, test) for x in node)
-    if isinstance(node, dict):
-        return any(_contains(x, test) for x in node.values())
-    return False

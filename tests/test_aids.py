@@ -469,6 +469,10 @@ def test_no_retreat_card_list():
     page = lxml.html.fromstring(render_html(aid))
     card = page.xpath('//article[@data-card="c01"]')[0]
     assert "Axis: Erich von Manstein: double a unit, or two counterblows §K01; Soviet: Stavka" in text(card)
+    # what the card prints (the deck's `face:`), not when the rules let each event be played
+    assert [k for k, _v in c01.fields][:3] == ["number", "axis event", "axis text"] and c01.flags == ["removed 1945"]
+    assert not any("when" in k.lower() for c in deck.cards for k, _v in c.fields)
+    assert not any("set aside" in f.lower() for c in deck.cards for f in c.flags)
 
 
 def test_stargard_cup_of_chits_is_said_by_its_piles():
@@ -478,6 +482,10 @@ def test_stargard_cup_of_chits_is_said_by_its_piles():
     # piles, by the titles the deck gives them: `pile "waiting" "Not usable yet"`)
     assert re.fullmatch(r"15 cards \(\d+ in “Cup”, \d+ in “Not usable yet”\)", cup.composition), cup.composition
     assert {c.owners for c in cup.cards} == {"German", "Soviet"}  # a chit is its side's (§1.4)
+    # a chit lists the HQs it activates (§3.1.1, §2.3.1), not its pile or its usable turns
+    chit = next(c for c in cup.cards if c.name == "chit_61a")
+    assert chit.fields == [("activates", "61 HQ, Konstantinov HQ")] and chit.flags == []
+    assert all(k == "activates" for c in cup.cards for k, _v in c.fields)
     # drawn blind (§1.4), the Zhukov chit hidden from the German player (§12.6): the piles' visibility
     assert "Cup: face down (nobody sees its cards)" in cup.rules
     assert "Withheld (hidden from the German player): each card seen by its owner only" in cup.rules

@@ -1,6 +1,6 @@
 """Card lists: for every deck, its own rules (`reshuffle_at`), its composition (how many cards
-start in the draw pile, set aside, in a hand) and who draws from it; for every card, its printed
-properties (texts, numbers), marks, owners where they are not every side that draws, and its
+start in the draw pile, set aside, in a hand) and who draws from it; for every card, what is
+printed on it (`CardFacts.face`: texts, numbers, marks; not the rules' records about it), owners where they are not every side that draws, and its
 events: the rules that run for it, for each side. From the facts' decks (`GameFacts.decks`).
 """
 
@@ -46,8 +46,9 @@ def deck_aids(w) -> list[DeckAid]:
                 rules.append(w.ui("pile_" + seen, pile=_pile_name(w, deck, pile)))
         cards = []
         for c in deck.cards:
-            fields = [(w.labels.prop(k), w.value(v)) for k, v in c.values.items()]
-            flags = [w.labels.prop(f) for f in c.flags]
+            # what is printed on the card (the deck's `face:`), not the rules' records about it
+            fields = [(w.labels.prop(k), w.value(v)) for k, v in c.face if v is not True]
+            flags = [w.labels.prop(k) for k, v in c.face if v is True]
             owners = None
             if c.owners and (c.declared or set(c.owners) != set(deck.drawn_by)):
                 owners = ", ".join(w.label(s) for s in c.owners)
