@@ -27,7 +27,8 @@ from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.search_agents import GreedyAgent
-from warcodex.interpreter.search_support import lookahead_failure, position_value, private_snapshot, sampled_candidates
+from warcodex.interpreter.search_support import (lookahead_failure, position_value, private_snapshot, sampled_candidates,
+                                                 stratified_candidates)
 from warcodex.interpreter.values import RuleError, RuleRefusal
 
 PASS = None  # a candidate that ends the side's actions in the current step
@@ -39,8 +40,10 @@ class MCTSAgent(RandomAgent):
 
     def __init__(self, seed: int = 0, playouts: int = 32, horizon: int = 20, rollout: str = "random",
                  candidates: int = 8, exploration: float = 1.4, evaluation: str | None = None,
-                 budget: int | None = None, widen: float = 0.0, idle: int = 3) -> None:
+                 budget: int | None = None, widen: float = 0.0, idle: int = 3, sampler: str = "kind") -> None:
         super().__init__(seed)
+        if sampler not in ("kind", "stratified"):
+            raise ValueError(f"mcts sampler must be kind or stratified, not '{sampler}'")
         if rollout not in ("random", "greedy"):
             raise ValueError(f"mcts rollout must be random or greedy, not '{rollout}'")
         for name, value in (("playouts", playouts), ("candidates", candidates)):
@@ -58,6 +61,10 @@ class MCTSAgent(RandomAgent):
         self.budget = budget if budget is not None else playouts * (horizon + 1)
         self.widen = widen  # 0: every candidate from the start; > 0: progressive widening
         self.idle = idle
+        # "kind": candidates drawn a random kind first, lazily; "stratified": greedy's strata (one
+        # kind and unit each, three instances a stratum): a side with many kinds of action gets its
+        # moves weighed (docs/balance.md, fourth part)
+        self.sampler = sampler
         self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
         self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
 
@@ -138,6 +145,8 @@ class MCTSAgent(RandomAgent):
 
     def _candidates(self, legal):
         """Distinct sampled legal actions, one at a time (for progressive widening)."""
+        if self.sampler == "stratified":
+            return iter(stratified_candidates(legal, self.rng, self.candidates, 3))
         return sampled_candidates(legal, self.rng, self.candidates)
 
     def _allowed(self, n: int) -> int:
