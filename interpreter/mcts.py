@@ -23,6 +23,7 @@ the same log; its choices inside procedures are random.
 from __future__ import annotations
 
 import math
+import time
 from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
@@ -67,6 +68,15 @@ class MCTSAgent(RandomAgent):
         self.sampler = sampler
         self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
         self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
+        # the decisions' cost, as greedy counts it (balance records it per game): decisions, engine
+        # actions played in playouts (the "lookaheads" of a batch's report), CPU seconds
+        self.decisions = self.actions_played = 0
+        self.cpu = 0.0
+
+    def stats(self) -> dict:
+        """What its decisions cost (balance records it per game, as GreedyAgent.stats)."""
+        return {"decisions": self.decisions, "choices_searched": 0, "lookaheads": self.actions_played,
+                "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / max(1, self.decisions), 2)}
 
     def _rollout_agents(self, engine) -> tuple:
         seed = self.rng.getrandbits(32)
@@ -157,6 +167,15 @@ class MCTSAgent(RandomAgent):
         return max(2, min(self.candidates, math.ceil(self.widen * math.sqrt(n + 1))))
 
     def choose_action(self, ctx, side, legal):
+        t0 = time.process_time()
+        try:
+            return self._choose_action(ctx, side, legal)
+        finally:
+            self.cpu += time.process_time() - t0
+            self.decisions += 1
+            self.actions_played += self.spent
+
+    def _choose_action(self, ctx, side, legal):
         sampler = self._candidates(legal)
         actions = list(islice(sampler, 2))  # two, to tell a forced decision apart
         may_pass = legal.may_pass and self._may_end_step(ctx)

@@ -198,3 +198,13 @@ def test_the_stratified_sampler_weighs_greedys_candidates(engine):
         game = start(engine, "meeting", 5, agents_for(engine, ["mcts:playouts=4:horizon=0:sampler=stratified", "random"], 5))
         logs.append(log_text(game.run(until_turn=2).log))
     assert logs[0] == logs[1] and '"action": "move"' in logs[0]
+
+
+def test_the_agent_counts_what_its_decisions_cost(engine):
+    # as greedy's: a batch records each search agent's decisions, engine actions and CPU per game
+    g = start(engine, "meeting", 2, agents_for(engine, ["mcts:playouts=4:horizon=2", "random"], 2))
+    g.run(until_turn=2)
+    agent = g.agents["axis"]
+    stats = agent.stats()
+    assert stats["decisions"] > 0 and 0 < stats["lookaheads"] <= stats["decisions"] * agent.budget
+    assert stats["cpu_s"] > 0 and stats["choices_searched"] == 0
