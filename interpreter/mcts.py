@@ -23,11 +23,13 @@ the same log; its choices inside procedures are random.
 from __future__ import annotations
 
 import math
+import time
 from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.search_agents import GreedyAgent
-from warcodex.interpreter.search_support import lookahead_failure, position_value, private_snapshot, sampled_candidates
+from warcodex.interpreter.search_support import (lookahead_failure, position_value, private_snapshot, sampled_candidates,
+                                                 stratified_candidates)
 from warcodex.interpreter.values import RuleError, RuleRefusal
 
 PASS = None  # a candidate that ends the side's actions in the current step
@@ -39,8 +41,10 @@ class MCTSAgent(RandomAgent):
 
     def __init__(self, seed: int = 0, playouts: int = 32, horizon: int = 20, rollout: str = "random",
                  candidates: int = 8, exploration: float = 1.4, evaluation: str | None = None,
-                 budget: int | None = None, widen: float = 0.0, idle: int = 3) -> None:
+                 budget: int | None = None, widen: float = 0.0, idle: int = 3, sampler: str = "kind") -> None:
         super().__init__(seed)
+        if sampler not in ("kind", "stratified"):
+            raise ValueError(f"mcts sampler must be kind or stratified, not '{sampler}'")
         if rollout not in ("random", "greedy"):
             raise ValueError(f"mcts rollout must be random or greedy, not '{rollout}'")
         for name, value in (("playouts", playouts), ("candidates", candidates)):
@@ -58,8 +62,21 @@ class MCTSAgent(RandomAgent):
         self.budget = budget if budget is not None else playouts * (horizon + 1)
         self.widen = widen  # 0: every candidate from the start; > 0: progressive widening
         self.idle = idle
+        # "kind": candidates drawn a random kind first, lazily; "stratified": greedy's strata (one
+        # kind and unit each, three instances a stratum): a side with many kinds of action gets its
+        # moves weighed (docs/balance.md, fourth part)
+        self.sampler = sampler
         self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
         self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
+        # the decisions' cost, as greedy counts it (balance records it per game): decisions, engine
+        # actions played in playouts (the "lookaheads" of a batch's report), CPU seconds
+        self.decisions = self.actions_played = 0
+        self.cpu = 0.0
+
+    def stats(self) -> dict:
+        """What its decisions cost (balance records it per game, as GreedyAgent.stats)."""
+        return {"decisions": self.decisions, "choices_searched": 0, "lookaheads": self.actions_played,
+                "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / max(1, self.decisions), 2)}
 
     def _rollout_agents(self, engine) -> tuple:
         seed = self.rng.getrandbits(32)
@@ -138,6 +155,8 @@ class MCTSAgent(RandomAgent):
 
     def _candidates(self, legal):
         """Distinct sampled legal actions, one at a time (for progressive widening)."""
+        if self.sampler == "stratified":
+            return iter(stratified_candidates(legal, self.rng, self.candidates, 3))
         return sampled_candidates(legal, self.rng, self.candidates)
 
     def _allowed(self, n: int) -> int:
@@ -148,6 +167,15 @@ class MCTSAgent(RandomAgent):
         return max(2, min(self.candidates, math.ceil(self.widen * math.sqrt(n + 1))))
 
     def choose_action(self, ctx, side, legal):
+        t0 = time.process_time()
+        try:
+            return self._choose_action(ctx, side, legal)
+        finally:
+            self.cpu += time.process_time() - t0
+            self.decisions += 1
+            self.actions_played += self.spent
+
+    def _choose_action(self, ctx, side, legal):
         sampler = self._candidates(legal)
         actions = list(islice(sampler, 2))  # two, to tell a forced decision apart
         may_pass = legal.may_pass and self._may_end_step(ctx)

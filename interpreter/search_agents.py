@@ -270,7 +270,7 @@ GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 3}  # of the `greedy` 
 AGENT_OPTIONS = {
     "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str,
-             "budget": int, "widen": float, "idle": int},
+             "budget": int, "widen": float, "idle": int, "sampler": str},
 }
 
 

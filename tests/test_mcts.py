@@ -174,3 +174,37 @@ def test_the_decision_cost_bench_measures_mcts_against_greedy_on_the_same_positi
     assert cpu > 0 and 0 < spent <= 6
     assert cost(engine, "greedy", points)[1] == 0
     assert [p[0].version for p in points] == before  # deciding on a snapshot leaves the position as it was
+
+
+def test_the_stratified_sampler_weighs_greedys_candidates(engine):
+    # `sampler=stratified`: the candidates are greedy's strata (search_support.py), drawn with the
+    # agent's own RNG, so the same seed weighs the same actions; the default stays kind-first
+    import random
+
+    from warcodex.interpreter.search_support import candidate_key, stratified_candidates
+
+    assert make_agent("mcts", 1).sampler == "kind"
+    with pytest.raises(ValueError, match="sampler must be kind or stratified"):
+        make_agent("mcts:sampler=smart", 1)
+    g, agent, legal = _first_axis_decision(engine, "mcts:playouts=4:horizon=0:sampler=stratified")
+    state = agent.rng.getstate()
+    drawn = [candidate_key(c) for c in agent._candidates(legal)]
+    twin = random.Random()
+    twin.setstate(state)
+    assert drawn == [candidate_key(c) for c in stratified_candidates(legal, twin, agent.candidates, 3)]
+    assert len(drawn) == agent.candidates and len({k[1] for k in drawn}) == len(drawn)
+    logs = []
+    for _ in range(2):
+        game = start(engine, "meeting", 5, agents_for(engine, ["mcts:playouts=4:horizon=0:sampler=stratified", "random"], 5))
+        logs.append(log_text(game.run(until_turn=2).log))
+    assert logs[0] == logs[1] and '"action": "move"' in logs[0]
+
+
+def test_the_agent_counts_what_its_decisions_cost(engine):
+    # as greedy's: a batch records each search agent's decisions, engine actions and CPU per game
+    g = start(engine, "meeting", 2, agents_for(engine, ["mcts:playouts=4:horizon=2", "random"], 2))
+    g.run(until_turn=2)
+    agent = g.agents["axis"]
+    stats = agent.stats()
+    assert stats["decisions"] > 0 and 0 < stats["lookaheads"] <= stats["decisions"] * agent.budget
+    assert stats["cpu_s"] > 0 and stats["choices_searched"] == 0
