@@ -95,16 +95,20 @@ def test_every_purchase_adds_the_same_worth_whatever_its_price():
     assert gains == {"infantry": 3, "tank": 3, "transport": 3, "battleship": 3}
 
 
-def test_land_units_are_drawn_towards_the_enemy_capitals_not_held():
+def test_land_and_sea_units_are_drawn_towards_the_enemy_capitals_not_held():
     # A Soviet infantry in Russia is 2 steps from Berlin (russia - eastern_europe - germany); one
     # step nearer is worth 1/4. Once the Allies hold Berlin and Tokyo nothing pulls any more.
     t = Table(active="soviet_union", phase="noncombat")
     t.control("eastern_europe", "soviet_union")
     inf = t.place("infantry", "soviet_union", "russia")
-    before = _terms(t, "soviet_union")["land units' distance to the nearest enemy capital not held"]
+    before = _terms(t, "soviet_union")["land and sea units' distance to the nearest enemy capital not held"]
     assert before == -2 / 4
     t.do("land_move", u=inf, to="eastern_europe")
-    assert _terms(t, "soviet_union")["land units' distance to the nearest enemy capital not held"] == -1 / 4
+    assert _terms(t, "soviet_union")["land and sea units' distance to the nearest enemy capital not held"] == -1 / 4
+    # ships too: London, Washington and Tokyo are taken from the sea; a transport in sz25, next to
+    # Japan, is 1 step from Tokyo
+    t.place("transport", "soviet_union", "sz25")
+    assert _terms(t, "soviet_union")["land and sea units' distance to the nearest enemy capital not held"] == -2 / 4
     t.control("germany", "soviet_union")
     t.control("japan", "united_states")
-    assert "land units' distance to the nearest enemy capital not held" not in _terms(t, "soviet_union")
+    assert "land and sea units' distance to the nearest enemy capital not held" not in _terms(t, "soviet_union")
