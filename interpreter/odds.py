@@ -810,11 +810,13 @@ def load_scene(game_path, scene_file, name: str | None = None, casualties: str =
     if diags.errors or game is None:
         raise DiagnosticError(diags.errors)
     own = [t for t in game.tests.values() if t.header.span.file == str(scene_file)]
+    names = [t.name for t in own]
     if name is not None:
         own = [t for t in own if t.name == name]
     if not own:
         raise SceneError(f"{scene_file}: no {'test named ' + name if name else 'test block'} to resolve "
-                         "(a scene is a `test` block whose last line is the combat)")
+                         "(a scene is a `test` block whose last line is the combat)"
+                         + (f"; its tests: {', '.join(names)}" if names else ""))
     scene = scene_from_test(game, own[0], casualties, evaluator)
     scene.warnings = [d for d in diags.warnings if d.span is not None and d.span.file == str(scene_file)]
     return scene
@@ -849,6 +851,8 @@ def scene_from_test(game, test, casualties: str = "first", evaluator: str = "ref
 
 
 def _scene(game, run, battle, asked: RoundAnswers | None = None) -> Scene:
+    if isinstance(battle, ast.CallStmt):
+        check_combat_arguments(run, battle.call)
     state = run.state
     participants = combat_units(run, battle)
     # the provisional data a combat reads: the tables (a CRT the rulebook does not print) and the
@@ -858,6 +862,92 @@ def _scene(game, run, battle, asked: RoundAnswers | None = None) -> Scene:
                     f"{item} ({prov.note})" if prov.note else item) for item, node, prov in game.provisional_items()
                    if isinstance(node, ast.Table) or any(f" {t}." in f"{item}." or item.endswith(f" {t}") for t in types)]
     return Scene(run, battle, state.active, participants, provisional, asked or RoundAnswers())
+
+
+_KINDS = {"location": "a location of the map (\"karelia\", \"0805\")", "side": "a side", "unit": "a unit",
+          "list": "a list", "int": "a whole number", "str": "a quoted string", "bool": "true or false"}
+
+
+def check_combat_arguments(run, call: ast.Call) -> None:
+    """The combat's arguments against its procedure's parameters, before it runs: each one of the
+    kind its parameter says (`none` is always allowed), a location one of the map's. The rules
+    themselves would fail later and elsewhere (`cannot set 'battle_done' of 3`), or not at all
+    (an unknown location read as a place with no features)."""
+    from warcodex.dsl.diagnostics import did_you_mean
+
+    decl = run.engine.game.names.get(call.func)
+    if not isinstance(decl, ast.Procedure):
+        return
+    board = run.engine.board
+    params = decl.params
+    given = list(zip(params, call.args)) + [(p, call.kwargs[p.name]) for p in params if p.name in call.kwargs]
+    unknown = [k for k in call.kwargs if k not in {p.name for p in params}]
+    if unknown:
+        raise SceneError(f"{call.func} has no parameter '{unknown[0]}' (its parameters: "
+                         f"{', '.join(p.name for p in params) or 'none'})", call.kwargs[unknown[0]].span or call.span)
+    if len(given) != len(params) or len(call.args) > len(params):
+        raise SceneError(f"{call.func} takes {len(params)} argument(s) ({', '.join(p.name for p in params)}), "
+                         f"got {len(call.args) + len(call.kwargs)}", call.span)
+    for param, arg in given:
+        kind = param.type
+        if kind not in _KINDS:
+            continue
+        try:
+            value = run.engine.reference.expr(arg, frozenset(run.scope))(run.fr)
+        except RuleError as exc:
+            raise SceneError(exc.message, exc.span or arg.span or call.span) from None
+        if value is None:
+            continue
+        name = value.name if isinstance(value, Entity) else value
+        ok = {"location": lambda: isinstance(name, str) and name in board.index,
+              "side": lambda: isinstance(value, Entity) and value.kind == "side",
+              "unit": lambda: isinstance(value, UnitRef),
+              "list": lambda: isinstance(value, (list, tuple)),
+              "int": lambda: isinstance(value, int) and not isinstance(value, bool),
+              "str": lambda: isinstance(value, str),
+              "bool": lambda: isinstance(value, bool)}[kind]()
+        if ok:
+            continue
+        if kind == "location" and isinstance(name, str):
+            raise SceneError(f"no location \"{name}\" on the map of this position ({call.func}'s `{param.name}` is a "
+                             "location)", arg.span or call.span,
+                             did_you_mean(name, board.index) or f"a location is named as the map names it, like "
+                             f"\"{next(iter(board.index), '')}\"")
+        shown = f'the string "{value}"' if isinstance(value, str) else run.engine.describe(run.ctx, value)
+        raise SceneError(f"{call.func}'s `{param.name}` is {_KINDS[kind]}, not {shown}", arg.span or call.span)
+
+
+def attacker_warning(run, battle, participants: dict):
+    """A save's combat: the attacker is the side active in the save (the outcomes are counted for
+    it), which the user did not write. When the units the call names (`resolve_combat([a, b],
+    "0606")`: most often the attackers) are all of one other side, the odds may be read the wrong
+    way round: a located warning saying so and how to say otherwise (None when not). Only a
+    warning: a combat may name its defenders."""
+    from warcodex.dsl.diagnostics import Diagnostic, Severity
+
+    named = set()
+
+    def visit(v) -> None:
+        if isinstance(v, UnitRef):
+            named.add(v.id)
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                visit(x)
+
+    call = battle.call
+    for a in list(call.args) + list(call.kwargs.values()):
+        try:
+            visit(run.engine.reference.expr(a, frozenset(run.scope))(run.fr))
+        except RuleError:
+            continue
+    sides = {participants[uid].side for uid in named if uid in participants}
+    active = run.state.active
+    if len(sides) != 1 or active in sides:
+        return None
+    side = next(iter(sides))
+    return Diagnostic(Severity.WARNING, "W-attacker", f"the units this combat names are all {side}'s, but the "
+                      f"attacker (whose wins are \"attacker wins\") is the side active in the save, {active}",
+                      call.span, f"if the attack is {side}'s, give --attacker {side}")
 
 
 def combat_units(run, battle) -> dict:
@@ -913,9 +1003,12 @@ def parse_combat(text: str) -> ast.Call | None:
     return body[0].call
 
 
-def scene_from_save(game_path, save_file, combat: str, casualties: str = "first", overlays=()) -> Scene:
+def scene_from_save(game_path, save_file, combat: str, casualties: str = "first", overlays=(), force: bool = False,
+                    attacker: str | None = None) -> Scene:
     """A scene from a save: its position, and the combat given as a procedure call in the rules
-    language (`fight("karelia", germany)`), checked against the game."""
+    language (`fight("karelia", germany)`), checked against the game (`force`: a save made with
+    other rules files, or other overlays, is read too, as `warcodex play --load --force` does).
+    The attacker is the side active in the save, or `attacker` (made the active side)."""
     from types import SimpleNamespace
 
     from warcodex.dsl.checker import check_path
@@ -926,23 +1019,58 @@ def scene_from_save(game_path, save_file, combat: str, casualties: str = "first"
     from warcodex.interpreter.rule_tests import AnswerAgent, AnswerBook
     from warcodex.interpreter.saves import load_save
 
+    if not Path(save_file).is_file():
+        raise SceneError(f"no save file {save_file}" + (" (a folder)" if Path(save_file).is_dir() else ""))
     game, diags = check_path(game_path, overlays)
     if diags.errors or game is None:
         raise DiagnosticError(diags.errors)
     call = parse_combat(combat)
-    if call is None or call.func not in game.names or not isinstance(game.names[call.func], ast.Procedure):
-        raise SceneError("--combat is a call of one of the game's procedures, like fight(\"karelia\", germany)",
-                         call.span if call is not None else None)
+    if call is None or not isinstance(game.names.get(call.func), ast.Procedure):
+        raise SceneError(*_not_a_procedure(game, call))
     engine = Engine(game, evaluator="reference")
-    state, _, _ = load_save(engine, save_file)
+    state, _, _ = load_save(engine, save_file, force)
+    if attacker is not None:
+        sides = [s.name for s in engine.side_entities]
+        if attacker not in sides:
+            from warcodex.dsl.diagnostics import did_you_mean
+
+            raise SceneError(f"--attacker: the game has no side '{attacker}' (its sides: {', '.join(sides)})", None,
+                             did_you_mean(attacker, sides))
+        state.active = attacker  # the combat is that side's, as a scene's `active` line says
+        state.touch()
     if state.active is None:
         raise SceneError(f"{save_file}: no side is active in this position (a finished game?): the attacker "
-                         "of the combat is the active side")
+                         "of the combat is the active side; give it with --attacker SIDE")
     agents = {s.name: PolicyAgent(AnswerAgent(AnswerBook()), casualties) for s in engine.side_entities}
     ctx = Context(engine, state, agents)
     run = SimpleNamespace(engine=engine, ctx=ctx, fr=Frame(ctx, {}), scope=set(), players=agents)
     run.state = state
-    return _scene(game, run, ast.CallStmt(call=call, span=call.span))
+    scene = _scene(game, run, ast.CallStmt(call=call, span=call.span))
+    warning = attacker_warning(run, scene.battle, scene.participants)
+    scene.warnings = [warning] if warning is not None else []
+    return scene
+
+
+def _not_a_procedure(game, call) -> tuple:
+    """Why `--combat` is not a call of one of the game's procedures: (message, span, hint)."""
+    from warcodex.dsl.diagnostics import did_you_mean
+
+    example = "--combat is one call of one of the game's procedures, like fight(\"karelia\", germany)"
+    if call is None:
+        return example, None, None
+    procedures = [n for n, d in game.names.items() if isinstance(d, ast.Procedure)]
+    decl = game.names.get(call.func)
+    if decl is None:
+        from warcodex.dsl.stdlib import BUILTINS
+
+        what = f"{call.func} is a built-in function" if call.func in BUILTINS else f"the game has no procedure '{call.func}'"
+        return what, call.span, did_you_mean(call.func, procedures) or example
+    kind = type(decl).__name__.lower()
+    hint = None
+    if isinstance(decl, ast.Action):
+        hint = (f"an action is taken by a player: write a scene (`--scene FILE`) whose last line is "
+                f"`do {call.func}(...)` (docs/odds.md)")
+    return f"{call.func} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a procedure: {example}", call.span, hint
 
 
 # ==================================================================== outcomes
@@ -1166,6 +1294,7 @@ def _simulate(seeds: range) -> tuple[Counter, Counter, set, int, tuple]:
         state = start.snapshot()
         state.rng = random.Random(seed)
         ctx.install(state)
+        ctx.steps = 0  # the step limit bounds each battle, not the whole run (a precision of 0.005 plays ~40,000)
         sampler = Sampler(ctx) if sampled else None
         ctx.chance = sampler
         try:

@@ -495,3 +495,13 @@ def test_stargard_cup_of_chits_is_said_by_its_piles():
     assert note.count("HQ colour not in the source text") == 1
     hq_colour = next(units for reason, units in aid.units.provisional_notes() if reason.endswith("HQ colour not in the source text"))
     assert len(hq_colour) > 100 and f"({', '.join(hq_colour)})" in note
+
+
+def test_a_typical_battle_with_few_results_shows_each_of_them(fall_blau_aid):
+    """Stalingrad '42's Determined Defense battle has eleven results (the CRT's die, then the
+    Determined Defense die): each is listed, none summed into "6 other results" (a battle of
+    rounds with hundreds of results still shows its likeliest five and the rest on one line)."""
+    dd = next(b for b in fall_blau_aid.battles if b.name == "odds_determined_defense")
+    assert 5 < len(dd.results) <= 12
+    assert not any("other results" in text for _, text in dd.results)
+    assert any("Guards rifle division eliminated" in text for _, text in dd.results)

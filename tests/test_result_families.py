@@ -4,6 +4,7 @@ coloured by it."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import lxml.etree
@@ -101,13 +102,72 @@ def test_the_tiny_odds_chart_legend_and_bars_follow_the_families(tmp_path):
     res = CliRunner().invoke(cli, ["aids", str(TINY), "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output
     root = lxml.etree.parse(str(tmp_path / "odds-crt.svg")).getroot()
-    legend = [t for t in root.iter(f"{SVG}text") if t.get("class") == "family"]
-    labels = [t[0].text for t in legend]
+    legend = [g for g in root.iter(f"{SVG}g") if g.get("class") == "family-legend"]
+    labels = [t.text for g in legend for t in g.iter(f"{SVG}text") if t.get("class") == "family"]
     assert labels == ["Attacker eliminated or retreats", "Exchange: both sides lose a step", "Defender retreats",
                       "Defender eliminated"]
-    assert [t[1].text.strip() for t in legend] == ["AE, AR", "EX", "DR1, DR2", "DE"]
+    cells = [[t.text for t in g.iter(f"{SVG}text") if t.get("class") == "family-cell"] for g in legend]
+    assert cells == [["AE", "AR"], ["EX"], ["DR1", "DR2"], ["DE"]]
     order = {"AE": 0, "AR": 0, "EX": 1, "DR1": 2, "DR2": 2, "DE": 3}
     for g in root.iter(f"{SVG}g"):
         if g.get("class") == "bar":  # bottom to top: the families in order, each in one band
             fams = [order[r.get("data-result")] for r in g.iter(f"{SVG}rect")]
             assert fams == sorted(fams), g.get("data-column")
+
+
+@lru_cache(maxsize=None)
+def _charts_of(name: str):
+    """The odds charts of a bundled game's aid (its tables only: no typical battles computed)."""
+    from warcodex.exporters.aids.tables import table_aids
+    from warcodex.exporters.aids.writer import AidWriter
+    from warcodex.facts import facts_of
+    from warcodex.interpreter.engine import Engine
+
+    game, diags = check_path(ROOT / "games" / name)
+    assert game is not None and not diags.errors
+    return [t.chart for t in table_aids(AidWriter(facts_of(Engine(game), None), "en")) if t.chart is not None]
+
+
+@pytest.mark.parametrize("name", ["tiny", "stalingrad42", "stargard-solstice", "no-retreat"])
+def test_every_odds_chart_legend_shows_every_result_whole(name):
+    """A player reads every result a chart shows in its legend, whole (no `…`), inside the
+    picture: with families, each cell of a family with its own swatch (the Determined Defense
+    Table's first family has four: its fourth, DD_S/Att1/DefPicks, used to be cut off); without,
+    each result's label (Stargard's random events)."""
+    from warcodex.exporters.aids.charts import odds_chart_svg, text_width
+
+    for chart in _charts_of(name):
+        root = lxml.etree.fromstring(odds_chart_svg(chart).encode())
+        width = float(root.get("width"))
+        shown = {seg.get("data-result") for seg in root.iter(f"{SVG}rect") if seg.get("class") == "seg"}
+        assert "…" not in lxml.etree.tostring(root, encoding="unicode"), chart.table
+        if chart.families:
+            cells = [t for t in root.iter(f"{SVG}text") if t.get("class") == "family-cell"]
+            assert {t.text for t in cells} == shown, chart.table
+            swatches = {r.get("data-result") for r in root.iter(f"{SVG}rect") if r.get("class") == "family-swatch"}
+            assert swatches == shown
+            for t in cells:  # inside the picture
+                assert float(t.get("x")) + text_width(t.text) <= width, (chart.table, t.text)
+        else:
+            labels = [t for t in root.iter(f"{SVG}text") if t.get("class") == "result"]
+            assert {t.get("data-result") for t in labels} == shown, chart.table
+            for t in labels:
+                lines = [s.text for s in t]
+                assert " ".join(lines).replace("  ", " ").startswith(t.get("data-result")), lines
+                assert all(float(s.get("x")) + text_width(s.text) <= width for s in t), (chart.table, lines)
+    if name == "stalingrad42":
+        dd = next(c for c in _charts_of(name) if c.table == "dd_table")
+        root = lxml.etree.fromstring(odds_chart_svg(dd).encode())
+        cells = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "family-cell"]
+        assert cells[:4] == ["DD_S/Def1", "DD_S", "DD_S/Att1", "DD_S/Att1/DefPicks"]
+
+
+def test_a_legend_wraps_a_label_too_long_for_its_line():
+    from warcodex.exporters.aids.charts import text_width, wrap_text
+
+    text = "german_replacements_event: German replacements arrive at the nearest friendly city in supply"
+    lines = wrap_text(text, 150)
+    assert len(lines) > 1 and all(text_width(line) <= 150 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing left out
+    lines = wrap_text("DD_S/Att1/DefPicks", 40)  # narrower than the code: broken at its slashes, then inside a word
+    assert "".join(lines) == "DD_S/Att1/DefPicks" and len(lines) >= 3 and all(text_width(x) <= 40 for x in lines)

@@ -761,10 +761,13 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo: the first seed.")
 @click.option("--overlay", "overlays", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Published values replacing provisional data.")
+@click.option("--attacker", help="With --save: the attacking side (default: the side active in the save).")
+@click.option("--force", is_flag=True, help="With --save: read a save made with other rules files (or overlays) "
+              "too; it is still checked against these.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: str | None, scene_name: str | None,
              casualties: str, mode: str, precision: float, workers: int | None, seed: int, overlays: tuple,
-             as_json: bool) -> None:
+             attacker: str | None, force: bool, as_json: bool) -> None:
     """The outcome distribution of a combat, computed from the game's own combat rules: exactly
     where the dice allow it, else by Monte Carlo (docs/odds.md)."""
     from warcodex.interpreter.attack_report import attack_report
@@ -775,13 +778,24 @@ def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: s
     if save_file is not None and not combat:
         raise click.BadParameter("--save needs the combat to resolve: --combat 'fight(\"karelia\", germany)'",
                                  param_hint="--combat")
+    if scene_file is not None and combat:
+        raise click.BadParameter("--combat goes with --save; a scene's combat is its last line", param_hint="--combat")
+    if save_file is not None and scene_name:
+        raise click.BadParameter("--name picks a test block of a --scene file; with --save, give --combat",
+                                 param_hint="--name")
+    if scene_file is not None and attacker:
+        raise click.BadParameter("--attacker goes with --save; a scene says `active SIDE`", param_hint="--attacker")
+    if scene_file is not None and force:
+        raise click.BadParameter("--force reads a save made with other rules files; a scene is checked with these",
+                                 param_hint="--force")
     if not 0 < precision < 0.5:
         raise click.BadParameter("the precision is a probability between 0 and 0.5", param_hint="--precision")
     if workers is not None and workers < 1:
         raise click.BadParameter("at least 1 worker", param_hint="--workers")
     try:
         if save_file is not None:
-            scene = scene_from_save(resolve_game(game), save_file, combat, casualties, overlays=overlays)
+            scene = scene_from_save(resolve_game(game), save_file, combat, casualties, overlays=overlays, force=force,
+                                    attacker=attacker)
         else:
             scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
         if scene.warnings:  # what the checker found wrong in the scene's own lines (an answer that never applies)

@@ -15,7 +15,8 @@ from warcodex.exporters.aids.writer import Ref
 
 OUTCOME_KEYS = {"attacker wins": "attacker_wins", "mutual destruction": "mutual_destruction",
                 "both remain": "both_remain", "defender wins": "defender_wins"}  # in the bar's order
-TOP_RESULTS = 5
+TOP_RESULTS = 5  # the likeliest results a battle of many shows, the rest summed on one line
+ALL_RESULTS = 12  # a battle with at most this many results (a CRT attack, a second die) shows each
 
 
 @dataclass
@@ -86,11 +87,12 @@ def battle_aids(w, table_aids) -> list[BattleAid]:
             crt_families = _families(table_aids, table, b.crt.results)
             if crt_families:  # in the table's order of categories: each family one band, as in its chart
                 crt_results.sort(key=lambda s: s.colour)
-        results = [(pct(Fraction(p).limit_denominator(10**9)), text) for p, text in b.results[:TOP_RESULTS]]
-        rest = sum(p for p, _ in b.results[TOP_RESULTS:])
+        top = len(b.results) if len(b.results) <= ALL_RESULTS else TOP_RESULTS
+        results = [(pct(Fraction(p).limit_denominator(10**9)), text) for p, text in b.results[:top]]
+        rest = sum(p for p, _ in b.results[top:])
         if rest > 0:
             results.append((pct(Fraction(rest).limit_denominator(10**9)),
-                            w.ui("battle_other_results", n=len(b.results) - TOP_RESULTS)))
+                            w.ui("battle_other_results", n=len(b.results) - top)))
         losses = []
         if b.crt is None:  # a battle of rounds: what each side loses on average
             for role, types in b.expected_losses.items():

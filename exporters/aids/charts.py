@@ -8,7 +8,9 @@ numbers back; the segments of a bar add up to exactly 1.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
+from functools import lru_cache
 from html import escape
 
 from warcodex.exporters.aids.hits import HitChart
@@ -112,12 +114,7 @@ def odds_chart_svg(chart: OddsChart) -> str:
     width = axis_w + per_row * panel_w + 10
     rows = (n_panels + per_row - 1) // per_row
     used = [i for i in range(len(chart.categories)) if any(k == i for p in chart.panels for b in p.bars for k, _ in b.segments)]
-    long_labels = any(len(_legend_text(chart.categories[k])) > 30 for k in used)
-    legend_cols = 2 if long_labels else 3
-    legend_h = 18 * ((len(used) + legend_cols - 1) // legend_cols) + 10
-    groups = _family_groups(chart, used)
-    if groups:
-        legend_h = 18 * len(groups) + 10
+    legend, legend_h = _legend(chart, used, colours, width)
     height = rows * panel_h + legend_h + 8
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="odds-chart" viewBox="0 0 {width} {height}" '
            f'width="{width}" height="{height}" data-table="{escape(chart.table)}" font-family="{FONT}" font-size="11">',
@@ -162,34 +159,18 @@ def odds_chart_svg(chart: OddsChart) -> str:
         if len(bars) > 1 and c == 0:
             out.append(f'<text x="{x0 - 2}" y="{base_y + 13}" text-anchor="end" font-size="8.5" fill="#555555">DRM</text>')
     ly = rows * panel_h + 14
-    col_w = (width - 20) / legend_cols
-    for j, (label, cells) in enumerate(groups):  # one line per family: its swatches, its name, its cells
-        y = ly + j * 18
-        x = 10.0
-        for k in cells:
-            out.append(f'<rect x="{x:.1f}" y="{y - 9}" width="11" height="11" fill="{colours[k]}" stroke="#666666" '
-                       f'stroke-width="0.5" class="family-swatch" data-result="{escape(chart.categories[k].text)}"/>')
-            x += 12
-        out.append(f'<text x="{x + 4:.1f}" y="{y}" font-size="10" class="family"><tspan font-weight="bold">{escape(label)}</tspan>'
-                   f'<tspan fill="#444444">  {escape(_clip(", ".join(chart.categories[k].text for k in cells), max(20, int((width - x - 20) / 5.6) - len(label))))}</tspan></text>')
-    for j, k in enumerate(used if not groups else []):
-        r, c = divmod(j, legend_cols)
-        x = 10 + c * col_w
-        y = ly + r * 18
-        label = _legend_text(chart.categories[k])
-        out.append(f'<rect x="{x:.1f}" y="{y - 9}" width="11" height="11" fill="{colours[k]}" stroke="#666666" stroke-width="0.5"/>')
-        out.append(f'<text x="{x + 15:.1f}" y="{y}" font-size="10">{escape(_clip(label, int((col_w - 20) / 6.2)))}</text>')
+    out += [f'<g transform="translate(0 {ly})">', *legend, "</g>"]
     out.append("</svg>")
     return "\n".join(out)
 
 
 def hits_chart_svg(chart: HitChart) -> str:
     """Per unit type, one horizontal bar per rolled value (attack, defense): hit and miss."""
-    label_w = 170
+    rows = [r for r in chart.rows if r.bars]
+    label_w = round(max([170.0] + [text_width(r.unit, 11, bold=True) + 12 for r in rows]))  # the longest name whole
     bar_w = 220
     row_h = 15
     n_props = max(len(chart.props), 1)
-    rows = [r for r in chart.rows if r.bars]
     block = n_props * row_h + 8
     width = label_w + 60 + bar_w + 60
     height = len(rows) * block + 40
@@ -198,7 +179,7 @@ def hits_chart_svg(chart: HitChart) -> str:
            f'height="{height}" data-table="hits" font-family="{FONT}" font-size="11">']
     y = 10
     for row in rows:
-        out.append(f'<text x="{label_w - 6}" y="{y + block / 2}" text-anchor="end" font-weight="bold">{escape(_clip(row.unit, 26))}</text>')
+        out.append(f'<text x="{label_w - 6}" y="{y + block / 2}" text-anchor="end" font-weight="bold">{escape(row.unit)}</text>')
         for i, bar in enumerate(row.bars):
             by = y + i * row_h
             out.append(f'<text x="{label_w + 54}" y="{by + 10}" text-anchor="end" font-size="9.5">{escape(bar.label)}</text>')
@@ -240,5 +221,99 @@ def _legend_text(cat: Category) -> str:
     return f"{cat.text}: {cat.label}"
 
 
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+LEGEND_SIZE = 10  # font size of the legend's text
+LEGEND_LINE = 16  # its line height
+SWATCH = 11
+
+
+def text_width(text: str, size: float = LEGEND_SIZE, bold: bool = False) -> float:
+    """The width of `text` in the charts' font (DejaVu Sans, the first of FONT), measured with
+    matplotlib's font metrics (its own copy of DejaVu), so that a legend is laid out to fit
+    instead of being cut."""
+    from matplotlib.font_manager import FontProperties
+
+    props = FontProperties(family="DejaVu Sans", size=size, weight="bold" if bold else "normal")
+    return _text_to_path().get_text_width_height_descent(text, props, ismath=False)[0]
+
+
+@lru_cache(maxsize=1)
+def _text_to_path():
+    from matplotlib.textpath import TextToPath
+
+    return TextToPath()
+
+
+def wrap_text(text: str, width: float, size: float = LEGEND_SIZE, bold: bool = False) -> list[str]:
+    """`text` in lines of at most `width` (broken after spaces, commas and slashes; a single word
+    longer than the line is broken where it must), nothing left out."""
+    words = re.findall(r"[^\s,/]*[\s,/]*", text)
+    lines, line = [], ""
+    for word in (w for w in words if w):
+        if line and text_width((line + word).rstrip(), size, bold) > width:
+            lines.append(line.rstrip())
+            line = ""
+        while len(word) > 1 and text_width(word.rstrip(), size, bold) > width:  # a word wider than a line
+            cut = 1
+            while cut < len(word) - 1 and text_width(word[:cut + 1], size, bold) <= width:
+                cut += 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        line += word
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
+
+
+def _legend(chart: OddsChart, used: list[int], colours: list[str], width: float) -> tuple[list[str], float]:
+    """The legend's SVG elements (y from 0) and its height. Nothing is cut: with result families,
+    one block per family, its name in bold then each of its cells with its own swatch, flowing
+    onto as many lines as it needs; without, every result with its swatch in as many columns as
+    the longest label allows, a label too long for one line wrapped."""
+    groups = _family_groups(chart, used)
+    out: list[str] = []
+    right = width - 10
+    y = 0.0
+    if groups:
+        labels = [label for label, _ in groups]
+        label_w = max(text_width(label, bold=True) for label in labels) + 12
+        # the cells start after the widest family name, unless that leaves them too little room
+        beside = label_w <= (right - 10) * 0.45
+        cells_x = 10 + label_w if beside else 24.0
+        for label, cells in groups:
+            out.append(f'<g class="family-legend"><text x="10" y="{y:.1f}" font-size="{LEGEND_SIZE}" font-weight="bold" '
+                       f'class="family">{escape(label)}</text>')
+            if not beside:
+                y += LEGEND_LINE
+            x = cells_x
+            for k in cells:
+                code = chart.categories[k].text
+                w = SWATCH + 4 + text_width(code) + 12
+                if x > cells_x and x + w - 12 > right:
+                    x, y = cells_x, y + LEGEND_LINE
+                out.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="{SWATCH}" height="{SWATCH}" fill="{colours[k]}" '
+                           f'stroke="#666666" stroke-width="0.5" class="family-swatch" data-result="{escape(code)}"/>')
+                out.append(f'<text x="{x + SWATCH + 4:.1f}" y="{y:.1f}" font-size="{LEGEND_SIZE}" fill="#333333" '
+                           f'class="family-cell" data-result="{escape(code)}">{escape(code)}</text>')
+                x += w
+            out.append("</g>")
+            y += LEGEND_LINE + 2
+        return out, y + 4
+    texts = [_legend_text(chart.categories[k]) for k in used]
+    widest = max((text_width(t) for t in texts), default=0.0) + SWATCH + 4 + 16
+    cols = max(1, min(3, int((right - 10) // widest) if widest else 3))
+    col_w = (right - 10) / cols
+    for r in range(0, len(used), cols):
+        lines_in_row = 1
+        for c, (k, text) in enumerate(zip(used[r:r + cols], texts[r:r + cols])):
+            x = 10 + c * col_w
+            lines = wrap_text(text, col_w - SWATCH - 4 - 16)
+            lines_in_row = max(lines_in_row, len(lines))
+            out.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="{SWATCH}" height="{SWATCH}" fill="{colours[k]}" '
+                       f'stroke="#666666" stroke-width="0.5"/>')
+            spans = "".join(f'<tspan x="{x + SWATCH + 4:.1f}" dy="{0 if i == 0 else LEGEND_LINE - 3}">{escape(line)}</tspan>'
+                            for i, line in enumerate(lines))
+            out.append(f'<text y="{y:.1f}" font-size="{LEGEND_SIZE}" class="result" '
+                       f'data-result="{escape(chart.categories[k].text)}">{spans}</text>')
+        y += LEGEND_LINE + 2 + (lines_in_row - 1) * (LEGEND_LINE - 3)
+    return out, y + 4
+
