@@ -210,7 +210,7 @@ class Enumerator:
         self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
         self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
         self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
-        self.statements: dict = {}  # (procedure, arguments, statement, state, depth) -> its outcomes: see _sequence
+        self.statements: dict = {}  # (procedure, arguments, statement, state, depth, phase) -> its outcomes: _sequence
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
         self.same: dict = {}  # (call, id(start state)) -> (start state, its memo entry): see explore
@@ -483,10 +483,10 @@ class Enumerator:
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
-                if steps is not None and self.shortcuts and self.book is None:
-                    # each statement's transitions are memoised on whole states: the call read
-                    # all of its start state (not when an answer depends on the round: a chain
-                    # merges the states its branches reach whatever round they reached them in)
+                if steps is not None and self.shortcuts:
+                    # each statement's transitions are memoised on whole states (and the round's
+                    # phase, when an answer depends on the round): the call read all of its start
+                    # state
                     self.log.begin_run(start)
                     self.log.everything()
                     path = self.log.reads
@@ -583,8 +583,9 @@ class Enumerator:
     def _statement(self, name, frozen_args, index, stmt, compiled, frame, k, st) -> list:
         """One statement of a procedure run from state `st` (key `k`): its outcomes (end state key,
         end state, stopped the procedure, probability, rounds distribution, rolled), computed once
-        per (procedure, arguments, statement, state, depth) for the whole computation."""
-        memo_key = (name, frozen_args, index, k, self.depth > 0)
+        per (procedure, arguments, statement, state, depth, round's phase) for the whole
+        computation (the same state may be answered otherwise in another round: `phase`)."""
+        memo_key = (name, frozen_args, index, k, self.depth > 0, self.phase)
         found = self.statements.get(memo_key)
         if found is not None:
             return found
