@@ -299,13 +299,17 @@ class Enumerator:
         start = self._start()
         key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
                frozenset(log.written) if log is not None else None, log.all_read if log is not None else None, self.phase)
-        steps = self.iterated.get(key)
-        computed = steps is None
+        found = self.iterated.get(key)
+        computed = found is None
         if computed:
             # (state, written, stopped) after 0, 1, 2... iterations; each kept as it is (the run
-            # goes on from a copy of it)
+            # goes on from a copy of it). An iteration that changes nothing (no target left for
+            # the hit) leaves the same state and locals to the next one, which does the same (the
+            # body does not read the loop variable): the iterations stop there, `idle`, and every
+            # larger count ends in the last state
             self._run_from(start)
             steps = [(start, set(log.written) if log is not None else None, False)]
+            idle = False
             ctx = self.ctx
             self.tail_ok = False
             try:
@@ -313,6 +317,9 @@ class Enumerator:
                     ctx.tick(site.span)
                     fr.vars[var] = x
                     stopped = body(fr) is STOP
+                    if not stopped and self._start() is steps[-1][0]:
+                        idle = True
+                        break
                     after = plain(ctx.state)
                     steps.append((after, set(log.written) if log is not None else None, stopped))
                     if stopped:
@@ -320,7 +327,8 @@ class Enumerator:
                     self._run_from(after)
             finally:
                 self.tail_ok = tail
-            self.iterated[key] = steps
+            found = self.iterated[key] = (steps, idle)
+        steps, idle = found
         if tail and self.pos >= len(self.prefix) and len(outcomes) > 1 and not steps[-1][2]:
             # nothing runs after the loop: each value of the count is a leaf of the run, no replay
             self.rolled = True
@@ -329,10 +337,11 @@ class Enumerator:
         value = outcomes[self._next(outcomes)][0]
         self.forced[id(pending)] = (pending, value)
         fr.vars[name] = value
-        n = min(max(0, value - low + 1), len(steps) - 1)
+        iterations = max(0, value - low + 1)
+        n = min(iterations, len(steps) - 1)
         state, written, stopped = steps[n]
         if n > 0:
-            fr.vars[var] = low + n - 1
+            fr.vars[var] = low + (iterations if idle else n) - 1  # (after a `stop`, its iteration's)
         if computed or n > 0:
             self._run_from(state)
             if log is not None:
