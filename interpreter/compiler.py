@@ -241,8 +241,16 @@ class Compiler:
                 return get(fr.ctx, o, name, span)
             return unit_field
 
+        # any other: the engine's reader specialised on the name (a unit variable, a unit type's
+        # property), as generated code reads it; made at the first read (the engine is complete)
+        engine = self.engine
+        reader = None
+
         def attr(fr):
-            return get(fr.ctx, obj(fr), name, span)
+            nonlocal reader
+            if reader is None:
+                reader = engine.attribute_reader(name)
+            return reader(fr.ctx, obj(fr), span)
         return attr
 
     def _e_Index(self, e, scope, dyn):

@@ -275,7 +275,7 @@ class Enumerator:
         self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
         self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
         self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
-        self.statements: dict = {}  # (procedure, arguments, statement, state, depth) -> its outcomes: see _sequence
+        self.statements: dict = {}  # (procedure, arguments, statement, state, depth, phase) -> its outcomes: _sequence
         self.log: ReadLog | None = None  # the reads of the procedure call being enumerated
         self.call_hits = 0  # calls served by the memo on reads
         self.same: dict = {}  # (call, id(start state)) -> (start state, its memo entry): see explore
@@ -364,13 +364,17 @@ class Enumerator:
         start = self._start()
         key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
                frozenset(log.written) if log is not None else None, log.all_read if log is not None else None, self.phase)
-        steps = self.iterated.get(key)
-        computed = steps is None
+        found = self.iterated.get(key)
+        computed = found is None
         if computed:
             # (state, written, stopped) after 0, 1, 2... iterations; each kept as it is (the run
-            # goes on from a copy of it)
+            # goes on from a copy of it). An iteration that changes nothing (no target left for
+            # the hit) leaves the same state and locals to the next one, which does the same (the
+            # body does not read the loop variable): the iterations stop there, `idle`, and every
+            # larger count ends in the last state
             self._run_from(start)
             steps = [(start, set(log.written) if log is not None else None, False)]
+            idle = False
             ctx = self.ctx
             self.tail_ok = False
             try:
@@ -378,6 +382,9 @@ class Enumerator:
                     ctx.tick(site.span)
                     fr.vars[var] = x
                     stopped = body(fr) is STOP
+                    if not stopped and self._start() is steps[-1][0]:
+                        idle = True
+                        break
                     after = plain(ctx.state)
                     steps.append((after, set(log.written) if log is not None else None, stopped))
                     if stopped:
@@ -385,7 +392,8 @@ class Enumerator:
                     self._run_from(after)
             finally:
                 self.tail_ok = tail
-            self.iterated[key] = steps
+            found = self.iterated[key] = (steps, idle)
+        steps, idle = found
         if tail and self.pos >= len(self.prefix) and len(outcomes) > 1 and not steps[-1][2]:
             # nothing runs after the loop: each value of the count is a leaf of the run, no replay
             self.rolled = True
@@ -394,10 +402,11 @@ class Enumerator:
         value = outcomes[self._next(outcomes)][0]
         self.forced[id(pending)] = (pending, value)
         fr.vars[name] = value
-        n = min(max(0, value - low + 1), len(steps) - 1)
+        iterations = max(0, value - low + 1)
+        n = min(iterations, len(steps) - 1)
         state, written, stopped = steps[n]
         if n > 0:
-            fr.vars[var] = low + n - 1
+            fr.vars[var] = low + (iterations if idle else n) - 1  # (after a `stop`, its iteration's)
         if computed or n > 0:
             self._run_from(state)
             if log is not None:
@@ -548,10 +557,10 @@ class Enumerator:
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
-                if steps is not None and self.shortcuts and self.book is None:
-                    # each statement's transitions are memoised on whole states: the call read
-                    # all of its start state (not when an answer depends on the round: a chain
-                    # merges the states its branches reach whatever round they reached them in)
+                if steps is not None and self.shortcuts:
+                    # each statement's transitions are memoised on whole states (and the round's
+                    # phase, when an answer depends on the round): the call read all of its start
+                    # state
                     self.log.begin_run(start)
                     self.log.everything()
                     path = self.log.reads
@@ -648,8 +657,9 @@ class Enumerator:
     def _statement(self, name, frozen_args, index, stmt, compiled, frame, k, st) -> list:
         """One statement of a procedure run from state `st` (key `k`): its outcomes (end state key,
         end state, stopped the procedure, probability, rounds distribution, rolled), computed once
-        per (procedure, arguments, statement, state, depth) for the whole computation."""
-        memo_key = (name, frozen_args, index, k, self.depth > 0)
+        per (procedure, arguments, statement, state, depth, round's phase) for the whole
+        computation (the same state may be answered otherwise in another round: `phase`)."""
+        memo_key = (name, frozen_args, index, k, self.depth > 0, self.phase)
         found = self.statements.get(memo_key)
         if found is not None:
             return found

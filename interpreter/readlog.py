@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 
+from warcodex.interpreter.chance import RefusingRng
 from warcodex.interpreter.state import GameState
 
 _ABSENT = "<absent>"
@@ -353,7 +354,7 @@ def copy_state(state, log: ReadLog | None = None):
     """`state.snapshot()` for the enumerator's runs (`state` plain): the same, but the variables
     of locations and sides are copied when written, not at every copy (a big map has many). With
     `log`: a recording view noting the reads of the copy in `log`."""
-    out = copy.copy(state)
+    out = _clone(state)
     if log is None:
         out.units, out.at, out.vars = dict(state.units), dict(state.at), dict(state.vars)
         out.side_vars, out.loc_vars = _cow(state.side_vars), _cow(state.loc_vars)
@@ -368,10 +369,19 @@ def copy_state(state, log: ReadLog | None = None):
     for name in _CONTAINERS:  # decks, hands, card uses, any container added to GameState later
         v = getattr(state, name)
         setattr(out, name, copy.deepcopy(v) if v else type(v)())  # mostly empty: no deepcopy
-    position = out.position = copy.copy(state.position)
+    position = out.position = _clone(state.position)
     position.sides = dict(position.sides)
-    out.rng = copy.deepcopy(state.rng)
+    rng = state.rng
+    out.rng = rng if type(rng) is RefusingRng else copy.deepcopy(rng)  # (it copies as itself)
     out.journal, out.journal_start, out.watched_units = [], 0, None
+    return out
+
+
+def _clone(obj):
+    """`copy.copy` of a dataclass instance (a state, its position), without its reflection: a new
+    instance sharing the same field values."""
+    out = object.__new__(type(obj))
+    out.__dict__.update(obj.__dict__)
     return out
 
 
@@ -383,7 +393,7 @@ def plain(state):
     """A state with plain dictionaries: `state` itself, or a copy of a recording view's data."""
     if not is_view(state):
         return state
-    out = copy.copy(state)
+    out = _clone(state)
     out.units = dict(dict.items(state.units))
     for name in _DICTS:
         setattr(out, name, dict(dict.items(getattr(state, name))))

@@ -200,6 +200,21 @@ def test_a_per_round_or_conditional_policy_equals_the_textbook_chain(aa_scenes, 
         assert set(result.rounds) == {1, 2}
 
 
+def test_a_per_round_policy_runs_the_rounds_as_chains_of_statements(aa_scenes):
+    """With answers by round, a combat round is still enumerated statement by statement (each
+    statement's outcomes memoised on the state and the round's phase): pressed in rounds 1 and 2,
+    retreated from in round 3, as the textbook chain says, with fewer replays than every branch
+    replayed."""
+    result = odds.exact(scene(aa_scenes, "odds_medium_retreat_round3"))
+    want = textbook_battle_with_retreat([1, 1, 1, 3, 3], [2, 2, 2, 3], lambda a, d, r: r >= 3)
+    assert [result.outcomes[k] for k in odds.OUTCOMES] == pytest.approx(list(want), abs=1e-9)
+    assert want[3] > 0.2 and set(result.rounds) == {1, 2, 3}
+    assert "combat_round" not in result.replays_by and any(k.startswith("combat_round, line") for k in result.replays_by)
+    replayed = odds.exact(scene(aa_scenes, "odds_medium_retreat_round3"), shortcuts=False)
+    assert [replayed.outcomes[k] for k in odds.OUTCOMES] == pytest.approx(list(want), abs=1e-9)
+    assert result.work < replayed.work
+
+
 def test_a_per_round_policy_holds_in_monte_carlo_too(aa_scenes):
     """Monte Carlo follows the rounds as the enumerator does (the same scene, dice one by one)."""
     want = textbook_battle_with_retreat([1, 1, 3], [2, 2], lambda a, d, r: r >= 2)
