@@ -36,10 +36,14 @@ from itertools import compress
 
 from warcodex.dsl import ast
 from warcodex.interpreter.reads import EVERYTHING, Reads
-from warcodex.interpreter.values import UnitRef
+from warcodex.interpreter.values import RuleError, UnitRef
 
 ANCHOR_TYPES = ("location", "unit")
 _UNSET = object()
+
+
+class _Undefined:
+    """The value of a derived global whose evaluation failed (`Memos.recheck`): equal to nothing."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,13 @@ class Memos:
         try:
             while pending:
                 name = pending.pop(0)
-                value = derived[name][1](ctx)
+                try:
+                    value = derived[name][1](ctx)
+                except RuleError:
+                    # undefined in this state (a lookup by turn past its table: a game's position
+                    # after its last turn): the rules that read it fail where they read it, with
+                    # its located error; a new marker each time, so its readers are always dropped
+                    value = _Undefined()
                 old = self.last.get(name, _UNSET)
                 self.last[name] = value
                 if old is not _UNSET and (old != value or type(old) is not type(value)):
