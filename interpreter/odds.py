@@ -721,18 +721,6 @@ class Enumerator:
                                 states.setdefault(k2, st2)
                             made.append((end, (k2, stopped) if end else k2, q, 1 if rolled else 0))
                         moves[(k, settled, self.phase)] = made
-                    if len(hist) == 1:  # (the common case: every path here fought as many rounds)
-                        (r, w), = hist.items()
-                        for end, k2, q, step in made:
-                            if end:
-                                target = ended[k2][2]
-                            else:
-                                target = nxt.get(k2)
-                                if target is None:
-                                    target = nxt[k2] = {}
-                            r2 = r + step
-                            target[r2] = target.get(r2, 0.0) + w * q
-                        continue
                     for end, k2, q, step in made:
                         if end:
                             target = ended[k2][2]
