@@ -64,6 +64,14 @@ class Context:
         self.state = state
         self.cache = {}
         self._traced_memo = {}
+        if state is not self._memo_state:
+            # the rules' memos that survive changes (memo.py) hold for the old state: generated
+            # code trusts them while `memo_version` is the state's version number, and a copy of a
+            # state (the enumerator's branches) keeps its original's number. Left as they were, a
+            # state installed with the same number is served another state's values: read in
+            # none of its own data, so a recording view (readlog.py) does not note those reads
+            # either. The next read syncs them, starting afresh for a new state.
+            self.memo_version = -1
         if memos is None:
             self._memo_version = -1
             self._positions_version = -1
