@@ -8,9 +8,12 @@ See docs/balance.md.
 
 from __future__ import annotations
 
+import signal
 import statistics
+import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -56,10 +59,10 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
     if len(todo) < len(seeds):
         say(f"continuing the batch in {out}: {len(seeds) - len(todo)} of {len(seeds)} games already played")
     backend = f"ray ({ray})" if ray else ("local processes" if workers > 1 else "this process")
-    interrupted = False
+    interrupted = None
     started = time.perf_counter()
     try:
-        with _Progress(console, len(seeds), len(seeds) - len(todo), sides) as on_record:
+        with _Progress(console, len(seeds), len(seeds) - len(todo), sides) as on_record, _terminate_as_interrupt():
             def record(r):
                 results.add(r)
                 on_record(r)
@@ -68,8 +71,8 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
                 run_ray(config, todo, ray, workers, record)
             else:
                 run_local(config, todo, workers, record)
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (`Terminated`)
+        interrupted = exc
     finally:
         results.close()
     wall = time.perf_counter() - started
@@ -82,7 +85,7 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
                 "scenario_label": sc.header.title(), "rules": engine.fingerprint, "agents": specs,
                 "sides": [{"name": s.name, "label": s.label, "color": s.color} for s in facts.sides],
                 "options": config.options, "check_invariants": check_invariants, "first_seed": first_seed,
-                "games_asked": games, "complete": len(records) == len(seeds) and not interrupted,
+                "games_asked": games, "complete": len(records) == len(seeds) and interrupted is None,
                 "provisional": len(gamedef.provisional_items())},
         "aggregate": aggregate(records, sides, {s: engine.alliance_of(s) for s in sides if engine.alliance_of(s)}),
         "performance": _performance(records, backend, workers, wall, len(todo)),
@@ -102,10 +105,40 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
     if rule_coverage:
         written += write_coverage(rule_coverage, coverage)
     say(f"wrote {', '.join(str(p) for p in written[:2])}" + (f" and {len(written) - 2} more" if len(written) > 2 else ""))
-    if interrupted:
-        say(f"interrupted: {len(records)} of {len(seeds)} games in the report; run the same command to continue")
-        raise KeyboardInterrupt
+    if interrupted is not None:
+        how = "terminated" if isinstance(interrupted, Terminated) else "interrupted"
+        say(f"{how}: {len(records)} of {len(seeds)} games in the report; run the same command to continue")
+        raise interrupted
     return report
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM stopped the batch: handled as Ctrl-C (the games finished are kept and reported, the
+    batch stays resumable); the command exits with 128 + SIGTERM, as a process the signal ended."""
+
+    exit_code = 128 + signal.SIGTERM
+
+
+@contextmanager
+def _terminate_as_interrupt():
+    """While the games are played, SIGTERM stops the batch as Ctrl-C does. A run started in the
+    background (`&`) ignores SIGINT, so `kill PID` (SIGTERM) is how it is stopped; by default
+    that ends the process at once, without the report of the games it finished. The first SIGTERM
+    raises `Terminated`; a second one ends the process at once (every file is written
+    atomically: the batch stays resumable, only the report waits for the next run)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread: a caller elsewhere keeps its own
+        return
+
+    def stop(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _performance(records: list[dict], backend: str, workers: int, wall: float, played_now: int) -> dict:

@@ -263,7 +263,16 @@ def run_local(config: BatchConfig, seeds: list[int], workers: int, on_record) ->
         for fut in as_completed(futures):
             on_record(fut.result())
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # the games under way are abandoned (they are played again when the batch continues):
+        # their workers are stopped now, not left to finish games nobody will record (a SIGTERM
+        # reaches this process only, not its workers as Ctrl-C does)
+        if hasattr(pool, "terminate_workers"):  # Python 3.14: terminates, then shuts down
+            pool.terminate_workers()
+        else:
+            processes = list((pool._processes or {}).values())  # shutdown forgets them
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
         raise
     pool.shutdown()
 

@@ -193,6 +193,17 @@ class Memos:
         changes drop its own copies, never the game's)."""
         new = Memos.__new__(Memos)
         new.layout, new.plans, new.watch = self.layout, self.plans, self.watch
+        # A "nested" memo's inner dicts ({slot's argument: {others: entry}}) are shared, not
+        # copied: a lookahead evaluating f(x, y) writes into the game's inner dict at x. That is
+        # exact. Invalidation never removes an entry from an inner dict: it drops the whole inner
+        # dict from its owner's outer dict (pop x, or clear the outer dict). So a context still
+        # reaches the shared dict at x only if none of its changes since the copy dropped x, i.e.
+        # f(x, .) there is what it was at the copy; every context sharing the dict agrees, and any
+        # entry one writes is true of the others (tests/test_memo.py: "shared inner dicts").
+        # The entry's version tag is safe too: a lookahead is untraced and tags its entries -1,
+        # which a traced game never reuses (generated.py). A *traced* lookahead would break this:
+        # its tag (a version number the game may reach by another path) would let a traced game
+        # reuse a value whose derivation went to the lookahead's trace; copy the inner dicts then.
         new.values = [dict(v) if v else {} for v in self.values]
         # the index's key tuples are never changed in place (generated.py replaces them): the
         # dicts are copied, the tuples shared (copying lists of keys was a fifth of a greedy turn)

@@ -323,3 +323,67 @@ def test_score_variables_are_read_through_the_functions_the_evaluation_calls():
     game, diags = check_path(ROOT / "games" / "stargard-solstice")
     assert ("side_var", "vp_banked") in score_variables(Engine(game), "solstice")
     assert score_variables(Engine(check_path(ROOT / "games" / "tiny")[0]), "meeting") == [("side_var", "vp")]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status  # ended, not yet reaped by its new parent
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_batch_in_the_background_stops_on_sigterm_with_its_report(tmp_path, workers):
+    """A run started with `&` ignores SIGINT: `kill PID` (SIGTERM) stops it as Ctrl-C does. The
+    games finished are kept and reported (report.json says the batch is not complete), its
+    workers are stopped, and the same command continues the batch."""
+    import signal
+    import time
+
+    out = tmp_path / "bg"
+    args = ["balance", "tiny", "-s", "meeting", "--games", "1000", "--workers", str(workers), "-o", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "warcodex", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `&` does
+    try:
+        results = out / "games.jsonl"
+        deadline = time.monotonic() + 120
+        while not (results.exists() and results.read_text().count("\n") >= 2):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "too slow"
+            time.sleep(0.1)
+        workers_pids = _children(proc.pid)
+        assert len(workers_pids) >= (workers if workers > 1 else 0)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert "Traceback" not in stderr
+    played = [json.loads(line)["seed"] for line in results.read_text().splitlines()]
+    assert 2 <= len(played) < 1000
+    assert f"terminated: {len(played)} of 1000 games in the report" in stdout + stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["aggregate"]["games"] == len(played) and report["run"]["complete"] is False
+    deadline = time.monotonic() + 10
+    while not all(_gone(p) for p in workers_pids):
+        assert time.monotonic() < deadline, "a worker outlived the batch"
+        time.sleep(0.1)
+    if workers > 1:
+        return  # continuing is the same whatever the workers were (one subprocess less)
+    # the same batch continues: nothing played is played again
+    n = max(played) + 1
+    again = run_cli("balance", "tiny", "-s", "meeting", "--games", str(n), "--workers", "1", "-o", str(out))
+    assert again.returncode == 0, again.stderr
+    assert sorted(json.loads(line)["seed"] for line in results.read_text().splitlines()) == sorted(set(played) | set(range(1, n + 1)))
+    report = json.loads((out / "report.json").read_text())
+    assert report["aggregate"]["games"] == n and report["run"]["complete"] is True

@@ -170,3 +170,32 @@ def test_setting_one_unit_variable_journals_what_a_whole_record_put_would():
             assert a.units == b.units and a.version == b.version and a.journal == b.journal
             assert a.units[uid].vd == dict(a.units[uid].vars)
     assert b.journal[-1] == (("uvar:casualty",), ("0101",), 1)
+
+
+def test_a_lookaheads_writes_into_the_shared_inner_dicts_are_true_of_the_game(tiny):
+    """Memos.copy shares a "nested" memo's inner dicts ({h: {side: entry}}) with the game: a
+    lookahead that evaluates in_enemy_zoc(h, s) for an h whose inner dict it still shares writes
+    into the game's. This is exact: it still shares it only because none of its changes dropped
+    h, so the value is the game's too; once a change drops h, it writes into a dict of its own."""
+    ctx, state = _meeting(tiny)
+    zoc = tiny.functions["in_enemy_zoc"]
+    axis, soviet = tiny.entities["axis"], tiny.entities["soviet"]
+    assert zoc(ctx, ("0805", axis), None) is True  # §6: the Soviet rifle in 0904 is adjacent
+    assert zoc(ctx, ("0303", axis), None) is False
+    sim = Context(tiny, state.snapshot())
+    sim.carry_memos(ctx)
+    tanks = next(UnitRef(u.id) for u in sim.state.units.values() if u.label == "4th Tank Corps")
+    tiny.move_unit(sim, tanks, "1007", None)  # far from 0805: the lookahead still shares its dict
+    assert zoc(sim, ("0805", soviet), None) is False
+    assert ("0805", soviet) in _memo(ctx, "in_enemy_zoc")  # written into the game's inner dict
+    rifle = next(UnitRef(u.id) for u in sim.state.units.values() if u.loc == "0904")
+    beside = next(n for n in tiny.board.neighbors("0303") if n not in sim.state.at)
+    tiny.move_unit(sim, rifle, beside, None)  # drops 0805 and 0303 in the lookahead's copy only
+    assert zoc(sim, ("0805", axis), None) is False and zoc(sim, ("0303", axis), None) is True
+    # the game keeps its own values, and every one it holds is what §6 says of its position
+    assert _memo(ctx, "in_enemy_zoc") == {("0805", axis), ("0805", soviet), ("0303", axis)}
+    assert zoc(ctx, ("0805", axis), None) is True and zoc(ctx, ("0303", axis), None) is False
+    assert not ctx._memos.audit(ctx, tiny.compiler.bodies())
+    # the game moves on its own way (the tanks elsewhere): still exact
+    tiny.move_unit(ctx, next(UnitRef(u.id) for u in state.units.values() if u.label == "4th Tank Corps"), "1006", None)
+    assert not ctx._memos.audit(ctx, tiny.compiler.bodies()) and _memo(ctx, "in_enemy_zoc")

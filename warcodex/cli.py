@@ -903,9 +903,10 @@ def main(argv: list[str] | None = None) -> None:
     console.ONE_COMMAND = True  # this process runs one command: its engine may settle for play
     try:
         cli.main(args=argv, standalone_mode=False)
-    except click.exceptions.Abort:
-        err.print("aborted")
-        sys.exit(130)
+    except click.exceptions.Abort as exc:  # click's for a KeyboardInterrupt: Ctrl-C, or a SIGTERM
+        code = getattr(exc.__cause__, "exit_code", 130)  # a command turned into one (balance)
+        err.print("terminated" if code != 130 else "aborted")
+        sys.exit(code)
     except click.ClickException as exc:  # usage errors: exit 2
         exc.show()
         sys.exit(2)
@@ -924,8 +925,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        sys.exit(getattr(exc, "exit_code", 130))
     except Exception as exc:  # noqa: BLE001 - a bug must still end with a message, not a traceback
         from warcodex.interpreter.generated import span_of_traceback
 
