@@ -406,8 +406,6 @@ class Engine:
                 values = ctx.state.loc_vars.get(obj)
                 if values is not None and name in values:
                     return values[name]
-                if obj not in self.board.index:
-                    raise self.no_location(obj, name, span)
                 return self._var_default(ctx, name)
             if obj not in self.board.index:
                 raise self.no_location(obj, name, span)
@@ -527,8 +525,6 @@ class Engine:
         elif isinstance(obj, str):
             if decl is None or decl.scope != "location_var":
                 raise RuleError(f"cannot set '{name}' of a location: declare it with `location_var {name}: TYPE`", span)
-            if obj not in self.board.index:
-                raise self.no_location(obj, name, span)
             state.loc_vars.setdefault(obj, {})[name] = self.coercer(decl.type)(value)
             state.changed(("lvar:" + name,), (obj,))
         elif isinstance(obj, Entity) and obj.kind == "side":
