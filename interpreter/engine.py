@@ -407,6 +407,8 @@ class Engine:
                 if values is not None and name in values:
                     return values[name]
                 return self._var_default(ctx, name)
+            if obj not in self.board.index:
+                raise self.no_location(obj, name, span)
             if name == "terrain":
                 t = self.board.terrain(obj)
                 return self.entities.get(t) if t else None
@@ -428,6 +430,14 @@ class Engine:
         if obj is None:
             raise RuleError(f"cannot read '.{name}' of none", span)
         raise RuleError(f"{show(obj)} has no property '{name}'", span)
+
+    def no_location(self, text: str, name: str, span) -> RuleError:
+        """The error of reading or setting `name` of a string that is no location of the map (a
+        misspelt literal, a string built by the rules): located, never a bare KeyError."""
+        from warcodex.dsl.diagnostics import did_you_mean
+
+        return RuleError(f"no location '{text}' on the map (reading its '{name}')", span,
+                         did_you_mean(text, self.board.index))
 
     def attribute_reader(self, name: str):
         """`read(ctx, obj, span)`: `attribute(ctx, obj, name, span)` specialised on the name, the

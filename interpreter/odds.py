@@ -949,36 +949,56 @@ def attacker_warning(run, battle, participants: dict):
 
 
 def combat_units(run, battle) -> dict:
-    """The units of the combat: those its arguments name (units, lists of units) and every unit at
-    a location they name (the battle's hex or territory), as they stand before it."""
+    """The units of the combat: those its arguments name (units, lists of units) and, at the
+    locations they name (the battle's hex or territory), the active side's units and its enemies'
+    (a side not at war with it takes no part), as they stand before it. What an argument is comes
+    from its parameter's declared type: a side named like a location (A&A's power `germany` and
+    territory "germany") is a side, never the units standing there."""
     call = battle.call
-    args = list(call.args) + list(call.kwargs.values())
+    decl = run.engine.game.names.get(call.func)
+    params = decl.params if isinstance(decl, ast.Procedure) else []
+    kinds = {p.name: p.type for p in params}
+    args = [(p.type if i < len(params) else None, a) for i, (p, a) in enumerate(zip(params + [None] * len(call.args), call.args))]
+    args += [(kinds.get(name), a) for name, a in call.kwargs.items()]
     state = run.state
     ids: set[int] = set()
     locations: set[str] = set()
 
-    def visit(v) -> None:
+    def visit(v, kind) -> None:
         if isinstance(v, UnitRef):
             ids.add(v.id)
         elif isinstance(v, (tuple, list)):
             for x in v:
-                visit(x)
+                visit(x, None)
+        elif kind not in (None, "location"):
+            return  # a side, a number, a string the procedure does not read as a place
         elif isinstance(v, str) and state.units_at(v):
             locations.add(v)
-        elif isinstance(v, Entity) and v.name in state.at:
+        elif isinstance(v, Entity) and v.kind != "side" and v.name in state.at:
             locations.add(v.name)
 
-    for a in args:
+    for kind, a in args:
         try:
-            visit(run.engine.reference.expr(a, frozenset(run.scope))(run.fr))
+            visit(run.engine.reference.expr(a, frozenset(run.scope))(run.fr), kind)
         except RuleError:
             continue
+    fighting = _sides_in_battle(run.engine, state.active)
     for loc in locations:
-        ids.update(state.units_at(loc))
+        ids.update(uid for uid in state.units_at(loc) if fighting is None or state.units[uid].side in fighting)
     units = {uid: state.units[uid] for uid in sorted(ids) if state.units[uid].loc is not None}
     if not units:  # nothing named: every unit on the map
         units = {u.id: u for u in state.units.values() if u.loc is not None}
     return units
+
+
+def _sides_in_battle(engine, active) -> set[str] | None:
+    """The sides whose units at a battle's location fight in it: the attacker (the active side) and
+    the sides at war with it (the game's alliances, as the rules' `is_enemy` reads them); None when
+    no side is active."""
+    side = engine.entities.get(active) if active is not None else None
+    if side is None or side.kind != "side":
+        return None
+    return {active} | {s.name for s in engine.enemies_of(side)}
 
 
 _COMBAT_PREFIX = "procedure __odds() { "

@@ -149,3 +149,40 @@ def test_monte_carlo_bounds_each_battle_not_the_whole_run():
     ctx.step_limit = 3 * one_battle + 100
     result = odds.monte_carlo(scene, precision=0.2, workers=1, batch=250)
     assert result.battles == 500 and result.outcomes["attacker wins"] == pytest.approx(1 / 3, abs=0.07)
+
+
+BYSTANDERS = '''test odds_bystanders "2 infantry and a tank attack 2 infantry; others stand by" §7.2 §7.5 {
+  scenario table
+  active germany
+  begin_turn(germany)
+  phase combat
+  unit i: infantry germany at "karelia" count 2
+  unit t: tank germany at "karelia"
+  unit di: infantry soviet_union at "karelia" count 2
+  unit home: infantry germany at "germany" count 4
+  unit ally: infantry japan at "karelia"
+  fight("karelia", germany)
+}
+'''
+
+
+def test_only_the_units_the_rules_put_in_the_battle_are_counted(tmp_path):
+    """Issue #19: `fight("karelia", germany)` counted the 4 German infantry standing in the
+    territory Germany (the power `germany` was read as the location of the same name), and a
+    unit at Karelia of a power not at war with the attacker (Japan: §7.5, multinational forces
+    never attack together, and only enemy units defend) as a defender. The battle is the textbook
+    one of 2 infantry and a tank against 2 infantry."""
+    from test_odds import textbook_land_battle
+
+    scene_file = tmp_path / "bystanders.wcx"
+    scene_file.write_text(BYSTANDERS)
+    scene = odds.load_scene(AA, scene_file)
+    sides = sorted((u.side, u.type, u.loc) for u in scene.participants.values())
+    assert sides == [("germany", "infantry", "karelia")] * 2 + [("germany", "tank", "karelia")] \
+        + [("soviet_union", "infantry", "karelia")] * 2
+    result = odds.exact(scene)
+    want = textbook_land_battle([1, 1, 3], [2, 2])
+    assert result.outcomes["attacker wins"] == pytest.approx(want[0], abs=1e-9)
+    assert result.outcomes["defender wins"] == pytest.approx(want[1], abs=1e-9)
+    assert result.outcomes["mutual destruction"] == pytest.approx(want[2], abs=1e-9)
+    assert result.outcomes["both remain"] < 1e-12

@@ -397,3 +397,16 @@ def test_a_slice_of_the_hostile_input_campaign(tmp_path):
     assert tally.total() >= 90
     assert tally.bad == 0, tally.failures[:5]
     assert tally.counts["refused"] > 0 and tally.counts["accepted"] > 0
+
+
+
+@pytest.mark.parametrize("evaluator", ["generated", "reference"])
+def test_a_map_attribute_of_a_string_that_is_no_location_is_a_located_error(game, monkeypatch, evaluator):
+    """`"nowhere".terrain` (an attribute from the map) used to end in `internal error: KeyError`:
+    a located rules error naming the string, with the closest location's name as a hint.
+    (A location variable of a string off the map still reads its default: a scene's partial map
+    leaves out places the rules list, such as Stargard's objective hexes.)"""
+    monkeypatch.setenv("WARCODEX_EVALUATOR", evaluator)
+    add_rules(game, 'on turn_start "probe" §9 { let h = "01" + "10" + "x"\n  let v = h.terrain }\n')
+    refused(cli("play", game, "--seed", "1"), "extra.wcx:2:",
+            "error[E-runtime]: no location '0110x' on the map (reading its 'terrain')", "did you mean '0110'?")
