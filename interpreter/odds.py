@@ -958,7 +958,7 @@ def combat_units(run, battle) -> dict:
     decl = run.engine.game.names.get(call.func)
     params = decl.params if isinstance(decl, ast.Procedure) else []
     kinds = {p.name: p.type for p in params}
-    args = [(p.type if i < len(params) else None, a) for i, (p, a) in enumerate(zip(params + [None] * len(call.args), call.args))]
+    args = [(params[i].type if i < len(params) else None, a) for i, a in enumerate(call.args)]
     args += [(kinds.get(name), a) for name, a in call.kwargs.items()]
     state = run.state
     ids: set[int] = set()
