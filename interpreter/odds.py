@@ -273,6 +273,8 @@ class Enumerator:
         self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
         self.forced: dict = {}  # id(pending count) -> (it, its value in the current run)
         self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
+        self.iterations: dict = {}  # (loop, state, locals, phase) -> one lazy count loop iteration: _iteration
+        self.iteration_runs = self.iteration_hits = 0  # lazy count loop iterations run, and served by that memo
         self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
         self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
         self.statements: dict = {}  # (procedure, arguments, statement, state, depth, phase) -> its outcomes: _sequence
@@ -372,24 +374,22 @@ class Enumerator:
             # the hit) leaves the same state and locals to the next one, which does the same (the
             # body does not read the loop variable): the iterations stop there, `idle`, and every
             # larger count ends in the last state
-            self._run_from(start)
             steps = [(start, set(log.written) if log is not None else None, False)]
             idle = False
             ctx = self.ctx
             self.tail_ok = False
+            locals_key = key[3]
             try:
                 for x in range(low, max(v for v, _ in outcomes) + 1):
                     ctx.tick(site.span)
-                    fr.vars[var] = x
-                    stopped = body(fr) is STOP
-                    if not stopped and self._start() is steps[-1][0]:
+                    before = steps[-1][0]
+                    after, stopped = self._iteration(fr, var, x, body, site, before, locals_key)
+                    if not stopped and after is before:
                         idle = True
                         break
-                    after = plain(ctx.state)
                     steps.append((after, set(log.written) if log is not None else None, stopped))
                     if stopped:
                         break
-                    self._run_from(after)
             finally:
                 self.tail_ok = tail
             found = self.iterated[key] = (steps, idle)
@@ -412,6 +412,40 @@ class Enumerator:
             if log is not None:
                 log.written = set(written)
         return True, (STOP if stopped else None)
+
+    def _iteration(self, fr, var: str, x, body, site, start, locals_key) -> tuple[object, bool]:
+        """One iteration of a lazy count loop from `start` (plain, kept as it is): (the state after
+        it, whether it stopped); `start` itself when it changed nothing. Computed once for the
+        whole computation per (loop, start state, locals, round's phase): the body does not read
+        the loop variable (compiler `markov_loop`), so an iteration is the same whatever its
+        number, and the casualties taken from a pool are taken again from every explore reaching
+        the same state (the defender's fire is served to each of the attacker's casualty patterns,
+        the "any" hits continue where the "air" hits left the same pool). What it read and wrote
+        is noted in the log of the call around it, as if it had run there (readlog.py)."""
+        memo_key = (id(site), self.key(start), locals_key, self.phase)
+        found = self.iterations.get(memo_key)
+        if found is None:
+            outer, self.log = self.log, ReadLog(self.key)
+            try:
+                self._run_from(start, begin=True)
+                fr.vars[var] = x
+                stopped = body(fr) is STOP
+                path = self.log.reads
+            finally:
+                self.log = outer
+            end = self._start()
+            owners = Difference(start, end).owners if end is not start else ()
+            found = self.iterations[memo_key] = (end, stopped, path, owners)
+            self.iteration_runs += 1
+        else:
+            self.iteration_hits += 1
+        end, stopped, path, owners = found
+        log = self.log
+        if log is not None:  # what the iteration read, the run around it read
+            log.merge(path)
+            log.written.update(owners)
+        fr.vars[var] = x
+        return end, stopped
 
     # ------------------------------------------------------------ branches
     def key(self, state) -> tuple:
