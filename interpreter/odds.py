@@ -201,10 +201,12 @@ class _Key:
         return self is other or (type(other) is _Key and self.hash == other.hash and self.items == other.items)
 
 
-def state_key(state, base=None) -> tuple:
+def state_key(state, base=None, unit_number=None) -> tuple:
     """Everything of a game state the rules can read (not its RNG, nor its version counters). With
     `base`, a state the key is relative to: only what differs from it (much cheaper on a big map,
-    where a battle changes a few units and locations)."""
+    where a battle changes a few units and locations); `unit_number` then stands each unit record
+    for a number (equal records, equal numbers: the key hashes and compares small integers, not
+    every field of every record)."""
     if base is None:
         return (
             tuple(sorted(state.units.items())), _freeze(state.vars), _freeze(state.side_vars),
@@ -222,8 +224,10 @@ def state_key(state, base=None) -> tuple:
             out += [(k, _MISSING) for k in theirs.keys() - mine.keys()]
         return tuple(sorted(out, key=repr)) if len(out) > 1 else tuple(out)
 
+    number = unit_number or (lambda u: u)
+    bu = base.units
     return _Key((
-        tuple(sorted(((uid, u) for uid, u in state.units.items() if base.units.get(uid) is not u), key=lambda x: x[0])),
+        tuple(sorted((uid, number(u)) for uid, u in state.units.items() if bu.get(uid) is not u)),
         changed(state.vars, base.vars), changed(state.side_vars, base.side_vars),
         changed(state.loc_vars, base.loc_vars), changed(state.loc_markers, base.loc_markers),
         changed(state.decks, base.decks), changed(state.hands, base.hands),
@@ -233,6 +237,16 @@ def state_key(state, base=None) -> tuple:
 
 
 _MISSING = "<missing>"
+
+
+class _After:
+    """The state `start` after a difference `diff`, not built yet (`Enumerator._after`): its key,
+    `number`, is known; `state` is the state once built (`Enumerator._real`)."""
+
+    __slots__ = ("start", "diff", "number", "state")
+
+    def __init__(self, start, diff, number: int) -> None:
+        self.start, self.diff, self.number, self.state = start, diff, number, None
 
 
 class _Replaced:
@@ -288,6 +302,8 @@ class Enumerator:
         self.installed_version = -1
         self.interned: dict = {}  # state key -> its number (see key())
         self.key_items: list = []  # number -> the state key's items
+        self.unit_numbers: dict = {}  # unit record -> its number in state keys: see _unit_number
+        self.unit_ids: dict = {}  # id(unit record) -> (the record, its number)
         self.keyed: dict = {}  # id(state) -> (state, version, winner, over, its key): see key()
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
@@ -430,11 +446,13 @@ class Enumerator:
                 self._run_from(start, begin=True)
                 fr.vars[var] = x
                 stopped = body(fr) is STOP
-                path = self.log.reads
+                path, written = self.log.reads, self.log.written
             finally:
                 self.log = outer
             end = self._start()
-            owners = Difference(start, end).owners if end is not start else ()
+            # what it wrote: whole unit records and dictionary entries, as a difference's owners
+            # (the previous values were noted as reads by the writes themselves)
+            owners = written if end is not start else ()
             found = self.iterations[memo_key] = (end, stopped, path, owners)
             self.iteration_runs += 1
         else:
@@ -454,11 +472,36 @@ class Enumerator:
         is not keyed again (the states the enumerator keeps are not changed any more: an end
         state is met by the run that reached it, the call merging its leaves and the chain
         merging its outcomes; a state still running is changed with a new version, or by `win`)."""
+        if type(state) is _After:
+            return state.number
         hit = self.keyed.get(id(state))
         if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
                 and hit[3] == state.over:
             return hit[4]
-        return self._intern(state, state_key(state, self.base))
+        return self._intern(state, state_key(state, self.base, self._unit_number))
+
+    def _real(self, state):
+        """The state itself: built now if it is a state after a difference not built yet
+        (`_after`), keyed with the number its handle knows."""
+        if type(state) is not _After:
+            return state
+        built = state.state
+        if built is None:
+            built = state.state = state.diff.apply(state.start)
+            self.keyed[id(built)] = (built, built.version, built.winner, built.over, state.number)
+        return built
+
+    def _unit_number(self, u) -> int:
+        """The number standing for unit record `u` in state keys: found by identity (the states
+        of an enumeration share their records), else by value, once per record object."""
+        hit = self.unit_ids.get(id(u))
+        if hit is not None and hit[0] is u:
+            return hit[1]
+        n = self.unit_numbers.get(u)
+        if n is None:
+            n = self.unit_numbers[u] = len(self.unit_numbers)
+        self.unit_ids[id(u)] = (u, n)  # (the record kept alive: its id is not reused)
+        return n
 
     def _intern(self, state, k: "_Key") -> int:
         number = self.interned.get(k)
@@ -468,21 +511,28 @@ class Enumerator:
         self.keyed[id(state)] = (state, state.version, state.winner, state.over, number)
         return number
 
-    def _key_after(self, start, diff, end) -> None:
-        """Key `end`, the state `start` after a call's difference `diff`, from the key of `start`
+    def _number_after(self, start, diff) -> int | None:
+        """The key of the state `start` after a call's difference `diff`, from the key of `start`,
         when the difference changed unit records only (and the index of where they are): the
-        records it put replace those of the start's key, as `state_key` would find them."""
+        records it put replace those of the start's key, as `state_key` would find them; None
+        otherwise."""
         if diff.rest or any(name != "at" for name, _, _ in diff.entries):
-            return
+            return None
         items = self.key_items[self.key(start)]
         units = dict(items[0])
         base = self.base.units
+        number = self._unit_number
         for uid, u in diff.units:
             if u is None or base.get(uid) is u:
                 units.pop(uid, None)
             else:
-                units[uid] = u
-        self._intern(end, _Key((tuple(sorted(units.items())),) + items[1:]))
+                units[uid] = number(u)
+        k = _Key((tuple(sorted(units.items())),) + items[1:])
+        found = self.interned.get(k)
+        if found is None:
+            found = self.interned[k] = len(self.key_items)
+            self.key_items.append(k.items)
+        return found
 
     def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
@@ -607,7 +657,10 @@ class Enumerator:
                 self.log = outer
             merged: dict = {}
             for p, end, _, hist, rolled in leaves:
-                slot = merged.setdefault(self.key(end), [0.0, end, {}, False])
+                k = self.key(end)
+                slot = merged.get(k)
+                if slot is None:
+                    slot = merged[k] = [0.0, self._real(end), {}, False]
                 slot[0] += p
                 for r, pr in hist.items():
                     slot[2][r] = slot[2].get(r, 0.0) + p * pr
@@ -627,7 +680,7 @@ class Enumerator:
             self.log.merge(path)
         if tail and self.pos >= len(self.prefix) and len(ends) > 1:
             # nothing runs after this call: each of its outcomes is a leaf of the run, no replay
-            raise TailBranch([(p, self._applied(start, diff), hist if self.depth == 0 else self.rounds,
+            raise TailBranch([(p, self._after(start, diff), hist if self.depth == 0 else self.rounds,
                                self.rolled or rolled) for p, diff, hist, rolled in ends])
         saved_rolled = self.rolled
         index = self._next([(i, e[0]) for i, e in enumerate(ends)])
@@ -641,12 +694,20 @@ class Enumerator:
 
     def _applied(self, start, diff):
         """The state `start` after a call's difference `diff` (computed once per explore)."""
+        return self._real(self._after(start, diff))
+
+    def _after(self, start, diff):
+        """The state `start` after a call's difference `diff`, as a handle (`_After`) whose key is
+        known and whose state is built only where it is kept (`_real`): of the ~15,000 outcomes of
+        the defender's fire served to the states after the attacker's (the issue's battle), a few
+        thousand are distinct states; the others are merged by key and never built. Where the key
+        cannot be told from the start's, the state itself. Once per explore."""
         if type(diff) is _Replaced:
             return diff.end
         applied = self.applied.get((id(start), id(diff)))
         if applied is None or applied[0] is not start:
-            end = diff.apply(start)
-            self._key_after(start, diff, end)
+            number = self._number_after(start, diff)
+            end = diff.apply(start) if number is None else _After(start, diff, number)
             applied = self.applied[(id(start), id(diff))] = (start, end)
         return applied[1]
 
@@ -704,7 +765,7 @@ class Enumerator:
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
-                slot = merged[(k2, stopped)] = [k2, end, stopped, 0.0, {}, False]
+                slot = merged[(k2, stopped)] = [k2, self._real(end), stopped, 0.0, {}, False]
             slot[3] += p
             for r, w in hist.items():
                 slot[4][r] = slot[4].get(r, 0.0) + p * w
@@ -753,12 +814,21 @@ class Enumerator:
                                     ended[(k2, stopped)] = [st2, stopped, {}]
                             else:
                                 states.setdefault(k2, st2)
-                            made.append((end, (k2, stopped) if end else k2, q, 1 if rolled else 0))
+                            # (an end's target is its own rounds dict, the same for every pass)
+                            made.append((ended[(k2, stopped)][2] if end else None, k2, q, 1 if rolled else 0))
                         moves[(k, settled, self.phase)] = made
-                    for end, k2, q, step in made:
-                        if end:
-                            target = ended[k2][2]
-                        else:
+                    if len(hist) == 1:  # (the common case: every pass so far fought a round)
+                        (r, w), = hist.items()
+                        for target, k2, q, step in made:
+                            if target is None:
+                                target = nxt.get(k2)
+                                if target is None:
+                                    target = nxt[k2] = {}
+                            rs = r + step
+                            target[rs] = target.get(rs, 0.0) + w * q
+                        continue
+                    for target, k2, q, step in made:
+                        if target is None:
                             target = nxt.get(k2)
                             if target is None:
                                 target = nxt[k2] = {}
@@ -793,7 +863,9 @@ class Enumerator:
                                                       tail=True):
             k2 = self.key(end)
             stopped = result is STOP
-            slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
+            slot = merged.get((k2, stopped))
+            if slot is None:
+                slot = merged[(k2, stopped)] = [k2, self._real(end), stopped, 0.0, rolled]
             slot[3] += p
             slot[4] = slot[4] or rolled
         out = [tuple(v) for v in merged.values()]
@@ -1261,7 +1333,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
     weighted: dict[tuple, float] = {}
     rounds: dict[int, float] = {}
     for p, end, _, hist, _ in leaves:
-        key = leaf_summary(scene, end)
+        key = leaf_summary(scene, enum._real(end))
         weighted[key] = weighted.get(key, 0.0) + p
         for r, pr in hist.items():
             rounds[r] = rounds.get(r, 0.0) + p * pr

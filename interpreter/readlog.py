@@ -118,7 +118,7 @@ class ReadLog:
     `whole_key(state)`: the key of a whole state (a read of everything is one of the start state,
     of which all the run has done so far is a function)."""
 
-    __slots__ = ("reads", "written", "all_read", "start", "whole_key")
+    __slots__ = ("reads", "written", "all_read", "start", "whole_key", "merged")
 
     def __init__(self, whole_key) -> None:
         self.reads: dict = {}
@@ -126,6 +126,9 @@ class ReadLog:
         self.all_read = False
         self.start = None
         self.whole_key = whole_key
+        # the paths (by identity: each is kept by its memo) all of whose reads are in `reads`:
+        # merging one again adds nothing (reads are only ever added)
+        self.merged: set = set()
 
     def begin_run(self, state) -> None:
         """A run from `state` (plain; every run of the log starts from the same state)."""
@@ -151,11 +154,12 @@ class ReadLog:
     def merge(self, path: dict) -> None:
         """A nested call's reads (at its start: address -> value) as this run's: those not
         noted yet (most are, after the first run) and not of what this run wrote."""
-        if self.all_read:
+        if self.all_read or id(path) in self.merged:
             return
         reads = self.reads
         missing = path.keys() - reads.keys()
         if not missing:
+            self.merged.add(id(path))
             return
         if ("*",) in missing:
             self.everything()
