@@ -725,8 +725,23 @@ class Enumerator:
                 break
             nxt: dict = {}
             for k, (st, hist, rolled) in live.items():
+                # (the common case, one rounds count before and in the statement: no histogram
+                # built for each outcome, the same sums)
+                single = next(iter(hist.items())) if len(hist) == 1 else None
                 for k2, st2, stopped, q, hist2, rolled2 in self._statement(name, frozen_args, index, stmt, compiled,
                                                                               frame, k, st):
+                    if single is not None and len(hist2) == 1 and not stopped:
+                        (r2, w2), = hist2.items()
+                        r = single[0] + r2
+                        w = single[1] * w2 * q
+                        slot = nxt.get(k2)
+                        if slot is None:
+                            nxt[k2] = [st2, {r: w}, rolled or rolled2]
+                        else:
+                            target = slot[1]
+                            target[r] = target.get(r, 0.0) + w
+                            slot[2] = slot[2] or rolled or rolled2
+                        continue
                     combined: dict = {}
                     for r, w in hist.items():
                         for r2, w2 in hist2.items():
@@ -760,12 +775,13 @@ class Enumerator:
             return found
         label = f"{name}, line {stmt.span.line}" if stmt.span else name
         merged: dict = {}
+        st = self._real(st)  # (a state kept by its key alone until a statement runs from it)
         for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail=True):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
-                slot = merged[(k2, stopped)] = [k2, self._real(end), stopped, 0.0, {}, False]
+                slot = merged[(k2, stopped)] = [k2, end, stopped, 0.0, {}, False]  # (built where needed)
             slot[3] += p
             for r, w in hist.items():
                 slot[4][r] = slot[4].get(r, 0.0) + p * w
