@@ -288,6 +288,7 @@ class Enumerator:
         self.forced: dict = {}  # id(pending count) -> (it, its value in the current run)
         self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
         self.iterations: dict = {}  # (loop, state, locals, phase) -> one lazy count loop iteration: _iteration
+        self.iteration_memos: dict = {}  # (loop, locals, phase) -> its iterations' effects, keyed on their reads
         self.iteration_runs = self.iteration_hits = 0  # lazy count loop iterations run, and served by that memo
         self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
         self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
@@ -431,30 +432,45 @@ class Enumerator:
 
     def _iteration(self, fr, var: str, x, body, site, start, locals_key) -> tuple[object, bool]:
         """One iteration of a lazy count loop from `start` (plain, kept as it is): (the state after
-        it, whether it stopped); `start` itself when it changed nothing. Computed once for the
-        whole computation per (loop, start state, locals, round's phase): the body does not read
+        it, whether it stopped); `start` itself when it changed nothing. The body does not read
         the loop variable (compiler `markov_loop`), so an iteration is the same whatever its
-        number, and the casualties taken from a pool are taken again from every explore reaching
-        the same state (the defender's fire is served to each of the attacker's casualty patterns,
-        the "any" hits continue where the "air" hits left the same pool). What it read and wrote
-        is noted in the log of the call around it, as if it had run there (readlog.py)."""
-        memo_key = (id(site), self.key(start), locals_key, self.phase)
-        found = self.iterations.get(memo_key)
+        number. Its effect is memoised for the whole computation on what it read (readlog.py, as
+        `call` memoises a procedure) and applied as a difference: the n-th casualty taken from
+        the defender's units at the battle depends on those units (read as one value, the units
+        of the defending sides there: compiler `side_filter`), not on the attacker's, so the
+        casualties are chosen once for every attacking force facing the same defenders. A
+        start state met before is served from a memo by its key (`iterations`), without a
+        lookup of its reads. What the iteration read and wrote is noted in the log of the call
+        around it, as if it had run there."""
+        front = (id(site), self.key(start), locals_key, self.phase)
+        found = self.iterations.get(front)
         if found is None:
-            outer, self.log = self.log, ReadLog(self.key)
-            try:
-                self._run_from(start, begin=True)
-                fr.vars[var] = x
-                stopped = body(fr) is STOP
-                path, written = self.log.reads, self.log.written
-            finally:
-                self.log = outer
-            end = self._start()
-            # what it wrote: whole unit records and dictionary entries, as a difference's owners
-            # (the previous values were noted as reads by the writes themselves)
-            owners = written if end is not start else ()
-            found = self.iterations[memo_key] = (end, stopped, path, owners)
-            self.iteration_runs += 1
+            memo_key = (id(site), locals_key, self.phase)
+            memo = self.iteration_memos.get(memo_key)
+            if memo is None:
+                memo = self.iteration_memos[memo_key] = ReadMemo()
+            entry = memo.lookup(lambda addr: current(start, addr, self.key))
+            if entry is None:
+                outer, self.log = self.log, ReadLog(self.key)
+                try:
+                    self._run_from(start, begin=True)
+                    fr.vars[var] = x
+                    stopped = body(fr) is STOP
+                    path = self.log.reads
+                finally:
+                    self.log = outer
+                end = self._start()
+                diff = None if end is start else Difference(start, end)
+                if diff is not None and not (diff.units or diff.entries or diff.rest):
+                    diff = None
+                entry = (path, (diff, stopped))
+                memo.insert(path, (diff, stopped))
+                self.iteration_runs += 1
+                label = f"loop at line {site.span.line}, iterations" if site.span else "loop iterations"
+                self.work[label] = self.work.get(label, 0) + 1  # (runs of its body; not replays)
+            path, (diff, stopped) = entry
+            end = start if diff is None else self._real(self._after(start, diff))
+            found = self.iterations[front] = (end, stopped, path, diff.owners if diff is not None else ())
         else:
             self.iteration_hits += 1
         end, stopped, path, owners = found
