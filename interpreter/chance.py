@@ -112,12 +112,13 @@ class Pending:
     numbers), and the chance points it was made of (two pending values are added by convolution
     only when they come from different dice)."""
 
-    __slots__ = ("dist", "offset", "sources")
+    __slots__ = ("dist", "offset", "sources", "_outcomes")
 
     def __init__(self, dist: list[float], offset: int = 0, sources: frozenset = frozenset()) -> None:
         self.dist = dist
         self.offset = offset
         self.sources = sources
+        self._outcomes = None
 
     def plus(self, other) -> "Pending":
         if isinstance(other, Pending):
@@ -130,7 +131,11 @@ class Pending:
         return Pending(self.dist, self.offset + int(other), self.sources)
 
     def outcomes(self) -> list[tuple[int, float]]:
-        return [(k + self.offset, p) for k, p in enumerate(self.dist) if p > 0.0]
+        """(value, probability) of each possible value (made once: a pending count is not changed)."""
+        found = self._outcomes
+        if found is None:
+            found = self._outcomes = [(k + self.offset, p) for k, p in enumerate(self.dist) if p > 0.0]
+        return found
 
     def __repr__(self) -> str:
         return f"Pending({self.outcomes()})"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 
 from warcodex.interpreter.chance import RefusingRng
 from warcodex.interpreter.state import GameState
@@ -549,6 +550,12 @@ def _grouped(path) -> list:
 
 def unit_values(u, fields: tuple) -> tuple:
     """The values of `fields` (as readlog notes them) of unit record `u` (or None)."""
+    if u is not None:
+        # (the common case, an existing unit's record fields: one getter made per field list)
+        getter = _GETTERS.get(fields)
+        if getter is None:
+            getter = _GETTERS[fields] = _getter(fields)
+        return getter(u)
     out = []
     for f in fields:
         if f == "?":
@@ -562,6 +569,29 @@ def unit_values(u, fields: tuple) -> tuple:
         else:
             out.append(getattr(u, f))
     return tuple(out)
+
+
+_GETTERS: dict = {}  # a unit's field list (as `_grouped` makes them) -> its values' getter
+
+
+def _getter(fields: tuple):
+    """A function giving `unit_values(u, fields)` of an existing unit `u` when the fields are its
+    existence (`?`), whole record (`*`), variables and record fields, without a branch per
+    field."""
+    parts = []
+    for f in fields:
+        if type(f) is tuple:  # a unit variable, `("var", name)`
+            parts.append(lambda u, name=f[1]: u.vd.get(name, _ABSENT))
+        elif f == "?":
+            parts.append(lambda u: True)
+        elif f == "*":
+            parts.append(lambda u: u)
+        else:
+            parts.append(operator.attrgetter(f))
+    if len(parts) == 1:
+        one = parts[0]
+        return lambda u: (one(u),)
+    return lambda u: tuple([g(u) for g in parts])
 
 
 class ReadMemo:
