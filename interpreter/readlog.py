@@ -615,6 +615,18 @@ class ReadMemo:
         seen: dict = {}
 
         def find(node):
+            # (most nodes have one read after them: followed in a loop, no recursion)
+            while len(node) == 1:
+                (addr, children), = node.items()
+                if addr is _END:
+                    return children
+                value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
+                try:
+                    node = children.get(value)
+                except TypeError:
+                    return None
+                if node is None:
+                    return None
             if _END in node:
                 return node[_END]
             for addr, children in node.items():
