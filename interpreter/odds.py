@@ -382,7 +382,8 @@ class Enumerator:
         log = self.log
         start = self._start()
         key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
-               frozenset(log.written) if log is not None else None, log.all_read if log is not None else None, self.phase)
+               (frozenset(log.written), frozenset(log.moved), tuple(log.moves)) if log is not None else None,
+               log.all_read if log is not None else None, self.phase)
         found = self.iterated.get(key)
         computed = found is None
         if computed:
@@ -391,7 +392,7 @@ class Enumerator:
             # the hit) leaves the same state and locals to the next one, which does the same (the
             # body does not read the loop variable): the iterations stop there, `idle`, and every
             # larger count ends in the last state
-            steps = [(start, set(log.written) if log is not None else None, False)]
+            steps = [(start, log.mark() if log is not None else None, False)]
             idle = False
             ctx = self.ctx
             self.tail_ok = False
@@ -404,7 +405,7 @@ class Enumerator:
                     if not stopped and after is before:
                         idle = True
                         break
-                    steps.append((after, set(log.written) if log is not None else None, stopped))
+                    steps.append((after, log.mark() if log is not None else None, stopped))
                     if stopped:
                         break
             finally:
@@ -427,7 +428,7 @@ class Enumerator:
         if computed or n > 0:
             self._run_from(state)
             if log is not None:
-                log.written = set(written)
+                log.restore(written)
         return True, (STOP if stopped else None)
 
     def _iteration(self, fr, var: str, x, body, site, start, locals_key) -> tuple[object, bool]:
@@ -456,11 +457,12 @@ class Enumerator:
                     self._run_from(start, begin=True)
                     fr.vars[var] = x
                     stopped = body(fr) is STOP
-                    path = self.log.reads
+                    inner = self.log
+                    path = inner.reads
                 finally:
                     self.log = outer
                 end = self._start()
-                diff = None if end is start else Difference(start, end)
+                diff = None if end is start else Difference(start, end, inner)
                 if diff is not None and not (diff.units or diff.entries or diff.rest):
                     diff = None
                 entry = (path, (diff, stopped))
@@ -470,14 +472,15 @@ class Enumerator:
                 self.work[label] = self.work.get(label, 0) + 1  # (runs of its body; not replays)
             path, (diff, stopped) = entry
             end = start if diff is None else self._real(self._after(start, diff))
-            found = self.iterations[front] = (end, stopped, path, diff.owners if diff is not None else ())
+            found = self.iterations[front] = (end, stopped, path, diff)
         else:
             self.iteration_hits += 1
-        end, stopped, path, owners = found
+        end, stopped, path, diff = found
         log = self.log
         if log is not None:  # what the iteration read, the run around it read
             log.merge(path)
-            log.written.update(owners)
+            if diff is not None:
+                log.served(diff)
         fr.vars[var] = x
         return end, stopped
 
@@ -686,6 +689,13 @@ class Enumerator:
             change = _Replaced if ("*",) in path else Difference
             ends = [(p, change(start, end), {r: w / p for r, w in hist.items()}, rolled)
                     for p, end, hist, rolled in merged.values() if p > 0]
+            if change is Difference:
+                # a stack the runs changed by moving units is put back as a whole entry: the
+                # entry is read (a run moving units in it did not note it: readlog index_move)
+                for _, diff, _, _ in ends:
+                    for name, k, _ in diff.entries:
+                        if name == "at":
+                            path.setdefault(("d", "at", k), current(start, ("d", "at", k), self.key))
             found = (path, ends)
             memo.insert(path, ends)
         else:
@@ -702,7 +712,7 @@ class Enumerator:
         index = self._next([(i, e[0]) for i, e in enumerate(ends)])
         p, diff, hist, rolled = ends[index]
         if self.log is not None:
-            self.log.written.update(diff.owners)
+            self.log.served(diff)
         self.rolled = saved_rolled or rolled
         self._run_from(self._applied(start, diff))
         if self.depth == 0:

@@ -32,7 +32,7 @@ import dataclasses
 import operator
 
 from warcodex.interpreter.chance import RefusingRng
-from warcodex.interpreter.state import GameState
+from warcodex.interpreter.state import GameState, move_in_index
 
 _ABSENT = "<absent>"
 _END = object()  # the key of a trie node's result
@@ -119,7 +119,7 @@ class ReadLog:
     `whole_key(state)`: the key of a whole state (a read of everything is one of the start state,
     of which all the run has done so far is a function)."""
 
-    __slots__ = ("reads", "written", "all_read", "start", "whole_key", "merged")
+    __slots__ = ("reads", "written", "all_read", "start", "whole_key", "merged", "moves", "moved")
 
     def __init__(self, whole_key) -> None:
         self.reads: dict = {}
@@ -127,6 +127,10 @@ class ReadLog:
         self.all_read = False
         self.start = None
         self.whole_key = whole_key
+        # the current run's unit moves in the location index, in order (uid, from, to), and the
+        # locations whose stack they changed, not written otherwise (see `index_move`)
+        self.moves: list = []
+        self.moved: set = set()
         # the paths (by identity: each is kept by its memo) all of whose reads are in `reads`:
         # merging one again adds nothing (reads are only ever added)
         self.merged: set = set()
@@ -136,7 +140,36 @@ class ReadLog:
         self.written = set()
         self.all_read = False
         self.start = state
+        self.moves, self.moved = [], set()
         self.reads.setdefault(("rest",), rest_key(state))
+
+    def mark(self) -> tuple:
+        """What the run has written so far (`restore` goes back to it)."""
+        return set(self.written), set(self.moved), list(self.moves)
+
+    def restore(self, mark: tuple) -> None:
+        written, moved, moves = mark
+        self.written, self.moved, self.moves = set(written), set(moved), list(moves)
+
+    def served(self, diff) -> None:
+        """The run goes on from a state `diff` made (a call or an iteration served from a memo):
+        what it wrote, the run wrote."""
+        self.written.update(diff.owners)
+        for move in getattr(diff, "moves", ()):
+            self.index_move(*move)
+
+    def index_move(self, uid, src, dst) -> None:
+        """The run moved unit `uid` from `src` to `dst` in the location index (`GameState.put`:
+        out of its stack, on top of the other). Not a write of the stacks as whole entries (that
+        would note each as read: a difference replacing whole entries must only be put over the
+        same ones): the move itself is kept, and a difference makes it again on the stacks of the
+        state it is served to (`Difference`). The unit's own record, read and written by `put`,
+        says where it was. A later read of a stack it changed is noted with the start's value
+        (the stack then is the start's with the run's moves made: see `_LoggedIndex`)."""
+        self.moves.append((uid, src, dst))
+        for h in (src, dst):
+            if h is not None and ("d", "at", h) not in self.written:
+                self.moved.add(h)
 
     def unit(self, uid, field, value) -> None:
         if not self.all_read and ("u", uid) not in self.written:
@@ -177,8 +210,10 @@ class ReadLog:
             self.everything()
             return
         w = self.written
+        moved = self.moved
         for addr in missing:
-            if addr[0] == "S":  # (the start's value, as side_read says)
+            if addr[0] == "S" or addr[0] == "d" and addr[1] == "at" and addr[2] in moved and addr not in w:
+                # (the start's value: as side_read says, and for a stack this run moved units in)
                 reads[addr] = current(self.start, addr, self.whole_key)
             elif (addr[:2] if addr[0] == "u" else addr) not in w:
                 reads[addr] = path[addr]
@@ -346,6 +381,31 @@ class _LoggedDict(_LoggedMapping):
         return inner
 
 
+class _LoggedIndex(_LoggedDict):
+    """`state.at` of a recording view: the location index. Units moved by the run are moved in it
+    without noting the stacks (`index_move`); a stack read after the run moved units in it is
+    noted with its value at the start (the run's moves, made on it, give the stack it sees)."""
+
+    __slots__ = ()
+
+    def index_move(self, uid, src, dst) -> None:
+        move_in_index(self, uid, src, dst)
+        self.log.index_move(uid, src, dst)
+
+    def _read(self, key):
+        log = self.log
+        if key in log.moved:
+            addr = ("d", "at", key)
+            if not log.all_read and addr not in log.reads and addr not in log.written:
+                log.reads[addr] = freeze(dict.get(log.start.at, key, _ABSENT))
+            return dict.get(self, key, _ABSENT)
+        return _LoggedDict._read(self, key)
+
+    def _all(self):
+        log = self.log
+        self.log.entry("at", "*", freeze(dict(dict.items(log.start.at if log.moved else self))))
+
+
 class _CopyOnWrite(dict):
     """`loc_vars` and `side_vars` of a state copied by `copy_state`: the inner dictionaries are
     shared with the original until the rules write into one (`setdefault`, engine.set_attribute)."""
@@ -381,7 +441,7 @@ def copy_state(state, log: ReadLog | None = None):
         units = out.units = _LoggedUnits(state.units)
         units.log, units.proxies = log, {}
         for name in _DICTS:
-            d = _LoggedDict(getattr(state, name))
+            d = (_LoggedIndex if name == "at" else _LoggedDict)(getattr(state, name))
             d.log, d.name = log, name
             setattr(out, name, d)
     for name in _CONTAINERS:  # decks, hands, card uses, any container added to GameState later
@@ -488,19 +548,26 @@ def _copied(v):
 
 class Difference:
     """What a run changed, from its start state to its end: the unit records, dictionary entries
-    and other fields it changed (whole records, whole entries: see the module docstring)."""
+    and other fields it changed (whole records, whole entries: see the module docstring). With
+    the `log` of the one run that made it, the stacks its unit moves changed (and it did not
+    write otherwise) are not whole entries but those moves (`moves`), made again on the stacks
+    of the state the difference is put over; `moved`, those locations."""
 
-    __slots__ = ("units", "entries", "rest", "owners")
+    __slots__ = ("units", "entries", "rest", "owners", "moves", "moved")
 
-    def __init__(self, start, end) -> None:
+    def __init__(self, start, end, log: ReadLog | None = None) -> None:
         su, eu = start.units, end.units
         self.units = [(uid, u) for uid, u in eu.items() if su.get(uid) is not u and su.get(uid) != u]
         self.units += [(uid, None) for uid in su if uid not in eu]
+        moved = frozenset(h for h in log.moved if ("d", "at", h) not in log.written) if log is not None else frozenset()
+        self.moves = tuple(log.moves) if moved else ()
+        self.moved = moved
         self.entries = []
         for name in _DICTS:
             sd, ed = getattr(start, name), getattr(end, name)
-            self.entries += [(name, k, _copied(v)) for k, v in ed.items() if sd.get(k, _ABSENT) != v]
-            self.entries += [(name, k, _ABSENT) for k in sd if k not in ed]
+            skip = moved if name == "at" else ()
+            self.entries += [(name, k, _copied(v)) for k, v in ed.items() if sd.get(k, _ABSENT) != v and k not in skip]
+            self.entries += [(name, k, _ABSENT) for k in sd if k not in ed and k not in skip]
         self.rest = [(f, _copied(getattr(end, f))) for f in _REST if getattr(start, f) != getattr(end, f)]
         self.owners = {("u", uid) for uid, _ in self.units} | {("d", name, k) for name, k, _ in self.entries}
 
@@ -512,6 +579,8 @@ class Difference:
                 out.units.pop(uid, None)
             else:
                 out.units[uid] = u
+        for uid, src, dst in self.moves:  # (then the whole entries, over them)
+            move_in_index(out.at, uid, src, dst)
         for name, k, v in self.entries:
             d = getattr(out, name)
             if v is _ABSENT:

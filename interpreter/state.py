@@ -27,6 +27,26 @@ from typing import Any
 PLAIN = {"plain": True}  # field metadata: plain JSON data, saved and copied as it is
 
 
+def move_in_index(at: dict, uid: int, src: str | None, dst: str | None) -> None:
+    """Keep a location index (`GameState.at`: location -> the unit ids there, bottom to top) in
+    step with unit `uid` moving from `src` to `dst` (None: off the map): taken out of its stack,
+    put on top of the other. On the dictionary's own entries (a recording view's too, without
+    noting reads: readlog.py), so the same moves can be made again on another index."""
+    if src is not None:
+        rest = dict.get(at, src, ())
+        try:
+            i = rest.index(uid)  # once in its stack
+            rest = rest[:i] + rest[i + 1:]
+        except ValueError:
+            pass
+        if rest:
+            dict.__setitem__(at, src, rest)
+        else:
+            dict.pop(at, src, None)
+    if dst is not None:
+        dict.__setitem__(at, dst, dict.get(at, dst, ()) + (uid,))
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     id: int
@@ -255,19 +275,12 @@ class GameState:
         old = self.units.get(unit.id)
         if old is not None and old == unit:
             return
-        if old is not None and old.loc != unit.loc and old.loc is not None:
-            rest = self.at.get(old.loc, ())
-            try:
-                i = rest.index(unit.id)  # once in its stack
-                rest = rest[:i] + rest[i + 1:]
-            except ValueError:
-                pass
-            if rest:
-                self.at[old.loc] = rest
-            else:
-                self.at.pop(old.loc, None)
-        if unit.loc is not None and (old is None or old.loc != unit.loc):
-            self.at[unit.loc] = self.at.get(unit.loc, ()) + (unit.id,)
+        if old is None or old.loc != unit.loc:
+            src = old.loc if old is not None else None
+            if type(self.at) is dict:
+                move_in_index(self.at, unit.id, src, unit.loc)
+            else:  # a recording view of exact odds notes the move, not the stacks (readlog.py)
+                self.at.index_move(unit.id, src, unit.loc)
         if old is None or old.loc != unit.loc or old.side != unit.side:  # who is where
             self.positions_version += 1
         self.units[unit.id] = unit

@@ -538,22 +538,48 @@ SIDE_READS = ROOT / "tests" / "data" / "odds" / "tiny_side_reads.wcx"
         "defender: Rifle division eliminated, Rifle division to 0905": 1 / 4 * 1 / 2 + 3 / 4 * 1 / 4,
         "defender: Rifle division to 0905": 1 / 4 * 1 / 4}, 4),
     # the infantry leaving is of the firing side: r1 falls unless all four dice miss; the
-    # casualty loop's iteration from "r1 eliminated" (no enemy left) is not run again
+    # casualty loop's two iterations (r1 eliminated; then no enemy left) are not run again
     ("odds_side_friend_leaves", {
         "attacker: Infantry division to 0705; defender: Rifle division eliminated": 15 / 16,
-        "attacker: Infantry division to 0705": 1 / 16}, 3),
+        "attacker: Infantry division to 0705": 1 / 16}, 2),
 ])
 def test_a_loop_over_the_enemies_in_a_hex_reads_them_and_not_the_whole_stack(name, by_hand, iterations, shortcuts):
     """`units_at(h) where is_enemy(u.side, a) and ...` is read as the enemy units at h (compiler
     `side_filter`): an enemy arriving changes that read and the casualties are chosen again; a
     friendly unit leaving does not, and the casualty loop's iterations are served from the
-    first volley's (an iteration that eliminates a unit still reads the whole stack, which it
-    writes)."""
+    first volley's (eliminating r1 moves it out of the stack: a move, not a read of the stack)."""
     sc = odds.load_scene(TINY, SIDE_READS, name)
     result = odds.exact(sc, shortcuts=shortcuts)
     assert {odds.effect_words(sc, k): p for k, p in result.distribution.items()} == pytest.approx(by_hand, abs=1e-15)
     if shortcuts:
         assert result.replays_by["loop at line 7, iterations"] == iterations
+
+
+def test_a_run_moving_units_records_the_moves_and_not_the_stacks():
+    """A unit moved by a run on a recording view (`GameState.put` -> readlog `index_move`) is
+    taken out of its stack and put on top of the other without noting either stack as read; the
+    difference makes the same moves on the stacks of another state (its other units kept in
+    their order), and a stack read after the move is noted with its value at the start."""
+    from warcodex.interpreter.readlog import Difference, ReadLog, copy_state, plain
+    from warcodex.interpreter.state import GameState, Unit
+
+    start = GameState(scenario="test", seed=1)
+    for uid, loc in ((1, "a"), (2, "a"), (3, "b")):
+        start.put(Unit(uid, "infantry", "axis", loc, 1, 1, "Infantry"))
+    log = ReadLog(lambda state: None)
+    log.begin_run(start)
+    view = copy_state(start, log)
+    view.put(view.units[1]._u.but(loc="b"))
+    assert not any(addr[:2] == ("d", "at") for addr in log.reads)
+    assert dict.get(view.at, "a") == (2,) and dict.get(view.at, "b") == (3, 1)
+    assert view.units_at("a") == (2,) and log.reads[("d", "at", "a")] == (1, 2)  # the start's stack
+    diff = Difference(start, plain(view), log)
+    assert diff.moves == ((1, "a", "b"),) and not diff.entries
+    other = GameState(scenario="test", seed=1)  # the same unit 1, other units in the stacks
+    for uid, loc in ((5, "a"), (1, "a"), (6, "a"), (7, "b")):
+        other.put(Unit(uid, "infantry", "axis", loc, 1, 1, "Infantry"))
+    after = diff.apply(other)
+    assert after.at == {"a": (5, 6), "b": (7, 1)} and after.units[1].loc == "b"
 
 
 def test_the_memo_on_reads_keeps_the_textbook_answer_and_saves_the_defenders_fire(aa_scenes):
