@@ -289,7 +289,6 @@ class Enumerator:
         self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
         self.iterations: dict = {}  # (loop, state, locals, phase) -> one lazy count loop iteration: _iteration
         self.iteration_memos: dict = {}  # (loop, locals, phase) -> its iterations' effects, keyed on their reads
-        self.iteration_runs = self.iteration_hits = 0  # lazy count loop iterations run, and served by that memo
         self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
         self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
         self.statements: dict = {}  # (procedure, arguments, statement, state, depth, phase) -> its outcomes: _sequence
@@ -467,14 +466,11 @@ class Enumerator:
                     diff = None
                 entry = (path, (diff, stopped))
                 memo.insert(path, (diff, stopped))
-                self.iteration_runs += 1
                 label = f"loop at line {site.span.line}, iterations" if site.span else "loop iterations"
                 self.work[label] = self.work.get(label, 0) + 1  # (runs of its body; not replays)
             path, (diff, stopped) = entry
             end = start if diff is None else self._real(self._after(start, diff))
             found = self.iterations[front] = (end, stopped, path, diff)
-        else:
-            self.iteration_hits += 1
         end, stopped, path, diff = found
         log = self.log
         if log is not None:  # what the iteration read, the run around it read
