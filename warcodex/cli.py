@@ -111,6 +111,12 @@ def check(game: str, overlays, quiet: bool) -> None:
             new_errors = [d for d in test_diags.errors if d not in seen]
             print_diagnostics(new_errors)
             diags.extend(new_errors)
+            # the tests' own warnings (a location a test's partial board leaves out...); their
+            # provisional expectations are listed by `warcodex coverage`
+            new_warnings = [d for d in test_diags.warnings if d not in seen and d.code != "W-provisional"]
+            if not quiet:
+                print_diagnostics(new_warnings)
+            warnings = warnings + new_warnings
             tests = len(with_tests.tests) if with_tests is not None else 0
     if diags.errors or gamedef is None:
         err.print(f"{len(diags.errors)} error(s), {len(warnings)} warning(s)", style="bold red")
