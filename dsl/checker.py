@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import string
 from fractions import Fraction
 from pathlib import Path
 
@@ -951,6 +952,55 @@ class _Checker:
                                      f"the {lit} literal {_literal_text(decl.default)}", decl.default.span)
                 elif decl.type == "location" and isinstance(decl.default, ast.Str):
                     self.loc_literals.append((decl.default, f"the default of {decl.scope} '{decl.name}'"))
+        self._check_faces()
+
+    def _check_faces(self) -> None:
+        """`face: "{command_range}-{move}"` on a unit type (or a class, for its unit types that
+        declare none): what its counters print, a text in which each `{name}` is a value of the
+        type. A name the type does not have would print as nothing: an error, with the closest."""
+        import string
+
+        units = [d for d in self.game.names.values() if isinstance(d, ast.Unit)]
+        decls = units + [d for d in self.game.entities("class")]
+        for decl in decls:
+            face = next((p for p in decl.props if p.key == "face"), None)
+            if face is None:
+                continue
+            if not isinstance(face.value, ast.Str):
+                self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}' must be a text in quotes naming "
+                                 "values in braces", face.value.span if face.value is not None else face.span,
+                                 hint='face: "{command_range}-{move}" prints an HQ counter\'s range and movement')
+                continue
+            try:
+                fields = [(name, spec, conv) for _lit, name, spec, conv in string.Formatter().parse(face.value.value)
+                          if name is not None]
+            except ValueError as exc:
+                self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}': {exc}", face.value.span,
+                                 hint="a value is written {name}; a brace printed as such is written {{ or }}")
+                continue
+            # the unit types printing this face: the type itself, or a class's types without a face
+            users = [decl] if isinstance(decl, ast.Unit) else [
+                u for u in units if decl.name in u.classes and not any(p.key == "face" for p in u.props)
+                and next((c for c in u.classes if self._class_face(c) is not None), None) == decl.name]
+            for name, spec, conv in fields:
+                where = _find(face.value.span, re.escape("{" + name))
+                if not name or spec or conv or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                    self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}': "
+                                     f"'{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}' is not a value's name",
+                                     where, hint="write a value of the unit type in braces, as it is: {move}")
+                    continue
+                for u in users:
+                    keys = {p.key for p in u.props} | {p.key for sv in u.step_values for p in sv.props}
+                    if name not in keys:
+                        self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}' prints '{name}', which unit "
+                                         f"type '{u.name}' does not have", where,
+                                         hint=did_you_mean(name, sorted(keys - {"face"}))
+                                         or "its values: " + ", ".join(sorted(keys - {"face"})))
+                        break
+
+    def _class_face(self, name: str) -> ast.Prop | None:
+        decl = self.game.names.get(name)
+        return next((p for p in getattr(decl, "props", []) if p.key == "face"), None)
 
     # ------------------------------------------------------------ 6: citations
     def check_citations(self) -> None:

@@ -560,3 +560,29 @@ test reads "locations off the strip" §9 {
     assert 't.wcx:17:10: error[E-unknown-location]: unknown location "0805q"' in result.output
     assert '   17 |   expect "0805q".controller == none\n      |          ^^^^^^^\n  hint: did you mean \'0805\'?' in result.output
     assert "t.wcx:15:10: warning[W-location-off-board]" in result.output
+
+
+def test_a_counter_face_prints_values_the_unit_type_has(tmp_path):
+    """`face:` (what a unit type's counters print, on the type or a class) names values in braces:
+    a name one of its types lacks, a format the language does not have, or a face that is not a
+    text are located errors, with the closest value; `{{` prints a brace."""
+    folder = _tiny_copy(tmp_path, '''unit hq "HQ" §2.1 { side: soviet move: 8 command_range: 10 face: "{comand_range}-{move}" }
+unit hq2 "HQ 2" §2.1 { side: soviet move: 8 command_range: 10 face: "{command_range:>3}{{{move}}}" }
+unit hq3 "HQ 3" §2.1 { side: soviet move: 8 face: 8 }
+class staff "Staff" §2.1 { face: "[{range}]" }
+unit hq4 "HQ 4" : staff §2.1 { side: soviet move: 8 range: 4 }
+unit hq5 "HQ 5" : staff §2.1 { side: soviet move: 8 ranges: 4 }
+unit hq6 "HQ 6" : staff §2.1 { side: soviet move: 8 face: "{move}" }
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [
+        ("E-face", "`face:` of unit 'hq' prints 'comand_range', which unit type 'hq' does not have", 1, 67,
+         "did you mean 'command_range'?"),
+        ("E-face", "`face:` of unit 'hq2': '{command_range:>3}' is not a value's name", 2, 70,
+         "write a value of the unit type in braces, as it is: {move}"),
+        ("E-face", "`face:` of unit 'hq3' must be a text in quotes naming values in braces", 3, 51,
+         'face: "{command_range}-{move}" prints an HQ counter\'s range and movement'),
+        ("E-face", "`face:` of class 'staff' prints 'range', which unit type 'hq5' does not have", 4, 36,
+         "did you mean 'ranges'?"),
+    ], rendered(diags)
