@@ -151,13 +151,18 @@ def test_stargard_chit_images_print_no_rules_records(stargard_module):
     assert f'fill="{soviet}"' in sixty_first
 
 
-def test_no_retreat_cards_print_their_events_not_the_rules_reading_of_them():
+@pytest.fixture(scope="module")
+def no_retreat_data():
+    from warcodex.exporters.vassal import gamedata
+
+    return gamedata.load("games/no-retreat")
+
+
+def test_no_retreat_cards_print_their_events_not_the_rules_reading_of_them(no_retreat_data):
     """No Retreat! card 01 (§K01): its number, each side's event and text, the red "45" (removed in
     1945, §A3); when each event may be played is the rules' reading of its text (`axis_when`), and
     `set_aside` the engine's starting place of the green-45 cards: neither is printed."""
-    from warcodex.exporters.vassal import gamedata
-
-    data = gamedata.load("games/no-retreat")
+    data = no_retreat_data
     cards = {c.name: c for c in data.cards["events"]}
     c01 = cards["c01"]
     assert [k for k, _ in c01.fields] == ["number", "axis event", "axis text", "soviet event", "soviet text"]
@@ -201,3 +206,16 @@ def test_stargard_hq_and_air_counters_print_their_own_values_not_0_0_8(stargard_
     symbols = Symbols(engine, facts_of(engine, "solstice"), 64)
     symbols.unit("s_61_hq", "soviet", "61 HQ", 1)
     assert ">10-8<" in symbols.svg_defs() and "0-0-8" not in symbols.svg_defs()
+
+
+def test_no_retreat_counters_print_strength_and_movement(no_retreat_data):
+    """No Retreat!'s counters print combat strength - movement (the digest's reading of the two
+    printed numbers; §A2 "strength notations"): its types have no attack or defense, so the
+    counters printed the movement alone ("4" for a 5-4 German army). Per step; a unit without a
+    ZOC prints its strength in parentheses (§A2), a static one a single number ("Breslau (1)")."""
+    data = no_retreat_data
+    army = data.unit_type("german_army")
+    assert (army.factors(2), army.factors(1)) == ("5-4", "3-4")
+    assert data.unit_type("finnish_army").factors(2) == "(4)-3"
+    assert data.unit_type("volkssturm").factors(1) == "(1)"
+    assert data.unit_type("berlin_garrison").factors(1) == "2"
