@@ -115,9 +115,11 @@ class PlanAgent(GreedyAgent):
     def candidates(self, legal) -> list:
         found = super().candidates(legal)
         if self.depth > 1 and self._rest:
-            # the next action of the plan chosen last, when it is still legal here
-            nxt = self._rest[0]
-            if candidate_key(nxt) not in {candidate_key(c) for c in found} and self._legal(legal, nxt):
+            # the first action of the plan followed that is legal here (the plan's actions in this
+            # step, or in the step after it)
+            keys = {candidate_key(c) for c in found}
+            nxt = next((c for c in self._rest if self._legal(legal, c)), None)
+            if nxt is not None and candidate_key(nxt) not in keys:
                 found.append(nxt)
         return found
 
@@ -134,7 +136,10 @@ class PlanAgent(GreedyAgent):
         self._spent = 0
         self._plans = {}
         choice = super()._choose_action(ctx, side, legal)
-        self._rest = self._plans.get(candidate_key(choice), []) if choice is not None else []
+        if choice is not None:
+            self._rest = self._plans.get(candidate_key(choice), [])
+        # passing keeps the plan followed: its rest may be in the side's next step (the attack
+        # the moves prepared, in the Combat segment after the Movement segment)
         return choice
 
     def value_after(self, ctx, side: str, choice) -> float:
@@ -181,7 +186,11 @@ class PlanAgent(GreedyAgent):
     def _focused(self, legal, focus: Focus) -> list:
         from warcodex.interpreter.search_support import stratified_candidates
 
-        return stratified_candidates(legal, self.rng, self.width, self.breadth, focus=focus)
+        # as many strata tested as greedy's draw tests (most are away from the focus; a stratum
+        # whose first value is a place away from it costs nothing); a combined action commits
+        # every unit it can: the subsets (the attackers...) are drawn largest first
+        return stratified_candidates(legal, self.rng, self.width, self.breadth, focus=focus, strata=4 * self.samples,
+                                     largest=True)
 
     def _decisions(self, node: Context, side: str) -> list:
         """Where the plan may go on from `node`: (context, legal actions) of the side's decision

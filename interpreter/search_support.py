@@ -55,7 +55,8 @@ def sampled_candidates(legal, rng: random.Random, limit: int):
         yield choice
 
 
-def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1, focus=None, scan: int = 24) -> list:
+def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1, focus=None, scan: int = 24,
+                          strata: int | None = None, largest: bool = False) -> list:
     """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
     uniformly without replacement. A stratum is an action kind and the value of its first
     parameter (the unit that moves, the hex attacked, the card played...); a kind without
@@ -70,8 +71,11 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
     `focus` (a predicate on an action's place, `Focus` in plan_agent.py) keeps only the instances
     whose place (their first location argument) it accepts: the instances of a stratum are drawn
     until `breadth` are kept or `scan` were looked at, and a stratum whose first value is a place
-    it refuses is skipped untested. Without it, the draws are exactly those above."""
+    it refuses is skipped untested; `strata` (default `4 x limit`) bounds the strata tested;
+    `largest` draws a subset parameter's groups largest first (`CompiledAction.candidates`).
+    Without them, the draws are exactly those above."""
     ctx, engine = legal.ctx, legal.engine
+    tested = 4 * limit if strata is None else strata
     strata = []  # (action, its first parameter or None, part, part frame, value)
     with ctx.untraced():
         for name in legal.names:
@@ -86,9 +90,9 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
             strata.extend((action, p, part, pfr, value) for part, pfr, value in action._candidates(fr, p))
         rng.shuffle(strata)
         found, seen = [], set()
-        for action, p, part, pfr, value in strata[: 4 * limit]:
+        for action, p, part, pfr, value in strata[:tested]:
             if p is None:
-                drawn = action.instances(ctx, rng)
+                drawn = action.instances(ctx, rng, largest=largest)
             else:
                 if focus is not None and not focus.admits_first(value):
                     continue  # its place is away from the focus: no instance of it would be kept
@@ -98,7 +102,7 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
                 fr.vars[p.name] = value
                 if not action.requirements_hold(fr, 1):
                     continue
-                drawn = action.completions(fr, 1, rng)
+                drawn = action.completions(fr, 1, rng, largest=largest)
             if focus is not None:
                 drawn = (c for c in itertools.islice(drawn, scan) if focus.admits(c))
             drawn = itertools.islice(drawn, breadth)

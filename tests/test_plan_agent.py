@@ -100,3 +100,20 @@ def test_the_plan_budget_bounds_a_decision(tiny):
     g.run(until_turn=1)
     agent = g.agents["axis"]
     assert agent.decisions > 0 and agent.plan_actions <= 5 * agent.decisions
+
+
+def test_the_decision_cost_bench_counts_the_actions_a_plan_looks_at(tiny):
+    # bench/plan_decision.py: the same positions for greedy and plan, each deciding on a snapshot
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.mcts_decision import positions
+    from bench.plan_decision import cost
+
+    points = positions(tiny, "meeting", "axis", 2, 1)
+    before = [p[0].version for p in points]
+    _, greedy = cost(tiny, "greedy", points)
+    _, planned = cost(tiny, "plan", points)
+    assert 0 < greedy < planned  # the plans' extensions are actions looked at on top of greedy's
+    assert [p[0].version for p in points] == before
