@@ -410,7 +410,7 @@ def first_combat(log: list[dict]) -> dict | None:
 @click.argument("game")
 @click.option("--scenario", "-s", help="Scenario name (default: the first).")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--agents", default="random", show_default=True, help="Comma-separated, one per side or one for all: random, first, human, greedy, mcts "
+@click.option("--agents", default="random", show_default=True, help="Comma-separated, one per side or one for all: random, first, human, greedy, plan, mcts "
                    "(options after colons: greedy:samples=16, mcts:playouts=32:horizon=20:rollout=greedy; docs/balance.md).")
 @click.option("--until", "until_turn", type=int, help="Stop after this turn.")
 @click.option("--option", "options", multiple=True, help="Scenario option NAME=VALUE (repeatable).")
