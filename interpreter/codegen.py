@@ -111,6 +111,13 @@ class Generator:
         self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
         self._subst: dict[str, str] | None = None  # an inlined trivial function's parameters -> their code
         self._records: dict[str, str] = {}  # an aggregate's variable (Python local) -> its unit record's
+        # exact odds (`Engine(evaluator="odds")`, docs/odds.md): procedures that roll no dice are
+        # generated with the chance oracle's constructs they may hold (a lazy count loop, a
+        # pending count read, the tail position); `_tails`: the statements of the procedure being
+        # written that are the last thing it does (None outside such a procedure's own body)
+        self.odds = False
+        self._tails: set[int] | None = None
+        self._unit: Unit | None = None  # the unit being written (a lazy loop's body goes into it)
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -187,6 +194,9 @@ class Generator:
                 lines.append(("    _vars = fr.vars", self._span))
             for n in loads:
                 lines.append((f"    {self.local(n)} = _vars[{n!r}]", self._span))
+                if self.odds:  # a count of hits still pending (exact odds) is observed when read
+                    lines.append((f"    if type({self.local(n)}) is PENDING: {self.local(n)} = _vars[{n!r}] = "
+                                  f"ctx.chance.force({self.local(n)})", self._span))
         for indent, text, span in b.defs:
             lines.append(("    " * indent + text, span))
         if not b.lines:
@@ -756,14 +766,69 @@ class Generator:
                 self.block(s.orelse, scope)
 
     def _s_For(self, s, scope):
+        lazy = self.odds and self._unit is not None and lazy_count_loop(s, scope)
+        if lazy:
+            self._lazy_count_loop(s, scope)
         source = self.scan_source(s.source, s.var, for_condition(s), frozenset(scope), statement=True)
         scope.add(s.var)
         seq = self.temp("seq")
+        if lazy:  # (the oracle did not take it: a plain loop, its count observed)
+            self.emit(f"if not {self._lazy_done}:")
+            self._indent += 1
+        elif self.odds and isinstance(s.source, ast.Call) and s.source.func == "range" and len(s.source.args) == 2 \
+                and isinstance(s.source.args[1], ast.Name) and s.source.args[1].id in scope:
+            n = self.local(s.source.args[1].id)  # a count of hits passed pending, observed (pending_reads)
+            self.emit(f"if type({n}) is PENDING: {n} = ctx.chance.force({n})")
         self.emit(f"{seq} = {source}")
         self.emit(f"for {self.local(s.var)} in ({seq} if {seq} is not None else ()):")
         with self.indented():
             self.emit(f"ctx.tick({self.span(s.span)})", s.span)  # one step an iteration (bounds.py)
             self.block(s.body, scope)
+        if lazy:
+            self._indent -= 1
+
+    def _lazy_count_loop(self, s, scope) -> None:
+        """Exact odds: `for i in range(LOW, n)` over a count of hits `n` still pending (a
+        distribution, chance.py), its body rolling no dice and passing only the game state on,
+        is handed to the oracle (`Enumerator.count_loop`, as compiler `_s_For` does): its body
+        becomes a function of a Frame, written into the same unit, and the locals bound so far
+        its frame. Sets `_lazy_done` to the Python name saying whether the oracle ran the loop."""
+        low, count = s.source.args[0], s.source.args[1].id
+        fscope = frozenset(scope)
+        low_code = self.expr(low, fscope)
+        body_name = self.temp(f"loop_{self._unit.name}_")
+        inner = set(scope) | {s.var}
+        outer = self._body, self._indent, self._dynamic, self._tails, self._stop, self._records
+        self._tails, self._stop, self._records = set(), "return STOP", {}
+        try:
+            self.function(self._unit, body_name, ["fr"], sorted(inner), lambda: self.block(s.body, set(inner)), fr=True,
+                          docline=f"the body of the loop at line {s.span.line if s.span else '?'}, under exact odds")
+        finally:
+            self._body, self._indent, self._dynamic, self._tails, self._stop, self._records = outer
+        done, result, frame, saved = self.temp("done"), self.temp("result"), self.temp("fr"), self.temp("saved")
+        n, var = self.local(count), self.local(s.var)
+        self._mark_read(count)
+        names = self.const(tuple((self.local(x), x) for x in sorted(scope)))
+        tail = "_tail" if id(s) in (self._tails or ()) else "False"
+        self.emit(f"{done} = False")
+        self.emit(f"if type({n}) is PENDING:")
+        with self.indented():
+            self.emit(f"{frame} = Frame(ctx, DSL_LOCALS(locals(), {names}, None))")
+            self.emit(f"{saved} = ctx.chance.tail_ok")
+            self.emit(f"ctx.chance.tail_ok = {tail}")
+            self.emit("try:")
+            self.emit(f"    {done}, {result} = ctx.chance.count_loop({frame}, {low_code}, {count!r}, {s.var!r}, {body_name}, "
+                      f"{self.const(LoopSite(s.span))})")
+            self.emit("finally:")
+            self.emit(f"    ctx.chance.tail_ok = {saved}")
+            self.emit(f"{n} = {frame}.vars[{count!r}]")
+            self.emit(f"if {done}:")
+            with self.indented():
+                self.emit(f"if {s.var!r} in {frame}.vars: {var} = {frame}.vars[{s.var!r}]")
+                self.emit(f"if {result} is STOP: {self._stop}")
+            self.emit(f"elif type({n}) is PENDING:")
+            self.emit(f"    {n} = ctx.chance.force({n})")
+        self._lazy_done = done
 
     def _s_Choose(self, s, scope):
         fscope = frozenset(scope)
@@ -871,7 +936,78 @@ class Generator:
 
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
+        if self.odds and isinstance(self.engine.game.names.get(s.call.func), ast.Procedure):
+            # exact odds: the procedure's body is the last thing of the run if this call is
+            # (compiler `_s_CallStmt`); a count loop in it may then give its outcomes as leaves
+            tail = "_tail" if id(s) in (self._tails or ()) else "False"
+            self.emit(f"if ctx.chance is not None: ctx.chance.tail_next = {tail}")
         self.emit(call)
+
+
+class LoopSite:
+    """Where a loop handed to the odds oracle is (a constant of generated code): the oracle keys
+    its work on the site's identity and ticks the step limit at its span."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span) -> None:
+        self.span = span
+
+    def __reduce__(self):
+        return LoopSite, (self.span,)
+
+
+def tail_statements(stmts: list, engine) -> set[int]:
+    """The statements of a procedure body that are the last thing it does, as the closure
+    compiler's `block` keeps the oracle's `tail_ok`: the last statement of the body when it is an
+    `if`, a `step`, a loop or a call of one of the game's procedures, and, within an `if` or a
+    `step` in that place, their own last statements by the same rule (never inside a loop)."""
+    out: set[int] = set()
+    if not stmts:
+        return out
+    last = stmts[-1]
+    if isinstance(last, ast.CallStmt):
+        if isinstance(engine.game.names.get(last.call.func), ast.Procedure):
+            out.add(id(last))
+    elif isinstance(last, ast.For):
+        out.add(id(last))
+    elif isinstance(last, ast.If):
+        out.add(id(last))
+        out |= tail_statements(last.body, engine) | tail_statements(last.orelse or [], engine)
+    elif isinstance(last, ast.Step):
+        out.add(id(last))
+        out |= tail_statements(last.body, engine)
+    return out
+
+
+def pending_reads(p: ast.Procedure, engine) -> list[str]:
+    """The parameters of procedure `p` (rolling no dice) that exact odds must observe on entry if
+    a count of hits is passed to them pending: those read otherwise than as the bound of a lazy
+    count loop or as an argument passed on to a procedure as it is (the closure compiler
+    observes a count where it is read: the same values, branched on a little earlier)."""
+    from warcodex.interpreter.compiler import walk
+
+    params = [x.name for x in p.params]
+    passed: set[int] = set()  # the Name nodes read without observing
+    for n in walk(p.body):
+        if isinstance(n, ast.For) and lazy_count_loop(n, set(params)):
+            passed.add(id(n.source.args[1]))  # (a loop the generator finds not lazy observes it: _s_For)
+        elif isinstance(n, ast.CallStmt) and isinstance(engine.game.names.get(n.call.func), ast.Procedure):
+            passed.update(id(a) for a in n.call.args if isinstance(a, ast.Name))
+    read = {n.id for n in walk(p.body) if isinstance(n, ast.Name) and id(n) not in passed}
+    return [x for x in params if x in read]
+
+
+def lazy_count_loop(s: ast.For, scope) -> bool:
+    """Whether `for i in range(LOW, n)` may be a lazy count loop of exact odds (compiler `_s_For`:
+    `n` a local, the body not reading `i` nor assigning a local of the code around it; the caller
+    knows the body rolls no dice) whose body binds no name the code after it could read (it runs
+    as a function of its own)."""
+    from warcodex.interpreter.compiler import markov_loop
+
+    src = s.source
+    return (isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs
+            and isinstance(src.args[1], ast.Name) and src.args[1].id in scope and markov_loop(s, set(scope)))
 
 
 def _reads_fields(e) -> bool:
@@ -933,4 +1069,3 @@ _CONSTANT_CODE = {
     "turn_order": "tuple(ENTITIES[_s] for _s in ctx.state.turn_order)",
 }
 assert set(_CONSTANT_CODE) == set(CONSTANTS), "every language constant needs its generated code"
-
