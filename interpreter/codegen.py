@@ -118,6 +118,7 @@ class Generator:
         self.odds = False
         self._tails: set[int] | None = None
         self._unit: Unit | None = None  # the unit being written (a lazy loop's body goes into it)
+        self._procedure_body: list = []  # the statements of the procedure being written
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -766,7 +767,8 @@ class Generator:
                 self.block(s.orelse, scope)
 
     def _s_For(self, s, scope):
-        lazy = self.odds and self._unit is not None and lazy_count_loop(s, scope)
+        lazy = self.odds and self._unit is not None and lazy_count_loop(s, scope) \
+            and not _bound_and_read_after(s, self._procedure_body)
         if lazy:
             self._lazy_count_loop(s, scope)
         source = self.scan_source(s.source, s.var, for_condition(s), frozenset(scope), statement=True)
@@ -996,6 +998,12 @@ def pending_reads(p: ast.Procedure, engine) -> list[str]:
             passed.update(id(a) for a in n.call.args if isinstance(a, ast.Name))
     read = {n.id for n in walk(p.body) if isinstance(n, ast.Name) and id(n) not in passed}
     return [x for x in params if x in read]
+
+
+def _bound_and_read_after(s, body) -> bool:
+    from warcodex.interpreter.compiler import bound_and_read_after
+
+    return bound_and_read_after(s, body)
 
 
 def lazy_count_loop(s: ast.For, scope) -> bool:

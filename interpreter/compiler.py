@@ -149,6 +149,7 @@ class Compiler:
 
     def __init__(self, engine) -> None:
         self.engine = engine
+        self._procedure_body: list = []  # the statements of the procedure being compiled (`_s_For`)
 
     # functions of named arguments, `f(ctx, *args)` (a movement mode's properties)
     def value(self, e: ast.Expr, params: tuple):
@@ -754,7 +755,8 @@ class Compiler:
         src = s.source
         if isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs \
                 and isinstance(src.args[1], ast.Name) and src.args[1].id in outer \
-                and markov_loop(s, outer) and not self.may_roll(s.body):
+                and markov_loop(s, outer) and not self.may_roll(s.body) \
+                and not bound_and_read_after(s, self._procedure_body):
             lazy = (self.expr(src.args[0], frozenset(outer), dyn), src.args[1].id)
 
         def plain_loop(fr, seq):
@@ -1102,6 +1104,20 @@ def markov_loop(s: ast.For, outer: set) -> bool:
     return s.var not in names_read and not (assigned & set(outer))
 
 
+def bound_and_read_after(s: ast.For, body: list) -> bool:
+    """Whether loop `s` binds a name (`let`, `choose`, a loop variable) that the procedure `body`
+    it is in reads outside it: a lazy count loop's body runs as a function of its own, whose
+    locals the code after the loop does not see (the language's locals are the procedure's)."""
+    inner = {id(n) for n in walk(s.body)}
+    bound = set()
+    for n in walk(s.body):
+        if isinstance(n, ast.Let):
+            bound.add(n.name)
+        elif isinstance(n, (ast.For, ast.Choose, ast.Reroll)):
+            bound.add(n.var)
+    return any(isinstance(n, ast.Name) and n.id in bound and id(n) not in inner for n in walk(body))
+
+
 def sequence_steps(body: list[ast.Stmt], params) -> bool:
     """Whether an exact odds computation may run a procedure body statement by statement, as a
     chain over the game states between statements (odds.py, `Enumerator.call`): it has several
@@ -1264,7 +1280,12 @@ def compile_function(compiler: Compiler, f: ast.Function):
 
 def compile_procedure(compiler: Compiler, p: ast.Procedure):
     names = [x.name for x in p.params]
-    body = compiler.block(p.body, set(names))
+    # (a lazy count loop's body must bind nothing the procedure reads after it: `_s_For`)
+    compiler._procedure_body = p.body
+    try:
+        body = compiler.block(p.body, set(names))
+    finally:
+        compiler._procedure_body = []
     pname = p.name
     counted = pname in compiler.engine.counted
     label = p.header.label or p.name
@@ -1276,7 +1297,11 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     steps = None
     if rolls and sequence_steps(p.body, names) and pname not in compiler.engine.procedure_vars:
         scope = set(names)
-        steps = [(s, compiler.block([s], scope)) for s in p.body]
+        compiler._procedure_body = p.body
+        try:
+            steps = [(s, compiler.block([s], scope)) for s in p.body]
+        finally:
+            compiler._procedure_body = []
 
     def run(ctx, args, span):
         if len(args) != n:

@@ -614,12 +614,13 @@ class GeneratedCompiler:
             gen.emit("return None")
         gen._stop = "return None"
         if odds:
-            gen._tails, gen._unit = tail_statements(p.body, self.engine), unit
+            gen._tails, gen._unit, gen._procedure_body = tail_statements(p.body, self.engine), unit, p.body
         try:
             gen.function(unit, rule, params, (), self._depth_counted(p, body), fr=False, docline=f"procedure {p.name}")
         finally:
             del gen._stop
             gen._tails = gen._unit = None
+            gen._procedure_body = []
         fn = self._load(unit)
         return _registry_entry(fn, len(names), p.name)
 

@@ -32,6 +32,7 @@ SCENES = [
     (AA, DATA / "aa_small.wcx", "odds_medium_retreat_round3"),
     (TINY, TINY / "scenes" / "town_attack.wcx", None),
     (TINY, DATA / "tiny_lazy_hits.wcx", None),
+    (TINY, DATA / "tiny_lazy_after.wcx", None),
     (TINY, DATA / "tiny_reads_memo.wcx", "odds_reads_memo_read"),
     (TINY, DATA / "tiny_reads_memo.wcx", "odds_reads_memo_unread"),
     (GAMES / "stalingrad42", GAMES / "stalingrad42" / "scenes" / "infantry_attack.wcx", None),
@@ -95,6 +96,7 @@ def test_the_odds_engine_gives_the_closure_compilers_distribution(game, file, na
 
 
 @pytest.mark.parametrize("game, file, name", [(TINY, DATA / "tiny_lazy_hits.wcx", None),
+                                              (TINY, DATA / "tiny_lazy_after.wcx", None),
                                               (AA, DATA / "aa_small.wcx", "odds_small")], ids=_ids)
 def test_the_odds_engine_without_shortcuts_gives_the_same_distribution(game, file, name, odds_cache, monkeypatch):
     """Every branch replayed (no lazy count loop, no tail leaf): the generated casualty loops run
@@ -149,9 +151,10 @@ def test_a_blind_draw_is_not_enumerable_on_the_odds_engine_either(odds_cache, mo
         odds.exact(odds.load_scene(TINY, DATA / "tiny_blind.wcx", None, evaluator="odds"))
 
 
-def test_a_count_loop_that_is_not_the_end_of_its_procedure_gives_no_leaves(tmp_path, monkeypatch):
+def test_the_tail_places_of_a_procedure_body():
     """The tail position in generated code: a casualty loop followed by another statement must
-    let it run (no outcome given as a leaf of the run), the rule `block` keeps in the closures."""
+    let it run (no outcome given as a leaf of the run), the rule `block` keeps in the closures
+    (tests/data/odds/tiny_lazy_after.wcx plays it)."""
     from warcodex.interpreter.codegen import tail_statements
     from warcodex.dsl.parser import parse_text
     from warcodex.dsl.checker import check_path
@@ -169,3 +172,47 @@ def test_a_count_loop_that_is_not_the_end_of_its_procedure_gives_no_leaves(tmp_p
     inner_step = second.body[0]
     assert id(inner_step) in tails and id(inner_step.body[0]) in tails
     assert id(second.orelse[0]) not in tails  # a `log` is not a statement that passes the tail on
+
+
+@pytest.mark.parametrize("path, scenario, seed, actions", [(TINY, "meeting", 1, None), (AA, "world_1941", 1, 30)],
+                         ids=["tiny", "axis-allies-1941"])
+def test_the_odds_engine_plays_the_same_games_as_the_reference(path, scenario, seed, actions, odds_cache, monkeypatch):
+    """Outside the oracle (play, Monte Carlo) the odds engine's generated procedures and caches
+    play the closure compiler's games: the same logs, explanations included (test_codegen)."""
+    from test_codegen import _same_game
+
+    from warcodex.dsl.checker import check_path
+    from warcodex.interpreter.engine import Engine
+
+    _cache(odds_cache, monkeypatch)
+    game, _ = check_path(path)
+    _same_game(Engine(game, evaluator="reference"), Engine(game, evaluator="odds"), scenario, seed, actions)
+
+
+def test_a_casualty_loop_before_more_statements_and_one_whose_names_are_read_after_it(odds_cache, monkeypatch):
+    """tests/data/odds/tiny_lazy_after.wcx by hand. Two panzers hit on 1-3, h ~ Bin(2, 1/2), one
+    rifle lost per hit; with no rifle left the lead panzer is exhausted (a statement after the
+    casualty loop: it must run). The surviving rifles answer on 1-3, b hits, one panzer lost per
+    hit; two hits or more with one panzer left at the last one exhaust the lead rifle (`pool`,
+    bound in the casualty loop, read after it). h = 2 (1/4): both rifles and a panzer; h = 1
+    (1/2): a rifle, and the other hits a panzer half the time; h = 0 (1/4): b ~ Bin(2, 1/2), b = 2
+    (1/16 in all): both panzers and a rifle. The answer's loop runs in its procedure (not handed
+    to the count loop), on both engines (the closure compiler lost `pool` when the count loop
+    served its iterations from its cache: KeyError)."""
+    _cache(odds_cache, monkeypatch)
+    want = {
+        "attacker: Panzer division eliminated; defender: 2 x Rifle division eliminated": 1 / 4,
+        "attacker: Panzer division eliminated; defender: Rifle division eliminated": 1 / 4,
+        "defender: Rifle division eliminated": 1 / 4,
+        "no unit affected": 1 / 16,
+        "attacker: Panzer division eliminated": 1 / 8,
+        "attacker: 2 x Panzer division eliminated; defender: Rifle division eliminated": 1 / 16,
+    }
+    for evaluator in ("reference", "odds"):
+        sc = odds.load_scene(TINY, DATA / "tiny_lazy_after.wcx", None, "cheapest", evaluator=evaluator)
+        for shortcuts in (True, False):
+            result = odds.exact(sc, shortcuts=shortcuts)
+            by_words = {odds.effect_words(sc, k): p for k, p in result.distribution.items()}
+            assert by_words == pytest.approx(want, abs=1e-15), (evaluator, shortcuts)
+    source = sc.run.engine.generated.show("odds_hits_noted")
+    assert "count_loop(" not in source and "count_loop(" in sc.run.engine.generated.show("odds_hits_then_rally")
