@@ -19,6 +19,7 @@ GAMES = ROOT / "games"
 DATA = ROOT / "tests" / "data" / "odds"
 AA = GAMES / "axis-allies-1941"
 TINY = GAMES / "tiny"
+STALINGRAD = GAMES / "stalingrad42"
 
 # (game, scene file, test name): every scene of a game's scenes/ folder and of tests/data/odds
 # (the issue's 14 against 13 units, about 6 s for both evaluators, is the slow case)
@@ -216,3 +217,29 @@ def test_a_casualty_loop_before_more_statements_and_one_whose_names_are_read_aft
             assert by_words == pytest.approx(want, abs=1e-15), (evaluator, shortcuts)
     source = sc.run.engine.generated.show("odds_hits_noted")
     assert "count_loop(" not in source and "count_loop(" in sc.run.engine.generated.show("odds_hits_then_rally")
+
+
+def test_the_command_gives_the_same_odds_and_attack_on_either_engine(odds_cache, monkeypatch):
+    """`warcodex odds --evaluator reference` (the closure compiler alone) and the default (the odds
+    engine): the same JSON, the CRT attack's report (read off the rules' traces) included, but
+    for the time taken."""
+    import json
+
+    from click.testing import CliRunner
+
+    from warcodex.cli import cli
+
+    _cache(odds_cache, monkeypatch)
+    runner = CliRunner()
+    scene = str(STALINGRAD / "scenes" / "determined_defense.wcx")
+    outputs = []
+    for extra in ([], ["--evaluator", "reference"]):
+        res = runner.invoke(cli, ["odds", str(STALINGRAD), "--scene", scene, "--json", *extra])
+        assert res.exit_code == 0, res.output
+        data = json.loads(res.output)
+        data.pop("seconds")
+        outputs.append(data)
+    assert outputs[0]["attack"] is not None and outputs[0]["method"] == "exact"
+    assert outputs[0] == outputs[1]
+    res = runner.invoke(cli, ["odds", str(STALINGRAD), "--scene", scene, "--evaluator", "generated"])
+    assert res.exit_code == 2 and "'generated' is not one of 'odds', 'reference'" in res.output
