@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
+from warcodex.dsl.walk import walk
+from warcodex.interpreter.compiler import bound_and_read_after, markov_loop
 from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
@@ -768,7 +770,7 @@ class Generator:
 
     def _s_For(self, s, scope):
         lazy = self.odds and self._unit is not None and lazy_count_loop(s, scope) \
-            and not _bound_and_read_after(s, self._procedure_body)
+            and not bound_and_read_after(s, self._procedure_body)
         if lazy:
             self._lazy_count_loop(s, scope)
         source = self.scan_source(s.source, s.var, for_condition(s), frozenset(scope), statement=True)
@@ -987,8 +989,6 @@ def pending_reads(p: ast.Procedure, engine) -> list[str]:
     a count of hits is passed to them pending: those read otherwise than as the bound of a lazy
     count loop or as an argument passed on to a procedure as it is (the closure compiler
     observes a count where it is read: the same values, branched on a little earlier)."""
-    from warcodex.interpreter.compiler import walk
-
     params = [x.name for x in p.params]
     passed: set[int] = set()  # the Name nodes read without observing
     for n in walk(p.body):
@@ -1000,19 +1000,10 @@ def pending_reads(p: ast.Procedure, engine) -> list[str]:
     return [x for x in params if x in read]
 
 
-def _bound_and_read_after(s, body) -> bool:
-    from warcodex.interpreter.compiler import bound_and_read_after
-
-    return bound_and_read_after(s, body)
-
-
 def lazy_count_loop(s: ast.For, scope) -> bool:
     """Whether `for i in range(LOW, n)` may be a lazy count loop of exact odds (compiler `_s_For`:
     `n` a local, the body not reading `i` nor assigning a local of the code around it; the caller
-    knows the body rolls no dice) whose body binds no name the code after it could read (it runs
-    as a function of its own)."""
-    from warcodex.interpreter.compiler import markov_loop
-
+    knows the body rolls no dice, and that it binds nothing read after it: `bound_and_read_after`)."""
     src = s.source
     return (isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs
             and isinstance(src.args[1], ast.Name) and src.args[1].id in scope and markov_loop(s, set(scope)))

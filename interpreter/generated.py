@@ -588,16 +588,18 @@ class GeneratedCompiler:
         odds = self.odds
 
         def body():
-            if scoped:
-                gen.emit(f"saved = ENTER_PROCEDURE(ctx, {p.name!r})")
             if odds:
                 # exact odds (compiler.compile_procedure): a count of hits passed pending is
                 # observed where it is read, but for the bound of a count loop and an argument
-                # passed on to a procedure; whether the body is the last thing of the run comes
-                # from the call (`tail_next`), and no statement of it is, but those it says
+                # passed on to a procedure (first: observing it may end the run, `Branch`)
                 for n in pending_reads(p, self.engine):
                     gen.emit(f"if type({gen.local(n)}) is PENDING: {gen.local(n)} = ctx.chance.force({gen.local(n)})")
-                gen.emit("_chance = ctx.chance")
+            if scoped:
+                gen.emit(f"saved = ENTER_PROCEDURE(ctx, {p.name!r})")
+            if odds:
+                # whether the body is the last thing of the run comes from the call (`tail_next`),
+                # and no statement of it is, but those `tail_statements` says
+                gen.emit("_chance, _tail = ctx.chance, False")
                 gen.emit("if _chance is not None:")
                 gen.emit("    _tail, _chance.tail_next, _tail_ok, _chance.tail_ok = _chance.tail_next, False, _chance.tail_ok, False")
             gen.emit("traced = ctx.tracing")

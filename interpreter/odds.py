@@ -46,7 +46,6 @@ MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for M
 # for the rules that roll no dice and the closure compiler for the others, or "reference", the
 # closure compiler alone (the evaluator the odds engine is audited against, tests/test_odds_evaluators.py)
 EVALUATOR = "odds"
-EVALUATORS = ("odds", "reference")
 OUTCOMES = ("attacker wins", "defender wins", "mutual destruction", "both remain")
 
 

@@ -33,7 +33,8 @@ SCENES = [
     (AA, DATA / "aa_small.wcx", "odds_medium_retreat_round3"),
     (TINY, TINY / "scenes" / "town_attack.wcx", None),
     (TINY, DATA / "tiny_lazy_hits.wcx", None),
-    (TINY, DATA / "tiny_lazy_after.wcx", None),
+    (TINY, DATA / "tiny_lazy_after.wcx", "odds_lazy_after"),
+    (TINY, DATA / "tiny_lazy_after.wcx", "odds_lazy_tail"),
     (TINY, DATA / "tiny_reads_memo.wcx", "odds_reads_memo_read"),
     (TINY, DATA / "tiny_reads_memo.wcx", "odds_reads_memo_unread"),
     (GAMES / "stalingrad42", GAMES / "stalingrad42" / "scenes" / "infantry_attack.wcx", None),
@@ -97,7 +98,8 @@ def test_the_odds_engine_gives_the_closure_compilers_distribution(game, file, na
 
 
 @pytest.mark.parametrize("game, file, name", [(TINY, DATA / "tiny_lazy_hits.wcx", None),
-                                              (TINY, DATA / "tiny_lazy_after.wcx", None),
+                                              (TINY, DATA / "tiny_lazy_after.wcx", "odds_lazy_after"),
+                                              (TINY, DATA / "tiny_lazy_after.wcx", "odds_lazy_tail"),
                                               (AA, DATA / "aa_small.wcx", "odds_small")], ids=_ids)
 def test_the_odds_engine_without_shortcuts_gives_the_same_distribution(game, file, name, odds_cache, monkeypatch):
     """Every branch replayed (no lazy count loop, no tail leaf): the generated casualty loops run
@@ -210,7 +212,7 @@ def test_a_casualty_loop_before_more_statements_and_one_whose_names_are_read_aft
         "attacker: 2 x Panzer division eliminated; defender: Rifle division eliminated": 1 / 16,
     }
     for evaluator in ("reference", "odds"):
-        sc = odds.load_scene(TINY, DATA / "tiny_lazy_after.wcx", None, "cheapest", evaluator=evaluator)
+        sc = odds.load_scene(TINY, DATA / "tiny_lazy_after.wcx", "odds_lazy_after", "cheapest", evaluator=evaluator)
         for shortcuts in (True, False):
             result = odds.exact(sc, shortcuts=shortcuts)
             by_words = {odds.effect_words(sc, k): p for k, p in result.distribution.items()}
@@ -243,3 +245,23 @@ def test_the_command_gives_the_same_odds_and_attack_on_either_engine(odds_cache,
     assert outputs[0] == outputs[1]
     res = runner.invoke(cli, ["odds", str(STALINGRAD), "--scene", scene, "--evaluator", "generated"])
     assert res.exit_code == 2 and "'generated' is not one of 'odds', 'reference'" in res.output
+
+
+def test_a_count_passed_on_through_generated_code_to_a_casualty_loop_gives_its_outcomes_as_leaves(odds_cache,
+                                                                                                   monkeypatch):
+    """tests/data/odds/tiny_lazy_after.wcx `odds_lazy_tail`: two panzers hit on 1-3, h ~ Bin(2,
+    1/2), the count passed as it is through `odds_pass_on` (generated) to the casualty loop of
+    `odds_take` (generated), the last thing of both: 0, 1 or 2 rifles lost, with 1/4, 1/2, 1/4,
+    each a leaf of the run (one replay of the volley, none per count of hits)."""
+    _cache(odds_cache, monkeypatch)
+    for evaluator in ("reference", "odds"):
+        sc = odds.load_scene(TINY, DATA / "tiny_lazy_after.wcx", "odds_lazy_tail", "cheapest", evaluator=evaluator)
+        result = odds.exact(sc)
+        by_words = {odds.effect_words(sc, k): p for k, p in result.distribution.items()}
+        assert by_words == pytest.approx({"no unit affected": 1 / 4, "defender: Rifle division eliminated": 1 / 2,
+                                          "defender: 2 x Rifle division eliminated": 1 / 4}, abs=1e-15), evaluator
+        # one run of the volley gives the three leaves; the scene's line (not a tail) is run again for each
+        assert result.replays_by == {"combat": 4, "odds_fire_last": 1}, evaluator
+    engine = sc.run.engine
+    assert hasattr(engine.procedures["odds_pass_on"], "generated") and hasattr(engine.procedures["odds_take"], "generated")
+    assert "ctx.chance.tail_next = _tail" in engine.generated.show("odds_pass_on")
