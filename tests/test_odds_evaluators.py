@@ -19,7 +19,6 @@ GAMES = ROOT / "games"
 DATA = ROOT / "tests" / "data" / "odds"
 AA = GAMES / "axis-allies-1941"
 TINY = GAMES / "tiny"
-STALINGRAD = GAMES / "stalingrad42"
 
 # (game, scene file, test name): every scene of a game's scenes/ folder and of tests/data/odds
 # (the 14 against 13 units, about 6 s for both evaluators, is the slow case)
@@ -233,17 +232,17 @@ def test_the_command_gives_the_same_odds_and_attack_on_either_engine(odds_cache,
 
     _cache(odds_cache, monkeypatch)
     runner = CliRunner()
-    scene = str(STALINGRAD / "scenes" / "determined_defense.wcx")
+    scene = str(TINY / "scenes" / "town_attack.wcx")
     outputs = []
     for extra in ([], ["--evaluator", "reference"]):
-        res = runner.invoke(cli, ["odds", str(STALINGRAD), "--scene", scene, "--json", *extra])
+        res = runner.invoke(cli, ["odds", str(TINY), "--scene", scene, "--json", *extra])
         assert res.exit_code == 0, res.output
         data = json.loads(res.output)
         data.pop("seconds")
         outputs.append(data)
     assert outputs[0]["attack"] is not None and outputs[0]["method"] == "exact"
     assert outputs[0] == outputs[1]
-    res = runner.invoke(cli, ["odds", str(STALINGRAD), "--scene", scene, "--evaluator", "generated"])
+    res = runner.invoke(cli, ["odds", str(TINY), "--scene", scene, "--evaluator", "generated"])
     assert res.exit_code == 2 and "'generated' is not one of 'odds', 'reference'" in res.output
 
 
