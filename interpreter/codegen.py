@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
 from warcodex.dsl.walk import walk
-from warcodex.interpreter.compiler import bound_and_read_after, markov_loop
+from warcodex.interpreter.compiler import SideFilter, bound_and_read_after, markov_loop, side_filter_shape
 from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
@@ -421,7 +421,7 @@ class Generator:
         any/all/first), one step-limit tick per collection, like the closure compiler."""
         if e.func not in AGGREGATES:
             raise RuleError(f"'{e.func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
-        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope)
+        source = self.comprehension_source(e, scope)
         helper = self.temp("agg")
         outer_body, outer_indent = self._body, self._indent
         b = self._body = _Body(self, outer_body, outer_body.fr)
@@ -435,6 +435,19 @@ class Generator:
         defs += [(indent, text, span) for indent, text, span in b.defs + b.lines]
         self._body.defs.extend((indent + 1, text, span) for indent, text, span in defs)
         return f"{helper}({source})"
+
+    def comprehension_source(self, e: ast.Comprehension, scope) -> str:
+        """The sequence an aggregate visits (`scan_source`); in the exact odds engine, the units at
+        a location passing a side test read as one value on a recording view, as the closure
+        compiler reads them (`Compiler.side_filter`, `SideFilter`)."""
+        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope)
+        shape = side_filter_shape(e, scope, self.engine.game.names) if self.odds else None
+        if shape is None:
+            return source
+        kind, h, x, span = shape
+        found, t = self.const(SideFilter(kind, span)), self.temp("sf")
+        return (f"({t} if ctx.chance is not None and IS_VIEW(ctx.state) and "
+                f"({t} := {found}(ctx, {self.expr(h, scope)}, {self.expr(x, scope)})) is not None else {source})")
 
     def scan_source(self, source: ast.Expr, var: str, cond, scope, statement: bool = False) -> str:
         """The sequence a loop over `source` visits: the candidates of a tag test the loop's
@@ -561,7 +574,7 @@ class Generator:
     def _aggregate_value(self, e, scope, target: str) -> None:
         """Emit aggregate `e` inline, its value in `target` (the caller checked it may be)."""
         seq = self.temp("seq")
-        self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
+        self.emit(f"{seq} = {self.comprehension_source(e, scope)}")
         self.aggregate(e, scope, seq, target)
 
     def _pair(self, left: str, right: str) -> tuple[str, str, str]:
@@ -709,7 +722,7 @@ class Generator:
         """Emit `return <e>`; an aggregate is written as the function's own loop."""
         if isinstance(e, ast.Comprehension) and e.func in AGGREGATES:
             seq = self.temp("seq")
-            self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
+            self.emit(f"{seq} = {self.comprehension_source(e, scope)}")
             self.aggregate(e, scope, seq, None)
             return
         self.emit(f"return {self.expr(e, scope)}")

@@ -432,65 +432,24 @@ class Compiler:
         aggregate depends on the stack only through that list: a casualty loop over a side's
         units at the battle is then served again whatever the other side's units there. None
         when the comprehension has not that shape (or the function returns None where the rules
-        read otherwise: not a recording state, a side that is not a declared side)."""
-        from warcodex.interpreter.builtins import b_is_enemy
-        from warcodex.interpreter.readlog import is_view, side_filtered
+        read otherwise: not a recording state, a side that is not a declared side). The shape:
+        `side_filter_shape`; the filter: `SideFilter` (the generated code of the exact odds
+        engine uses both too)."""
+        from warcodex.interpreter.readlog import is_view
 
-        src, var, names = e.source, e.var, self.engine.game.names
-        if not (isinstance(src, ast.Call) and src.func == "units_at" and len(src.args) == 1 and not src.kwargs
-                and "units_at" not in scope and names.get("units_at") is None and e.where is not None):
+        shape = side_filter_shape(e, scope, self.engine.game.names)
+        if shape is None:
             return None
-        first = e.where
-        while isinstance(first, ast.And):
-            first = first.left  # evaluated first; when false, nothing else of the unit is read
-
-        def is_side(x) -> bool:
-            return isinstance(x, ast.Attr) and x.name == "side" and isinstance(x.obj, ast.Name) and x.obj.id == var
-
-        def other(x) -> bool:
-            return isinstance(x, ast.Name) and x.id != var
-
-        if isinstance(first, ast.Call) and first.func == "is_enemy" and len(first.args) == 2 and not first.kwargs \
-                and "is_enemy" not in scope and names.get("is_enemy") is None:
-            a, b = first.args
-            kind, x = ("enemy of", b) if is_side(a) and other(b) else ("enemy from", a) if is_side(b) and other(a) else (None, None)
-        elif isinstance(first, ast.Compare) and first.op in ("==", "!="):
-            a, b = first.left, first.right
-            kind, x = (first.op, b) if is_side(a) and other(b) else (first.op, a) if is_side(b) and other(a) else (None, None)
-        else:
-            return None
-        if kind is None:
-            return None
-        where_h = self.expr(src.args[0], scope, dyn)
+        kind, h, x, span = shape
+        where_h = self.expr(h, scope, dyn)
         value_x = self.expr(x, scope, dyn)
-        engine = self.engine
-        span = first.span
-        known = frozenset(s.name for s in engine.side_entities)
-        accepted: dict = {}  # side entity x -> the names of the sides passing the test
-
-        def passing(ctx, x):
-            found = accepted.get(x)
-            if found is None:
-                sides = engine.side_entities
-                if kind == "enemy of":
-                    found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, s, x))
-                elif kind == "enemy from":
-                    found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, x, s))
-                elif kind == "==":
-                    found = frozenset(s.name for s in sides if s == x)
-                else:
-                    found = frozenset(s.name for s in sides if not s == x)
-                accepted[x] = found
-            return found
+        found = SideFilter(kind, span)
 
         def by_side(fr):
             ctx = fr.ctx
             if not is_view(ctx.state):
                 return None
-            x = value_x(fr)
-            if type(x) is not Entity or x.kind != "side":
-                return None
-            return side_filtered(ctx.state, where_h(fr), passing(ctx, x), known)
+            return found(ctx, where_h(fr), value_x(fr))
         return by_side
 
     def may_roll(self, node) -> bool:
@@ -1165,6 +1124,76 @@ def _modifier_applier(op: str, vf, rounding, span):
             return _arith("+", value, amount, span)
         return add
     return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
+
+
+def side_filter_shape(e: ast.Comprehension, scope, names):
+    """(kind, h, x, span of the test) of a comprehension `... for u in units_at(h) where SIDE_TEST
+    and ...` (`Compiler.side_filter`), or None: kind "enemy of" (`is_enemy(u.side, x)`), "enemy
+    from" (`is_enemy(x, u.side)`), "==" or "!=" (`u.side == x`), x a name."""
+    src, var = e.source, e.var
+    if not (isinstance(src, ast.Call) and src.func == "units_at" and len(src.args) == 1 and not src.kwargs
+            and "units_at" not in scope and names.get("units_at") is None and e.where is not None):
+        return None
+    first = e.where
+    while isinstance(first, ast.And):
+        first = first.left  # evaluated first; when false, nothing else of the unit is read
+
+    def is_side(x) -> bool:
+        return isinstance(x, ast.Attr) and x.name == "side" and isinstance(x.obj, ast.Name) and x.obj.id == var
+
+    def other(x) -> bool:
+        return isinstance(x, ast.Name) and x.id != var
+
+    if isinstance(first, ast.Call) and first.func == "is_enemy" and len(first.args) == 2 and not first.kwargs \
+            and "is_enemy" not in scope and names.get("is_enemy") is None:
+        a, b = first.args
+        kind, x = ("enemy of", b) if is_side(a) and other(b) else ("enemy from", a) if is_side(b) and other(a) else (None, None)
+    elif isinstance(first, ast.Compare) and first.op in ("==", "!="):
+        a, b = first.left, first.right
+        kind, x = (first.op, b) if is_side(a) and other(b) else (first.op, a) if is_side(b) and other(a) else (None, None)
+    else:
+        return None
+    if kind is None:
+        return None
+    return kind, src.args[0], x, first.span
+
+
+class SideFilter:
+    """The units at a location passing a side test, read as one value on a recording view
+    (`Compiler.side_filter`): called with the context, the location and the side x (a recording
+    state only); None where the rules read the stack as usual (x not a side, a unit of an
+    undeclared side there). The sides passing are found once per x (the engine's alliances)."""
+
+    __slots__ = ("kind", "span", "accepted", "known")
+
+    def __init__(self, kind: str, span) -> None:
+        self.kind, self.span = kind, span
+        self.accepted: dict = {}  # side entity x -> the names of the sides passing the test
+        self.known = None  # the names of the declared sides
+
+    def __reduce__(self):  # a constant of generated code: cached without what it found
+        return SideFilter, (self.kind, self.span)
+
+    def __call__(self, ctx, h, x):
+        from warcodex.interpreter.builtins import b_is_enemy
+        from warcodex.interpreter.readlog import side_filtered
+
+        if type(x) is not Entity or x.kind != "side":
+            return None
+        found = self.accepted.get(x)
+        if found is None:
+            sides, kind, span = ctx.engine.side_entities, self.kind, self.span
+            if kind == "enemy of":
+                found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, s, x))
+            elif kind == "enemy from":
+                found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, x, s))
+            elif kind == "==":
+                found = frozenset(s.name for s in sides if s == x)
+            else:
+                found = frozenset(s.name for s in sides if not s == x)
+            self.accepted[x] = found
+            self.known = frozenset(s.name for s in sides)
+        return side_filtered(ctx.state, h, found, self.known)
 
 
 def markov_loop(s: ast.For, outer: set) -> bool:

@@ -106,6 +106,9 @@ def namespace(engine) -> dict:
         "BUILTIN_MISUSE": BUILTIN_MISUSE, "MISUSE_AT": _misuse_at, "PENDING": Pending,
     }
     ns.update(TAGGED_LOCATIONS=tagged_locations, WALK_TAGGED_LOCATIONS=walk_tagged_locations, TAGGED_UNITS=tagged_units)
+    from warcodex.interpreter.readlog import is_view
+
+    ns["IS_VIEW"] = is_view  # (the exact odds engine's side filter: codegen.comprehension_source)
     for name, impl in IMPLEMENTATIONS.items():
         ns["B_" + name] = impl  # called directly: a misuse is caught where the rule was entered
     return ns
