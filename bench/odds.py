@@ -1,6 +1,7 @@
 """Exact battle odds through the rules (`warcodex odds`), against a textbook computation.
 
-    .venv/bin/python bench/odds.py [--scene small|medium|target] [--mc-battles 0] [--replayed]
+    .venv/bin/python bench/odds.py [--scene small|medium|target] [--evaluator odds|reference|both]
+                                   [--repeat N] [--mc-battles 0] [--replayed]
 
 The issue #19 battle (`target`: 8 infantry, 3 tanks, 2 fighters and a bomber against 9 infantry,
 2 tanks and 2 fighters, cheapest casualties first, no retreat) or a smaller one of the odds tests,
@@ -9,6 +10,12 @@ same run: the textbook Markov chain of tests/test_odds.py (the baseline: what a 
 calculator does) and, with `--mc-battles N`, N battles played by the engine with dice. Reported:
 CPU seconds of each (process time: the machine is shared), the ratio exact/textbook, the replays
 the enumerator made, and the largest difference between the exact and the textbook probabilities.
+
+`--evaluator`: the engine the enumeration runs on (docs/odds.md): `odds`, the exact odds engine
+(generated code for the rules that roll no dice), `reference`, the closure compiler alone, or
+`both`, each measured in the same run, alternately, with the ratio odds/reference and the largest
+difference between their distributions. `--repeat N`: the best of N runs of each (CPU times swell
+with the other work on the machine).
 """
 
 from __future__ import annotations
@@ -40,6 +47,9 @@ def main() -> None:
                          "loops): every branch replayed, as before them")
     ap.add_argument("--examples", action="store_true",
                     help="every A&A rule test with a battle: the probability of the example's own result")
+    ap.add_argument("--evaluator", choices=("odds", "reference", "both"), default=None,
+                    help="the engine the enumeration runs on (default: `warcodex odds`'s); both: each, compared")
+    ap.add_argument("--repeat", type=int, default=1, help="the best of N runs of each exact computation")
     args = ap.parse_args()
     if args.examples:
         examples()
@@ -54,26 +64,46 @@ def main() -> None:
     files = [ROOT / "tests" / "data" / "odds" / "aa_small.wcx", ROOT / "games" / "axis-allies-1941" / "scenes" / "land_battle.wcx"]
     game, diags = check_path(ROOT / "games" / "axis-allies-1941", tests=True, scenes=files)
     assert not diags.errors, [d.render() for d in diags.errors]
-    scene = odds.scene_from_test(game, game.tests[name], "cheapest")
+    chosen = args.evaluator or odds.EVALUATOR
+    evaluators = ("odds", "reference") if chosen == "both" else (chosen,)
+    # each engine built (and its generated code cached) before anything is measured
+    scenes = {ev: odds.scene_from_test(game, game.tests[name], "cheapest", ev) for ev in evaluators}
 
     t0 = time.process_time()
     want = textbook_land_battle(attack, defense)
     textbook = time.process_time() - t0
-    t0 = time.process_time()
-    result = odds.exact(scene)
-    exact_cpu = time.process_time() - t0
+    best: dict = {}
+    results: dict = {}
+    for _ in range(max(1, args.repeat)):
+        for ev in evaluators:  # alternately: the same load on each
+            scene = odds.scene_from_test(game, game.tests[name], "cheapest", ev)
+            t0 = time.process_time()
+            results[ev] = odds.exact(scene)
+            cpu = time.process_time() - t0
+            best[ev] = min(best.get(ev, cpu), cpu)
+    result = results[evaluators[0]]
+    exact_cpu = best[evaluators[0]]
     got = result.outcomes
     diff = max(abs(got["attacker wins"] - want[0]), abs(got["defender wins"] - want[1]),
                abs(got["mutual destruction"] - want[2]))
     report = {
-        "scene": args.scene, "exact_cpu_seconds": round(exact_cpu, 3), "textbook_cpu_seconds": round(textbook, 6),
+        "scene": args.scene, "evaluator": evaluators[0], "runs": max(1, args.repeat),
+        "exact_cpu_seconds": round(exact_cpu, 3), "textbook_cpu_seconds": round(textbook, 6),
         "ratio_exact_to_textbook": round(exact_cpu / max(textbook, 1e-9)), "replays": result.work,
         "replays_by": result.replays_by,
         "outcomes": {k: round(v, 6) for k, v in got.items()}, "max_difference_to_textbook": diff,
     }
+    if chosen == "both":
+        ref = results["reference"]
+        report["reference_cpu_seconds"] = round(best["reference"], 3)
+        report["ratio_reference_to_textbook"] = round(best["reference"] / max(textbook, 1e-9))
+        report["ratio_odds_to_reference"] = round(best["odds"] / best["reference"], 3)
+        report["max_difference_to_reference"] = max(
+            abs(result.distribution.get(k, 0.0) - ref.distribution.get(k, 0.0))
+            for k in set(result.distribution) | set(ref.distribution))
     if args.replayed:
         t0 = time.process_time()
-        plain = odds.exact(odds.scene_from_test(game, game.tests[name], "cheapest"), shortcuts=False)
+        plain = odds.exact(odds.scene_from_test(game, game.tests[name], "cheapest", evaluators[0]), shortcuts=False)
         report["replayed_cpu_seconds"] = round(time.process_time() - t0, 3)
         report["ratio_replayed_to_textbook"] = round(report["replayed_cpu_seconds"] / max(textbook, 1e-9))
         report["replayed_replays"] = plain.work

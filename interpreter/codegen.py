@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
 from warcodex.dsl.stdlib import BUILTINS, CONSTANTS
+from warcodex.dsl.walk import walk
+from warcodex.interpreter.compiler import SideFilter, bound_and_read_after, markov_loop, side_filter_shape
 from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed
 from warcodex.interpreter.values import Entity, Odds, RuleError
 
@@ -111,6 +113,14 @@ class Generator:
         self._trivial: dict[str, bool] = {}  # function name -> whether `trivial`
         self._subst: dict[str, str] | None = None  # an inlined trivial function's parameters -> their code
         self._records: dict[str, str] = {}  # an aggregate's variable (Python local) -> its unit record's
+        # exact odds (`Engine(evaluator="odds")`, docs/odds.md): procedures that roll no dice are
+        # generated with the chance oracle's constructs they may hold (a lazy count loop, a
+        # pending count read, the tail position); `_tails`: the statements of the procedure being
+        # written that are the last thing it does (None outside such a procedure's own body)
+        self.odds = False
+        self._tails: set[int] | None = None
+        self._unit: Unit | None = None  # the unit being written (a lazy loop's body goes into it)
+        self._procedure_body: list = []  # the statements of the procedure being written
 
     # ================================================================ constants and names
     def const(self, value) -> str:
@@ -187,6 +197,9 @@ class Generator:
                 lines.append(("    _vars = fr.vars", self._span))
             for n in loads:
                 lines.append((f"    {self.local(n)} = _vars[{n!r}]", self._span))
+                if self.odds:  # a count of hits still pending (exact odds) is observed when read
+                    lines.append((f"    if type({self.local(n)}) is PENDING: {self.local(n)} = _vars[{n!r}] = "
+                                  f"ctx.chance.force({self.local(n)})", self._span))
         for indent, text, span in b.defs:
             lines.append(("    " * indent + text, span))
         if not b.lines:
@@ -408,7 +421,7 @@ class Generator:
         any/all/first), one step-limit tick per collection, like the closure compiler."""
         if e.func not in AGGREGATES:
             raise RuleError(f"'{e.func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", e.span)
-        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope)
+        source = self.comprehension_source(e, scope)
         helper = self.temp("agg")
         outer_body, outer_indent = self._body, self._indent
         b = self._body = _Body(self, outer_body, outer_body.fr)
@@ -422,6 +435,19 @@ class Generator:
         defs += [(indent, text, span) for indent, text, span in b.defs + b.lines]
         self._body.defs.extend((indent + 1, text, span) for indent, text, span in defs)
         return f"{helper}({source})"
+
+    def comprehension_source(self, e: ast.Comprehension, scope) -> str:
+        """The sequence an aggregate visits (`scan_source`); in the exact odds engine, the units at
+        a location passing a side test read as one value on a recording view, as the closure
+        compiler reads them (`Compiler.side_filter`, `SideFilter`)."""
+        source = self.scan_source(e.source, e.var, comprehension_condition(e), scope)
+        shape = side_filter_shape(e, scope, self.engine.game.names) if self.odds else None
+        if shape is None:
+            return source
+        kind, h, x, span = shape
+        found, t = self.const(SideFilter(kind, span)), self.temp("sf")
+        return (f"({t} if ctx.chance is not None and IS_VIEW(ctx.state) and "
+                f"({t} := {found}(ctx, {self.expr(h, scope)}, {self.expr(x, scope)})) is not None else {source})")
 
     def scan_source(self, source: ast.Expr, var: str, cond, scope, statement: bool = False) -> str:
         """The sequence a loop over `source` visits: the candidates of a tag test the loop's
@@ -548,7 +574,7 @@ class Generator:
     def _aggregate_value(self, e, scope, target: str) -> None:
         """Emit aggregate `e` inline, its value in `target` (the caller checked it may be)."""
         seq = self.temp("seq")
-        self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
+        self.emit(f"{seq} = {self.comprehension_source(e, scope)}")
         self.aggregate(e, scope, seq, target)
 
     def _pair(self, left: str, right: str) -> tuple[str, str, str]:
@@ -696,7 +722,7 @@ class Generator:
         """Emit `return <e>`; an aggregate is written as the function's own loop."""
         if isinstance(e, ast.Comprehension) and e.func in AGGREGATES:
             seq = self.temp("seq")
-            self.emit(f"{seq} = {self.scan_source(e.source, e.var, comprehension_condition(e), scope)}")
+            self.emit(f"{seq} = {self.comprehension_source(e, scope)}")
             self.aggregate(e, scope, seq, None)
             return
         self.emit(f"return {self.expr(e, scope)}")
@@ -756,14 +782,70 @@ class Generator:
                 self.block(s.orelse, scope)
 
     def _s_For(self, s, scope):
+        lazy = self.odds and self._unit is not None and lazy_count_loop(s, scope) \
+            and not bound_and_read_after(s, self._procedure_body)
+        if lazy:
+            self._lazy_count_loop(s, scope)
         source = self.scan_source(s.source, s.var, for_condition(s), frozenset(scope), statement=True)
         scope.add(s.var)
         seq = self.temp("seq")
+        if lazy:  # (the oracle did not take it: a plain loop, its count observed)
+            self.emit(f"if not {self._lazy_done}:")
+            self._indent += 1
+        elif self.odds and isinstance(s.source, ast.Call) and s.source.func == "range" and len(s.source.args) == 2 \
+                and isinstance(s.source.args[1], ast.Name) and s.source.args[1].id in scope:
+            n = self.local(s.source.args[1].id)  # a count of hits passed pending, observed (pending_reads)
+            self.emit(f"if type({n}) is PENDING: {n} = ctx.chance.force({n})")
         self.emit(f"{seq} = {source}")
         self.emit(f"for {self.local(s.var)} in ({seq} if {seq} is not None else ()):")
         with self.indented():
             self.emit(f"ctx.tick({self.span(s.span)})", s.span)  # one step an iteration (bounds.py)
             self.block(s.body, scope)
+        if lazy:
+            self._indent -= 1
+
+    def _lazy_count_loop(self, s, scope) -> None:
+        """Exact odds: `for i in range(LOW, n)` over a count of hits `n` still pending (a
+        distribution, chance.py), its body rolling no dice and passing only the game state on,
+        is handed to the oracle (`Enumerator.count_loop`, as compiler `_s_For` does): its body
+        becomes a function of a Frame, written into the same unit, and the locals bound so far
+        its frame. Sets `_lazy_done` to the Python name saying whether the oracle ran the loop."""
+        low, count = s.source.args[0], s.source.args[1].id
+        fscope = frozenset(scope)
+        low_code = self.expr(low, fscope)
+        body_name = self.temp(f"loop_{self._unit.name}_")
+        inner = set(scope) | {s.var}
+        outer = self._body, self._indent, self._dynamic, self._tails, self._stop, self._records
+        self._tails, self._stop, self._records = set(), "return STOP", {}
+        try:
+            self.function(self._unit, body_name, ["fr"], sorted(inner), lambda: self.block(s.body, set(inner)), fr=True,
+                          docline=f"the body of the loop at line {s.span.line if s.span else '?'}, under exact odds")
+        finally:
+            self._body, self._indent, self._dynamic, self._tails, self._stop, self._records = outer
+        done, result, frame, saved = self.temp("done"), self.temp("result"), self.temp("fr"), self.temp("saved")
+        n, var = self.local(count), self.local(s.var)
+        self._mark_read(count)
+        names = self.const(tuple((self.local(x), x) for x in sorted(scope)))
+        tail = "_tail" if id(s) in (self._tails or ()) else "False"
+        self.emit(f"{done} = False")
+        self.emit(f"if type({n}) is PENDING:")
+        with self.indented():
+            self.emit(f"{frame} = Frame(ctx, DSL_LOCALS(locals(), {names}, None))")
+            self.emit(f"{saved} = ctx.chance.tail_ok")
+            self.emit(f"ctx.chance.tail_ok = {tail}")
+            self.emit("try:")
+            self.emit(f"    {done}, {result} = ctx.chance.count_loop({frame}, {low_code}, {count!r}, {s.var!r}, {body_name}, "
+                      f"{self.const(LoopSite(s.span))})")
+            self.emit("finally:")
+            self.emit(f"    ctx.chance.tail_ok = {saved}")
+            self.emit(f"{n} = {frame}.vars[{count!r}]")
+            self.emit(f"if {done}:")
+            with self.indented():
+                self.emit(f"if {s.var!r} in {frame}.vars: {var} = {frame}.vars[{s.var!r}]")
+                self.emit(f"if {result} is STOP: {self._stop}")
+            self.emit(f"elif type({n}) is PENDING:")
+            self.emit(f"    {n} = ctx.chance.force({n})")
+        self._lazy_done = done
 
     def _s_Choose(self, s, scope):
         fscope = frozenset(scope)
@@ -871,7 +953,73 @@ class Generator:
 
     def _s_CallStmt(self, s, scope):
         call = self.call(s.call, frozenset(scope), statement=True)
+        if self.odds and isinstance(self.engine.game.names.get(s.call.func), ast.Procedure):
+            # exact odds: the procedure's body is the last thing of the run if this call is
+            # (compiler `_s_CallStmt`); a count loop in it may then give its outcomes as leaves
+            tail = "_tail" if id(s) in (self._tails or ()) else "False"
+            self.emit(f"if ctx.chance is not None: ctx.chance.tail_next = {tail}")
         self.emit(call)
+
+
+class LoopSite:
+    """Where a loop handed to the odds oracle is (a constant of generated code): the oracle keys
+    its work on the site's identity and ticks the step limit at its span."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span) -> None:
+        self.span = span
+
+    def __reduce__(self):
+        return LoopSite, (self.span,)
+
+
+def tail_statements(stmts: list, engine) -> set[int]:
+    """The statements of a procedure body that are the last thing it does, as the closure
+    compiler's `block` keeps the oracle's `tail_ok`: the last statement of the body when it is an
+    `if`, a `step`, a loop or a call of one of the game's procedures, and, within an `if` or a
+    `step` in that place, their own last statements by the same rule (never inside a loop)."""
+    out: set[int] = set()
+    if not stmts:
+        return out
+    last = stmts[-1]
+    if isinstance(last, ast.CallStmt):
+        if isinstance(engine.game.names.get(last.call.func), ast.Procedure):
+            out.add(id(last))
+    elif isinstance(last, ast.For):
+        out.add(id(last))
+    elif isinstance(last, ast.If):
+        out.add(id(last))
+        out |= tail_statements(last.body, engine) | tail_statements(last.orelse or [], engine)
+    elif isinstance(last, ast.Step):
+        out.add(id(last))
+        out |= tail_statements(last.body, engine)
+    return out
+
+
+def pending_reads(p: ast.Procedure, engine) -> list[str]:
+    """The parameters of procedure `p` (rolling no dice) that exact odds must observe on entry if
+    a count of hits is passed to them pending: those read otherwise than as the bound of a lazy
+    count loop or as an argument passed on to a procedure as it is (the closure compiler
+    observes a count where it is read: the same values, branched on a little earlier)."""
+    params = [x.name for x in p.params]
+    passed: set[int] = set()  # the Name nodes read without observing
+    for n in walk(p.body):
+        if isinstance(n, ast.For) and lazy_count_loop(n, set(params)):
+            passed.add(id(n.source.args[1]))  # (a loop the generator finds not lazy observes it: _s_For)
+        elif isinstance(n, ast.CallStmt) and isinstance(engine.game.names.get(n.call.func), ast.Procedure):
+            passed.update(id(a) for a in n.call.args if isinstance(a, ast.Name))
+    read = {n.id for n in walk(p.body) if isinstance(n, ast.Name) and id(n) not in passed}
+    return [x for x in params if x in read]
+
+
+def lazy_count_loop(s: ast.For, scope) -> bool:
+    """Whether `for i in range(LOW, n)` may be a lazy count loop of exact odds (compiler `_s_For`:
+    `n` a local, the body not reading `i` nor assigning a local of the code around it; the caller
+    knows the body rolls no dice, and that it binds nothing read after it: `bound_and_read_after`)."""
+    src = s.source
+    return (isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs
+            and isinstance(src.args[1], ast.Name) and src.args[1].id in scope and markov_loop(s, set(scope)))
 
 
 def _reads_fields(e) -> bool:
@@ -933,4 +1081,3 @@ _CONSTANT_CODE = {
     "turn_order": "tuple(ENTITIES[_s] for _s in ctx.state.turn_order)",
 }
 assert set(_CONSTANT_CODE) == set(CONSTANTS), "every language constant needs its generated code"
-

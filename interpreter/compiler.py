@@ -149,6 +149,7 @@ class Compiler:
 
     def __init__(self, engine) -> None:
         self.engine = engine
+        self._procedure_body: list = []  # the statements of the procedure being compiled (`_s_For`)
 
     # functions of named arguments, `f(ctx, *args)` (a movement mode's properties)
     def value(self, e: ast.Expr, params: tuple):
@@ -431,65 +432,24 @@ class Compiler:
         aggregate depends on the stack only through that list: a casualty loop over a side's
         units at the battle is then served again whatever the other side's units there. None
         when the comprehension has not that shape (or the function returns None where the rules
-        read otherwise: not a recording state, a side that is not a declared side)."""
-        from warcodex.interpreter.builtins import b_is_enemy
-        from warcodex.interpreter.readlog import is_view, side_filtered
+        read otherwise: not a recording state, a side that is not a declared side). The shape:
+        `side_filter_shape`; the filter: `SideFilter` (the generated code of the exact odds
+        engine uses both too)."""
+        from warcodex.interpreter.readlog import is_view
 
-        src, var, names = e.source, e.var, self.engine.game.names
-        if not (isinstance(src, ast.Call) and src.func == "units_at" and len(src.args) == 1 and not src.kwargs
-                and "units_at" not in scope and names.get("units_at") is None and e.where is not None):
+        shape = side_filter_shape(e, scope, self.engine.game.names)
+        if shape is None:
             return None
-        first = e.where
-        while isinstance(first, ast.And):
-            first = first.left  # evaluated first; when false, nothing else of the unit is read
-
-        def is_side(x) -> bool:
-            return isinstance(x, ast.Attr) and x.name == "side" and isinstance(x.obj, ast.Name) and x.obj.id == var
-
-        def other(x) -> bool:
-            return isinstance(x, ast.Name) and x.id != var
-
-        if isinstance(first, ast.Call) and first.func == "is_enemy" and len(first.args) == 2 and not first.kwargs \
-                and "is_enemy" not in scope and names.get("is_enemy") is None:
-            a, b = first.args
-            kind, x = ("enemy of", b) if is_side(a) and other(b) else ("enemy from", a) if is_side(b) and other(a) else (None, None)
-        elif isinstance(first, ast.Compare) and first.op in ("==", "!="):
-            a, b = first.left, first.right
-            kind, x = (first.op, b) if is_side(a) and other(b) else (first.op, a) if is_side(b) and other(a) else (None, None)
-        else:
-            return None
-        if kind is None:
-            return None
-        where_h = self.expr(src.args[0], scope, dyn)
+        kind, h, x, span = shape
+        where_h = self.expr(h, scope, dyn)
         value_x = self.expr(x, scope, dyn)
-        engine = self.engine
-        span = first.span
-        known = frozenset(s.name for s in engine.side_entities)
-        accepted: dict = {}  # side entity x -> the names of the sides passing the test
-
-        def passing(ctx, x):
-            found = accepted.get(x)
-            if found is None:
-                sides = engine.side_entities
-                if kind == "enemy of":
-                    found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, s, x))
-                elif kind == "enemy from":
-                    found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, x, s))
-                elif kind == "==":
-                    found = frozenset(s.name for s in sides if s == x)
-                else:
-                    found = frozenset(s.name for s in sides if not s == x)
-                accepted[x] = found
-            return found
+        found = SideFilter(kind, span)
 
         def by_side(fr):
             ctx = fr.ctx
             if not is_view(ctx.state):
                 return None
-            x = value_x(fr)
-            if type(x) is not Entity or x.kind != "side":
-                return None
-            return side_filtered(ctx.state, where_h(fr), passing(ctx, x), known)
+            return found(ctx, where_h(fr), value_x(fr))
         return by_side
 
     def may_roll(self, node) -> bool:
@@ -828,7 +788,8 @@ class Compiler:
         src = s.source
         if isinstance(src, ast.Call) and src.func == "range" and len(src.args) == 2 and not src.kwargs \
                 and isinstance(src.args[1], ast.Name) and src.args[1].id in outer \
-                and markov_loop(s, outer) and not self.may_roll(s.body):
+                and markov_loop(s, outer) and not self.may_roll(s.body) \
+                and not bound_and_read_after(s, self._procedure_body):
             lazy = (self.expr(src.args[0], frozenset(outer), dyn), src.args[1].id)
 
         def plain_loop(fr, seq):
@@ -1165,6 +1126,76 @@ def _modifier_applier(op: str, vf, rounding, span):
     return lambda fr, value: round_value(_arith(op, value, vf(fr), span), rounding)
 
 
+def side_filter_shape(e: ast.Comprehension, scope, names):
+    """(kind, h, x, span of the test) of a comprehension `... for u in units_at(h) where SIDE_TEST
+    and ...` (`Compiler.side_filter`), or None: kind "enemy of" (`is_enemy(u.side, x)`), "enemy
+    from" (`is_enemy(x, u.side)`), "==" or "!=" (`u.side == x`), x a name."""
+    src, var = e.source, e.var
+    if not (isinstance(src, ast.Call) and src.func == "units_at" and len(src.args) == 1 and not src.kwargs
+            and "units_at" not in scope and names.get("units_at") is None and e.where is not None):
+        return None
+    first = e.where
+    while isinstance(first, ast.And):
+        first = first.left  # evaluated first; when false, nothing else of the unit is read
+
+    def is_side(x) -> bool:
+        return isinstance(x, ast.Attr) and x.name == "side" and isinstance(x.obj, ast.Name) and x.obj.id == var
+
+    def other(x) -> bool:
+        return isinstance(x, ast.Name) and x.id != var
+
+    if isinstance(first, ast.Call) and first.func == "is_enemy" and len(first.args) == 2 and not first.kwargs \
+            and "is_enemy" not in scope and names.get("is_enemy") is None:
+        a, b = first.args
+        kind, x = ("enemy of", b) if is_side(a) and other(b) else ("enemy from", a) if is_side(b) and other(a) else (None, None)
+    elif isinstance(first, ast.Compare) and first.op in ("==", "!="):
+        a, b = first.left, first.right
+        kind, x = (first.op, b) if is_side(a) and other(b) else (first.op, a) if is_side(b) and other(a) else (None, None)
+    else:
+        return None
+    if kind is None:
+        return None
+    return kind, src.args[0], x, first.span
+
+
+class SideFilter:
+    """The units at a location passing a side test, read as one value on a recording view
+    (`Compiler.side_filter`): called with the context, the location and the side x (a recording
+    state only); None where the rules read the stack as usual (x not a side, a unit of an
+    undeclared side there). The sides passing are found once per x (the engine's alliances)."""
+
+    __slots__ = ("kind", "span", "accepted", "known")
+
+    def __init__(self, kind: str, span) -> None:
+        self.kind, self.span = kind, span
+        self.accepted: dict = {}  # side entity x -> the names of the sides passing the test
+        self.known = None  # the names of the declared sides
+
+    def __reduce__(self):  # a constant of generated code: cached without what it found
+        return SideFilter, (self.kind, self.span)
+
+    def __call__(self, ctx, h, x):
+        from warcodex.interpreter.builtins import b_is_enemy
+        from warcodex.interpreter.readlog import side_filtered
+
+        if type(x) is not Entity or x.kind != "side":
+            return None
+        found = self.accepted.get(x)
+        if found is None:
+            sides, kind, span = ctx.engine.side_entities, self.kind, self.span
+            if kind == "enemy of":
+                found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, s, x))
+            elif kind == "enemy from":
+                found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, x, s))
+            elif kind == "==":
+                found = frozenset(s.name for s in sides if s == x)
+            else:
+                found = frozenset(s.name for s in sides if not s == x)
+            self.accepted[x] = found
+            self.known = frozenset(s.name for s in sides)
+        return side_filtered(ctx.state, h, found, self.known)
+
+
 def markov_loop(s: ast.For, outer: set) -> bool:
     """Whether an exact odds computation may run `for` loop `s` as a Markov chain over the game
     states between iterations (chance.py): its body does not read its loop variable (every
@@ -1174,6 +1205,20 @@ def markov_loop(s: ast.For, outer: set) -> bool:
     names_read = {n.id for n in nodes if isinstance(n, ast.Name)}
     assigned = {n.target.id for n in nodes if isinstance(n, ast.SetStmt) and isinstance(n.target, ast.Name)}
     return s.var not in names_read and not (assigned & set(outer))
+
+
+def bound_and_read_after(s: ast.For, body: list) -> bool:
+    """Whether loop `s` binds a name (`let`, `choose`, a loop variable) that the procedure `body`
+    it is in reads outside it: a lazy count loop's body runs as a function of its own, whose
+    locals the code after the loop does not see (the language's locals are the procedure's)."""
+    inner = {id(n) for n in walk(s.body)}
+    bound = set()
+    for n in walk(s.body):
+        if isinstance(n, ast.Let):
+            bound.add(n.name)
+        elif isinstance(n, (ast.For, ast.Choose, ast.Reroll)):
+            bound.add(n.var)
+    return any(isinstance(n, ast.Name) and n.id in bound and id(n) not in inner for n in walk(body))
 
 
 def sequence_steps(body: list[ast.Stmt], params) -> bool:
@@ -1338,7 +1383,12 @@ def compile_function(compiler: Compiler, f: ast.Function):
 
 def compile_procedure(compiler: Compiler, p: ast.Procedure):
     names = [x.name for x in p.params]
-    body = compiler.block(p.body, set(names))
+    # (a lazy count loop's body must bind nothing the procedure reads after it: `_s_For`)
+    compiler._procedure_body = p.body
+    try:
+        body = compiler.block(p.body, set(names))
+    finally:
+        compiler._procedure_body = []
     pname = p.name
     counted = pname in compiler.engine.counted
     label = p.header.label or p.name
@@ -1350,7 +1400,11 @@ def compile_procedure(compiler: Compiler, p: ast.Procedure):
     steps = None
     if rolls and sequence_steps(p.body, names) and pname not in compiler.engine.procedure_vars:
         scope = set(names)
-        steps = [(s, compiler.block([s], scope)) for s in p.body]
+        compiler._procedure_body = p.body
+        try:
+            steps = [(s, compiler.block([s], scope)) for s in p.body]
+        finally:
+            compiler._procedure_body = []
 
     def run(ctx, args, span):
         if len(args) != n:

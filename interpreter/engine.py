@@ -32,7 +32,7 @@ ENTITY_DECLS = (ast.Entity, ast.Unit, ast.Result, ast.Table, ast.Movement, ast.C
                 ast.Procedure, ast.Quantity, ast.Function)
 
 
-EVALUATORS = ("generated", "reference")
+EVALUATORS = ("generated", "reference", "odds")
 
 
 def default_evaluator() -> str:
@@ -47,8 +47,10 @@ def default_evaluator() -> str:
 class Engine:
     def __init__(self, game: GameDef, board=None, scenario: str | None = None, evaluator: str | None = None) -> None:
         """Compile `game`; with `scenario`, the rules as that scenario's special rules change them.
-        `evaluator`: "generated" (rules compiled to Python source, the default) or "reference"
-        (the closure compiler)."""
+        `evaluator`: "generated" (rules compiled to Python source, the default), "reference"
+        (the closure compiler) or "odds" (exact odds, docs/odds.md: the closure compiler for the
+        rules that may roll dice, where the chance oracle's constructs are, and generated code,
+        with the oracle's count loops, for every rule that rolls none)."""
         self.evaluator = evaluator or default_evaluator()
         if self.evaluator not in EVALUATORS:
             raise ValueError(f"unknown evaluator '{self.evaluator}' ({', '.join(EVALUATORS)})")
@@ -97,22 +99,29 @@ class Engine:
         # as the engine and dropped with it; the engine never reads it
         self.derived_cache: dict = {}
         self._defaults: dict = {}  # compiled default values of variables
+        self.generated = None  # the generated code's compiler, when some rules are generated
         if self.evaluator == "generated":
             from warcodex.interpreter.generated import GeneratedCompiler
 
-            self.compiler = GeneratedCompiler(self)
+            self.compiler = self.generated = GeneratedCompiler(self)
         else:
             self.compiler = self.reference
+            if self.evaluator == "odds":
+                from warcodex.interpreter.generated import GeneratedCompiler
+
+                self.generated = GeneratedCompiler(self, odds=True)
         # registries first, filled in place: rules call each other in any order (late binding)
         self.quantities: dict = {}
         self.functions: dict = {}
         self.procedures: dict = {}
         for q in game.of_kind(ast.Quantity):
-            self.quantities[q.name] = self.compiler.quantity(q)
+            self.quantities[q.name] = self._rule_compiler(q).quantity(q)
         for f in game.of_kind(ast.Function):
-            self.functions[f.name] = self.compiler.function(f)
+            self.functions[f.name] = self._rule_compiler(f).function(f)
         for p in game.of_kind(ast.Procedure):
-            self.procedures[p.name] = self.compiler.procedure(p)
+            self.procedures[p.name] = self._rule_compiler(p).procedure(p)
+        if self.evaluator == "odds":
+            self._call_closures_from_generated_code()
         self.modes = {m.name: MovementMode(self.compiler, m, self.entities[m.name]) for m in game.of_kind(ast.Movement)}
         self.results = {r.name: self._compile_result(r) for r in game.of_kind(ast.Result)}
         self.actions = {a.name: CompiledAction(self.compiler, a) for a in game.of_kind(ast.Action)}
@@ -138,8 +147,32 @@ class Engine:
                 self._defaults[name] = _Constant(self.reference.expr(decl.default, frozenset())(Frame(None)))
             else:
                 self._defaults[name] = self.compiler.expr(decl.default, frozenset())
-        if self.compiler is not self.reference:
-            self.compiler.finish()  # the generated code is complete: cache it
+        if self.generated is not None:
+            self.generated.finish()  # the generated code is complete: cache it
+
+    def _rule_compiler(self, decl):
+        """Which compiler compiles a quantity, function or procedure: the engine's, but for the
+        exact odds engine (`evaluator="odds"`) the generated code for a rule that rolls no dice
+        (through what it calls), the closure compiler, where the chance oracle's constructs are,
+        for the others."""
+        if self.evaluator != "odds":
+            return self.compiler
+        if isinstance(decl, ast.Procedure):
+            rolls = self.reference.may_roll(decl.body)
+        else:
+            rolls = self.deps.rolls_dice(decl)
+        return self.reference if rolls else self.generated
+
+    def _call_closures_from_generated_code(self) -> None:
+        """The exact odds engine: generated code calls rules by their generated names; those left
+        to the closure compiler get a name there that calls them (none is called from generated
+        code as things stand, a rule that calls a rolling one rolling too: a guard, not a path)."""
+        ns, gen = self.generated.ns, self.generated.gen
+        for registry in (self.quantities, self.functions, self.procedures):
+            for name, run in registry.items():
+                symbol_ = gen.rule(name)
+                if symbol_ not in ns:
+                    ns[symbol_] = (lambda run: lambda ctx, *args: run(ctx, args, None))(run)
 
     # ============================================================ names
     def _build_entities(self) -> None:
@@ -308,11 +341,12 @@ class Engine:
         layout = self.__dict__.get("_memo_layout")
         if layout is None or layout.plans is not self.memo_plans or len(layout.plans) != layout.size:
             derived = {}
-            if hasattr(self.compiler, "plain"):
+            if self.generated is not None:
                 for name, kinds in self.reads.derived.items():
                     decl = self.game.names[name]
-                    if not self.deps.reads_hidden(decl) and EVERYTHING not in kinds:
-                        derived[name] = (kinds, self.compiler.plain(name))
+                    if not self.deps.reads_hidden(decl) and EVERYTHING not in kinds \
+                            and self._rule_compiler(decl) is self.generated:
+                        derived[name] = (kinds, self.generated.plain(name))
             layout = self._memo_layout = Layout(self.memo_plans, self.board, derived)
         return Memos(layout)
 

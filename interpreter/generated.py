@@ -31,7 +31,8 @@ from importlib import resources
 from warcodex.dsl import ast
 from warcodex.dsl.cache import cache_dir
 from warcodex.dsl.composition import DEFAULT_ORDER, composed, stage_order
-from warcodex.interpreter.codegen import Generator, Unit, symbol
+from warcodex.interpreter.chance import Pending
+from warcodex.interpreter.codegen import Generator, Unit, pending_reads, symbol, tail_statements
 from warcodex.dsl.limits import MAX_MAGNITUDE
 from warcodex.interpreter.memo import plan_of
 from warcodex.interpreter.reads import is_global_kind
@@ -102,9 +103,12 @@ def namespace(engine) -> dict:
         "ATTRIBUTE": engine.attribute, "INDEX": engine.index, "HAS_TAG": engine.has_tag,
         "SET_VAR": engine.set_var, "SET_ATTRIBUTE": engine.set_attribute, "APPLY_RESULT": engine.apply_result,
         "ENTER_PROCEDURE": engine.enter_procedure, "LEAVE_PROCEDURE": engine.leave_procedure,
-        "BUILTIN_MISUSE": BUILTIN_MISUSE, "MISUSE_AT": _misuse_at,
+        "BUILTIN_MISUSE": BUILTIN_MISUSE, "MISUSE_AT": _misuse_at, "PENDING": Pending,
     }
     ns.update(TAGGED_LOCATIONS=tagged_locations, WALK_TAGGED_LOCATIONS=walk_tagged_locations, TAGGED_UNITS=tagged_units)
+    from warcodex.interpreter.readlog import is_view
+
+    ns["IS_VIEW"] = is_view  # (the exact odds engine's side filter: codegen.comprehension_source)
     for name, impl in IMPLEMENTATIONS.items():
         ns["B_" + name] = impl  # called directly: a misuse is caught where the rule was entered
     return ns
@@ -142,15 +146,19 @@ def _misuse_at(exc: BaseException) -> BaseException:
 class GeneratedCompiler:
     """Compiles the engine's rules to generated Python, one unit per request, into one namespace."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, engine, odds: bool = False) -> None:
+        """`odds`: the generated code of an exact odds engine (`Engine(evaluator="odds")`): its
+        procedures keep the chance oracle's constructs (codegen `Generator.odds`); cached apart."""
         self.engine = engine
+        self.odds = odds
         self.gen = Generator(engine)
+        self.gen.odds = odds
         self.ns = namespace(engine)
         self.units: list[Unit] = []
         self._entries = 0
         self._owners = _owner_index(engine.game)
         # the cache: the units of an earlier build of the same rules, served in request order
-        self._cache_file = _cache_entry(engine)
+        self._cache_file = _cache_entry(engine, odds)
         self._cached = _read_cache(self._cache_file, engine)
         self.from_cache = self._cached is not None
         self._written = False
@@ -307,6 +315,9 @@ class GeneratedCompiler:
 
         def entry():
             gen.emit(f"if ctx.tracing: return T{rule[1:]}({args})")
+            if self.odds:
+                self._odds_cached_call(q, level, pure, "B" + rule[1:], args, names)
+                return
             if by_list:  # as a function of a list (below): evaluated each time, not looked up
                 if pure:
                     self._memo_plan(q)
@@ -442,6 +453,33 @@ class GeneratedCompiler:
         else:
             gen.emit(f"return {body}({args})")
 
+    def _odds_cached_call(self, decl, level: str, pure: bool, body: str, args: str, names: list) -> None:
+        """The caching of the closure compiler (compiler.compile_function), for the exact odds
+        engine: a value kept for the whole game (`static`), until a unit moves (`positions`), or
+        for the state version (`ctx.memo()`, which the odds enumerator keeps for every replay
+        from the same state). Not the memos that survive changes (memo.py): the enumerator
+        installs another state for every branch, and they would start afresh each time."""
+        gen, engine = self.gen, self.engine
+        key_args = "(" + "".join(gen.local(n) + ", " for n in names) + ")"
+        name = repr(decl.name)
+        if level == "static":
+            gen.emit("if not ctx.tracing:")
+            with gen.indented():
+                self._cached_call(decl, "static", pure, body, args, names)
+        elif level == "positions":
+            reads = tuple(sorted(engine.deps.of(decl).reads))
+            read_code = "(" + "".join(f"READ_GLOBAL(ctx.state, {n!r}), " for n in reads) + ")"
+            gen.emit("if not ctx.tracing:")
+            with gen.indented():
+                gen.emit("memo = ctx.positions_memo()")
+                key = f"({name}, {key_args}, {read_code})" if reads else f"({name}, {key_args})"
+                self._memo_lines("memo", key, body, args, state=False)
+        if pure:
+            gen.emit("memo = ctx.memo()")
+            self._memo_lines("memo", f"({name}, {key_args})", body, args, state=False)
+        else:
+            gen.emit(f"return {body}({args})")
+
     def _global_code(self, kind: str) -> str:
         """The current value of a global kind of state, in a cache key (reads.py)."""
         if kind.startswith("fn:"):  # a derived global: its value
@@ -508,6 +546,9 @@ class GeneratedCompiler:
         by_list = level in ("positions", "dynamic") and any(p.type.startswith("list") for p in f.params)
 
         def entry():
+            if self.odds:
+                self._odds_cached_call(f, level, pure, "B" + rule[1:], args, names)
+                return
             if by_list:
                 if pure:
                     self._memo_plan(f)  # what it reads is still known (tests, audits), its memo unused
@@ -547,10 +588,23 @@ class GeneratedCompiler:
         cites = gen.const(tuple(p.header.citations))
 
         scoped = p.name in self.engine.procedure_vars  # its `per` variables: see Engine.enter_procedure
+        odds = self.odds
 
         def body():
+            if odds:
+                # exact odds (compiler.compile_procedure): a count of hits passed pending is
+                # observed where it is read, but for the bound of a count loop and an argument
+                # passed on to a procedure (first: observing it may end the run, `Branch`)
+                for n in pending_reads(p, self.engine):
+                    gen.emit(f"if type({gen.local(n)}) is PENDING: {gen.local(n)} = ctx.chance.force({gen.local(n)})")
             if scoped:
                 gen.emit(f"saved = ENTER_PROCEDURE(ctx, {p.name!r})")
+            if odds:
+                # whether the body is the last thing of the run comes from the call (`tail_next`),
+                # and no statement of it is, but those `tail_statements` says
+                gen.emit("_chance, _tail = ctx.chance, False")
+                gen.emit("if _chance is not None:")
+                gen.emit("    _tail, _chance.tail_next, _tail_ok, _chance.tail_ok = _chance.tail_next, False, _chance.tail_ok, False")
             gen.emit("traced = ctx.tracing")
             gen.emit(f"if traced: ctx.trace_open({label!r}, {cites})")
             gen.emit("try:")
@@ -558,14 +612,20 @@ class GeneratedCompiler:
                 gen.block(p.body, set(names))
             gen.emit("finally:")
             gen.emit("    if traced: ctx.trace_close_procedure()")
+            if odds:
+                gen.emit("    if _chance is not None: _chance.tail_ok = _tail_ok")
             if scoped:
                 gen.emit(f"    LEAVE_PROCEDURE(ctx, {p.name!r}, saved)")
             gen.emit("return None")
         gen._stop = "return None"
+        if odds:
+            gen._tails, gen._unit, gen._procedure_body = tail_statements(p.body, self.engine), unit, p.body
         try:
             gen.function(unit, rule, params, (), self._depth_counted(p, body), fr=False, docline=f"procedure {p.name}")
         finally:
             del gen._stop
+            gen._tails = gen._unit = None
+            gen._procedure_body = []
         fn = self._load(unit)
         return _registry_entry(fn, len(names), p.name)
 
@@ -696,11 +756,13 @@ def _toolchain() -> bytes:
     return digest.digest()
 
 
-def _cache_entry(engine):
+def _cache_entry(engine, odds: bool = False):
     folder = cache_dir()
     if folder is None or not engine.game.fingerprint:
         return None
     key = _toolchain() + engine.fingerprint.encode() + b"\0" + (engine.rules_scenario or "").encode()
+    if odds:  # the exact odds engine's code: other units, in another order (never play's entries)
+        key += b"\0odds"
     return folder / f"{hashlib.sha256(key).hexdigest()}.rules"
 
 

@@ -42,6 +42,10 @@ from warcodex.interpreter.readlog import freeze as _freeze
 from warcodex.interpreter.values import Entity, RuleError, UnitRef
 
 MAX_RUNS = 2_000_000  # replays of an exact computation before it gives up for Monte Carlo
+# the engine a scene's rules run on (docs/odds.md, "The exact odds engine"): "odds", generated code
+# for the rules that roll no dice and the closure compiler for the others, or "reference", the
+# closure compiler alone (the evaluator the odds engine is audited against, tests/test_odds_evaluators.py)
+EVALUATOR = "odds"
 OUTCOMES = ("attacker wins", "defender wins", "mutual destruction", "both remain")
 
 
@@ -938,7 +942,7 @@ class Scene:
 
 
 def load_scene(game_path, scene_file, name: str | None = None, casualties: str = "first",
-               evaluator: str = "reference", overlays=()) -> Scene:
+               evaluator: str = EVALUATOR, overlays=()) -> Scene:
     """Check the game with the scene file, run the scene's set-up lines and return it. Errors in the
     rules or the scene raise DiagnosticError (located, with a caret)."""
     from warcodex.dsl.checker import check_path
@@ -964,7 +968,7 @@ def load_scene(game_path, scene_file, name: str | None = None, casualties: str =
     return scene
 
 
-def scene_from_test(game, test, casualties: str = "first", evaluator: str = "reference") -> Scene:
+def scene_from_test(game, test, casualties: str = "first", evaluator: str = EVALUATOR) -> Scene:
     """A scene from a checked game's test block: its lines run but the last, the combat."""
     from warcodex.interpreter.rule_tests import RuleTestRunner, TestFailure, _TestRun
 
@@ -1166,7 +1170,7 @@ def parse_combat(text: str) -> ast.Call | None:
 
 
 def scene_from_save(game_path, save_file, combat: str, casualties: str = "first", overlays=(), force: bool = False,
-                    attacker: str | None = None) -> Scene:
+                    attacker: str | None = None, evaluator: str = EVALUATOR) -> Scene:
     """A scene from a save: its position, and the combat given as a procedure call in the rules
     language (`fight("karelia", germany)`), checked against the game (`force`: a save made with
     other rules files, or other overlays, is read too, as `warcodex play --load --force` does).
@@ -1189,7 +1193,7 @@ def scene_from_save(game_path, save_file, combat: str, casualties: str = "first"
     call = parse_combat(combat)
     if call is None or not isinstance(game.names.get(call.func), ast.Procedure):
         raise SceneError(*_not_a_procedure(game, call))
-    engine = Engine(game, evaluator="reference")
+    engine = Engine(game, evaluator=evaluator)
     state, _, _ = load_save(engine, save_file, force)
     if attacker is not None:
         sides = [s.name for s in engine.side_entities]

@@ -307,9 +307,11 @@ class _TestRun:
         scenario = items.pop(0) if items and isinstance(items[0], ast.TestScenario) else None
         sc_name = scenario.name if scenario is not None else None
         # answers given for some rounds only: the rounds are followed by the chance hook of the
-        # closure compiler (the generated code does not call one)
+        # closure compiler (the generated code of play does not call one; the exact odds engine
+        # runs the loops of rounds, which roll, on the closure compiler)
         by_rounds = any(isinstance(i, ast.TestAnswer) and i.round_from is not None for i in items)
-        engine = self.runner.engine_for(test_map, sc_name, "reference" if by_rounds else None)
+        hooked = "odds" if self.runner.evaluator == "odds" else "reference"
+        engine = self.runner.engine_for(test_map, sc_name, hooked if by_rounds else None)
         self.engine = engine
         state = engine.new_game(sc_name, seed=0, setup=scenario is not None and scenario.setup)
         if scenario is None:  # the rules of the game, no scenario's special rules or triggers

@@ -770,10 +770,13 @@ def demo(game: str, scenario: str | None, seed: int, out_dir: str) -> None:
 @click.option("--attacker", help="With --save: the attacking side (default: the side active in the save).")
 @click.option("--force", is_flag=True, help="With --save: read a save made with other rules files (or overlays) "
               "too; it is still checked against these.")
+@click.option("--evaluator", type=click.Choice(["odds", "reference"]), default="odds", show_default=True,
+              help="The engine the rules run on: odds (generated code for the rules that roll no dice) or "
+              "reference (the closure compiler alone); the same odds (docs/odds.md).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: str | None, scene_name: str | None,
              casualties: str, mode: str, precision: float, workers: int | None, seed: int, overlays: tuple,
-             attacker: str | None, force: bool, as_json: bool) -> None:
+             attacker: str | None, force: bool, evaluator: str, as_json: bool) -> None:
     """The outcome distribution of a combat, computed from the game's own combat rules: exactly
     where the dice allow it, else by Monte Carlo (docs/odds.md)."""
     from warcodex.interpreter.attack_report import attack_report
@@ -801,9 +804,10 @@ def odds_cmd(game: str, scene_file: str | None, save_file: str | None, combat: s
     try:
         if save_file is not None:
             scene = scene_from_save(resolve_game(game), save_file, combat, casualties, overlays=overlays, force=force,
-                                    attacker=attacker)
+                                    attacker=attacker, evaluator=evaluator)
         else:
-            scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays)
+            scene = load_scene(resolve_game(game), scene_file, scene_name, casualties, overlays=overlays,
+                               evaluator=evaluator)
         if scene.warnings:  # what the checker found wrong in the scene's own lines (an answer that never applies)
             print_diagnostics(scene.warnings)
         result = resolve(scene, mode, precision, workers, seed)
