@@ -213,7 +213,7 @@ class _Progress:
 @click.option("--games", "-n", type=click.IntRange(min=1), default=100, show_default=True, help="How many games (seeds).")
 @click.option("--seed", "first_seed", type=int, default=1, show_default=True, help="The first seed; games use seeds SEED.. SEED+N-1.")
 @click.option("--agents", default="random", show_default=True,
-              help="One per side (in the order the rules declare the sides) or one for all: random, first, greedy, "
+              help="One per side (in the order the rules declare the sides) or one for all: random, first, greedy, plan, "
                    "mcts, with options after colons (greedy:samples=16, mcts:playouts=32:horizon=20:rollout=greedy).")
 @click.option("--workers", "-w", type=click.IntRange(min=1), default=2, show_default=True,
               help="Local worker processes (with --ray local: the CPUs of the local Ray instance).")

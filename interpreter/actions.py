@@ -189,11 +189,13 @@ class CompiledAction:
             if self._passes(fr, p, part, pfr, value):
                 yield value
 
-    def candidates(self, fr: Frame, p: Param, rng=None, eager: bool = False):
+    def candidates(self, fr: Frame, p: Param, rng=None, eager: bool = False, largest: bool = False):
         """The values parameter `p` may take with the earlier parameters bound in `fr` (its
         source filtered by its `where`; for a subset parameter, the groups of allowed sizes,
         largest first); shuffled when `rng` is given. A public hook, with `requirements_hold`
-        and `completions`, for searches over instances (agents, strategies.py)."""
+        and `completions`, for searches over instances (agents, strategies.py). `largest`: with
+        `rng`, a subset's groups still come largest first, each size's in a random order (a
+        combined attack commits every unit it can: plan_agent.py)."""
         if not p.subset:
             return self._values(fr, p, rng, eager)
         items = list(self._values(fr, p))
@@ -201,7 +203,7 @@ class CompiledAction:
             rng.shuffle(items)
         hi = len(items) if p.max is None else min(p.max, len(items))
         lo = p.min
-        if rng is None:
+        if rng is None or largest:
             # largest groups first: a deterministic agent commits everything it can
             return (tuple(c) for k in range(hi, lo - 1, -1) for c in itertools.combinations(items, k))
         return _random_subsets(items, lo, hi, rng)
@@ -227,26 +229,27 @@ class CompiledAction:
                     return False
         return True
 
-    def instances(self, ctx, rng=None, eager: bool = False):
+    def instances(self, ctx, rng=None, eager: bool = False, largest: bool = False):
         """Generate legal instances (as ActionChoice), lazily; shuffled when rng is given (with
-        `eager`, in the order of the engine before lazy domains: see `_values`)."""
+        `eager`, in the order of the engine before lazy domains: see `_values`; `largest`: the
+        subsets largest first, see `candidates`)."""
         fr = Frame(ctx)
         with ctx.untraced():
             if not self.requirements_hold(fr, 0):
                 return
-            yield from self.completions(fr, 0, rng, eager)
+            yield from self.completions(fr, 0, rng, eager, largest)
 
-    def completions(self, fr: Frame, i: int, rng=None, eager: bool = False):
+    def completions(self, fr: Frame, i: int, rng=None, eager: bool = False, largest: bool = False):
         """The legal instances whose first `i` parameters are those bound in `fr`, lazily (`fr`
         is used as scratch space: later parameters are bound and unbound in it)."""
         if i == len(self.params):
             yield ActionChoice(self.name, tuple((p.name, fr.vars[p.name]) for p in self.params))
             return
         p = self.params[i]
-        for value in self.candidates(fr, p, rng, eager):
+        for value in self.candidates(fr, p, rng, eager, largest):
             fr.vars[p.name] = value
             if self.requirements_hold(fr, i + 1):
-                yield from self.completions(fr, i + 1, rng, eager)
+                yield from self.completions(fr, i + 1, rng, eager, largest)
             for later in self.params[i + 1:]:
                 fr.vars.pop(later.name, None)
 

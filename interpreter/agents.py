@@ -6,7 +6,8 @@
 - FirstAgent: always the first legal instance in the engine's deterministic order.
 - ScriptedAgent: replays the decisions recorded in a log, checking each is still legal.
 - HumanAgent: a terminal prompt listing legal actions; `?N` explains an action before taking it.
-- GreedyAgent (search_agents.py), MCTSAgent (mcts.py): search judged by the game's `evaluation`.
+- GreedyAgent (search_agents.py), PlanAgent (plan_agent.py), MCTSAgent (mcts.py): search judged by
+  the game's `evaluation`.
 Agents draw from their own RNG, never the game's dice.
 """
 
@@ -280,13 +281,13 @@ class HumanAgent(Agent):
             self.print("  not a valid choice")
 
 
-AGENT_KINDS = ("random", "first", "human", "greedy", "mcts")
+AGENT_KINDS = ("random", "first", "human", "greedy", "plan", "mcts")
 
 
 def make_agent(spec: str, seed: int, engine=None):
     """An agent from its spec: a kind, then options as `:key=value` (`mcts:playouts=16:rollout=greedy`).
-    The search agents (greedy in search_agents.py, mcts in mcts.py) judge positions with the game's
-    `evaluation`."""
+    The search agents (greedy in search_agents.py, plan in plan_agent.py, mcts in mcts.py) judge
+    positions with the game's `evaluation`."""
     kind, *pairs = spec.strip().split(":")
     options = {}
     for pair in pairs:
@@ -294,7 +295,7 @@ def make_agent(spec: str, seed: int, engine=None):
         if not eq or not key:
             raise ValueError(f"agent '{spec}': options are written key=value, as in mcts:playouts=16")
         options[key.strip()] = value.strip()
-    if kind in ("greedy", "mcts"):
+    if kind in ("greedy", "plan", "mcts"):
         from warcodex.interpreter.search_agents import make_search_agent
 
         return make_search_agent(kind, options, seed)

@@ -82,6 +82,11 @@ class GreedyAgent(RandomAgent):
 
     def value_after(self, ctx, side: str, choice) -> float:
         """The utility to `side` of the position after `choice`, played on a snapshot."""
+        return self.look(ctx, side, choice)[0]
+
+    def look(self, ctx, side: str, choice) -> tuple[float, Context | None]:
+        """(the utility to `side` of the position after `choice`, the lookahead's context there;
+        None when the rules refuse the action there): played on a snapshot, as `value_after`."""
         engine = ctx.engine
         before = private_snapshot(ctx.state, self.rng)
         snap = before.snapshot()
@@ -93,8 +98,8 @@ class GreedyAgent(RandomAgent):
         sim.carry_memos(ctx)  # the game's memos of rule values, valid for the snapshot
         sim.choices = []  # the choices made in it, for the lines that search one of them
         if not self._run_body(engine, sim, choice):
-            return -math.inf  # refused here: no better than an illegal action
-        return value_in(sim, self.evaluation_name, side)
+            return -math.inf, None  # refused here: no better than an illegal action
+        return value_in(sim, self.evaluation_name, side), sim
 
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
@@ -109,6 +114,10 @@ class GreedyAgent(RandomAgent):
         self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
         return choice
 
+    def candidates(self, legal) -> list:
+        """One draw of the candidate actions a decision weighs."""
+        return stratified_candidates(legal, self.rng, self.samples, self.breadth)
+
     def _choose_action(self, ctx, side, legal):
         engine = ctx.engine
         here = None
@@ -117,7 +126,7 @@ class GreedyAgent(RandomAgent):
         # other dice) up to `idle` more times before the agent gives up the step: passing ends the
         # step for good, and one unlucky roll in a lookahead must not end a Combat Phase.
         for _ in range(1 + self.idle):
-            candidates = stratified_candidates(legal, self.rng, self.samples, self.breadth)
+            candidates = self.candidates(legal)
             if not candidates:
                 break
             if len(candidates) == 1 and not legal.may_pass and not scored:
@@ -269,13 +278,15 @@ GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 3}  # of the `greedy` 
 
 AGENT_OPTIONS = {
     "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int},
+    "plan": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int,
+             "depth": int, "width": int, "reach": int, "budget": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str,
              "budget": int, "widen": float, "idle": int, "sampler": str},
 }
 
 
 def make_search_agent(kind: str, options: dict, seed: int):
-    """`greedy` or `mcts` with options from an agent spec (`mcts:playouts=16:rollout=greedy`)."""
+    """`greedy`, `plan` or `mcts` with options from an agent spec (`mcts:playouts=16:rollout=greedy`)."""
     allowed = AGENT_OPTIONS[kind]
     values = {}
     for key, text in options.items():
@@ -292,6 +303,10 @@ def make_search_agent(kind: str, options: dict, seed: int):
         # actions; the greedy rollouts of MCTS, built directly, keep the cheaper constructor's
         # defaults (one instance a stratum, random choices)
         return GreedyAgent(seed, **{**GREEDY_DEFAULTS, **values})
+    if kind == "plan":
+        from warcodex.interpreter.plan_agent import PlanAgent
+
+        return PlanAgent(seed, **{**GREEDY_DEFAULTS, **values})
     if "c" in values:
         values["exploration"] = values.pop("c")
     from warcodex.interpreter.mcts import MCTSAgent

@@ -55,7 +55,8 @@ def sampled_candidates(legal, rng: random.Random, limit: int):
         yield choice
 
 
-def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1) -> list:
+def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1, focus=None, scan: int = 24,
+                          strata: int | None = None, largest: bool = False) -> list:
     """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
     uniformly without replacement. A stratum is an action kind and the value of its first
     parameter (the unit that moves, the hex attacked, the card played...); a kind without
@@ -65,8 +66,16 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
     lazily (its first value must pass its `where` and lead to a legal instance), then up to
     `breadth` of its instances are drawn at random (a unit's move judged by a single random
     destination is mostly a move sideways); at most `4 x limit` strata are tested, so a
-    decision's cost is bounded whatever the number of units. Deterministic for the rng's state."""
+    decision's cost is bounded whatever the number of units. Deterministic for the rng's state.
+
+    `focus` (a predicate on an action's place, `Focus` in plan_agent.py) keeps only the instances
+    whose place (their first location argument) it accepts: the instances of a stratum are drawn
+    until `breadth` are kept or `scan` were looked at, and a stratum whose first value is a place
+    it refuses is skipped untested; `strata` (default `4 x limit`) bounds the strata tested;
+    `largest` draws a subset parameter's groups largest first (`CompiledAction.candidates`).
+    Without them, the draws are exactly those above."""
     ctx, engine = legal.ctx, legal.engine
+    tested = 4 * limit if strata is None else strata
     strata = []  # (action, its first parameter or None, part, part frame, value)
     with ctx.untraced():
         for name in legal.names:
@@ -81,17 +90,22 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
             strata.extend((action, p, part, pfr, value) for part, pfr, value in action._candidates(fr, p))
         rng.shuffle(strata)
         found, seen = [], set()
-        for action, p, part, pfr, value in strata[: 4 * limit]:
+        for action, p, part, pfr, value in strata[:tested]:
             if p is None:
-                drawn = itertools.islice(action.instances(ctx, rng), breadth)
+                drawn = action.instances(ctx, rng, largest=largest)
             else:
+                if focus is not None and not focus.admits_first(value):
+                    continue  # its place is away from the focus: no instance of it would be kept
                 fr = Frame(ctx)
                 if not action._passes(fr, p, part, pfr, value):
                     continue
                 fr.vars[p.name] = value
                 if not action.requirements_hold(fr, 1):
                     continue
-                drawn = itertools.islice(action.completions(fr, 1, rng), breadth)
+                drawn = action.completions(fr, 1, rng, largest=largest)
+            if focus is not None:
+                drawn = (c for c in itertools.islice(drawn, scan) if focus.admits(c))
+            drawn = itertools.islice(drawn, breadth)
             for choice in drawn:
                 key = candidate_key(choice)
                 if key not in seen:
