@@ -10,7 +10,7 @@ import pytest
 
 from warcodex.dsl.checker import check_game, check_path
 from warcodex.dsl.loader import load_game
-from warcodex.interpreter.agents import make_agent
+from warcodex.interpreter.agents import RandomAgent, make_agent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.evaluation import WIN_VALUE, utility
@@ -18,6 +18,7 @@ from warcodex.interpreter.play import agents_for, log_text, play, replay, start
 from warcodex.interpreter.mcts import MCTSAgent
 from warcodex.interpreter.search_agents import GreedyAgent
 from warcodex.interpreter.search_support import LookaheadFailure
+from warcodex.interpreter.values import Odds
 
 
 def _checked(path):
@@ -572,3 +573,117 @@ def test_search_agents_are_deterministic_on_a_big_game(stalingrad):
     assert logs[0] == logs[1] and costs[0] == costs[1]
     acted = {(e["side"], e["k"]) for e in g.log}
     assert costs[0][0] > 0 and {("axis", "action"), ("soviet", "action")} <= acted
+
+
+# ---- Stalingrad '42: the attacks a Movement Phase prepares (games/stalingrad42/evaluation.wcx)
+STEP_LOSSES_ONLY = "tests/data/overlays/stalingrad_step_losses_only.wcx"
+
+
+class _StopAtAxisMovement(Exception):
+    pass
+
+
+class _PassUntilAxisMovement(RandomAgent):
+    """Passes every step it may (acts at random when it must) until the Axis Movement Phase."""
+
+    def choose_action(self, ctx, side, legal):
+        if side == "axis" and ctx.state.phase == "movement":
+            raise _StopAtAxisMovement
+        return None if legal.may_pass else super().choose_action(ctx, side, legal)
+
+
+def _fall_blau_axis_movement(engine):
+    """Fall Blau (seed 1) at the Axis's first Movement Phase decision, nothing moved yet."""
+    g = start(engine, "fall_blau", 1, {s.name: _PassUntilAxisMovement(1) for s in engine.side_entities})
+    with pytest.raises(_StopAtAxisMovement):
+        g.run()
+    return g.state
+
+
+def test_stalingrad_expected_steps_of_an_attack_are_read_from_the_crt(stalingrad):
+    # expected_attack_steps(col): the defender's steps lost less the attacker's, each face of the
+    # d6 as likely, from the CRT's cells (provisional_tables.wcx) and the losses of §10.1. By hand:
+    # 1-1: A1, A1/D1, EX, DR2, D1, DRX: defender 4, attacker 4: 0
+    # 2-1: A1/D1, DR2, D1, A1/DR2, D1, DR4: defender 3, attacker 2: 1/6
+    # 3-1: DR2, D1, DRX, D1, DR4, DS: defender 4, attacker 1: 1/2
+    # 1-2: A1, A1, A1/D1, EX, DR2, D1: defender 3, attacker 4: -1/6
+    # 7-1 (and 8-1, resolved on 7-1): DS five times, DS/Adv3 once: 1; 10-1: an automatic DS: 1
+    # 1-4 is below the table (no attack): 0
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    ctx = Context(engine, engine.new_game("fall_blau", 1))
+    expected = engine.functions["expected_attack_steps"]
+    assert {text: expected(ctx, (Odds.ratio(*ratio),), None)
+            for text, ratio in {"1-4": (1, 4), "1-2": (1, 2), "1-1": (1, 1), "2-1": (2, 1), "3-1": (3, 1),
+                                "7-1": (7, 1), "8-1": (8, 1), "10-1": (10, 1)}.items()} == {
+        "1-4": 0, "1-2": Fraction(-1, 6), "1-1": 0, "2-1": Fraction(1, 6), "3-1": Fraction(1, 2),
+        "7-1": 1, "8-1": 1, "10-1": 1}
+
+
+def test_stalingrad_step_losses_of_each_crt_result_are_those_carry_out_applies(stalingrad):
+    # defender_step_loss / attacker_step_loss (combat.wcx) restate what carry_out does in its
+    # step 1 (§10.2); for every cell of the CRT and its beyond-the-table result, carry_out is run
+    # on the 4 Axis units next to 1716 at the start of Fall Blau, with the test overlay removing
+    # Determined Defense and the retreat (which may cost steps of their own), and the steps each
+    # side lost are counted
+    game, diags = check_path("games/stalingrad42", [Path(STEP_LOSSES_ONLY)])
+    assert not diags.errors
+    engine = Engine(game).for_scenario("fall_blau")
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+    crt = engine.tables["crt"]
+    cells = {str(c): c for _, _, row, _ in crt.rows for c in row}
+    cells.update({str(b.cell): b.cell for b in crt.beyond if b.cell is not None})
+    assert len(cells) == 13 and "DS/Adv4" in cells and "EX" in cells and "A1/DR2/Adv3/DD_minus" in cells
+    for text, cell in cells.items():
+        state = engine.new_game("fall_blau", 1)
+        ctx = Context(engine, state, {s.name: RandomAgent(3) for s in engine.side_entities})
+        attackers = engine.functions["eligible_attackers"](ctx, (axis, "1716"), None)
+        defenders = engine.functions["defenders_at"](ctx, ("1716", attackers), None)
+        assert len(attackers) == 4 and defenders
+
+        def steps(units):
+            return sum(state.units[u.id].steps for u in units if state.units[u.id].loc is not None)
+
+        before = (steps(attackers), steps(defenders))
+        engine.procedures["carry_out"](ctx, (cell, attackers, "1716", defenders, axis, soviet), None)
+        lost = (before[0] - steps(attackers), before[1] - steps(defenders))
+        rules = (engine.functions["attacker_step_loss"](ctx, (cell,), None),
+                 engine.functions["defender_step_loss"](ctx, (cell,), None))
+        assert lost == rules, text
+
+
+def test_stalingrad_evaluation_counts_the_attacks_a_move_prepares(stalingrad):
+    # In the side's own Movement Phase each enemy hex it could attack counts the attack's expected
+    # steps (expected_attack_steps at the column of every eligible unit), if more than none. At the
+    # first Axis Movement Phase of Fall Blau three Soviet hexes are next to Axis units: 1716 at
+    # 2-1 (4 units: 1/6), 1503 and 1512 at 1-1 (0)
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = _fall_blau_axis_movement(engine)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+    label = "attacks prepared (expected steps)"
+
+    def terms(side):
+        return {lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(Context(engine, state), side)}
+
+    ctx = Context(engine, state)
+    targets = engine.functions["attack_targets"](ctx, (axis,), None)
+    assert sorted(targets) == ["1503", "1512", "1716"]
+    columns = {h: str(engine.quantities["crt_column"](ctx, (engine.functions["prepared_force"](ctx, (h, axis), None), h, 0, 0, 0), None))
+               for h in targets}
+    assert columns == {"1503": "1-1", "1512": "1-1", "1716": "2-1"}
+    assert terms(axis)[label] == (1, Fraction(1, 6))
+    assert label not in terms(soviet)  # not the Soviets' Movement Phase
+    # two more panzer divisions next to 1503 (in 1403, an Axis hex beside it): its attack rises to
+    # a better column, and the term by that column's expected steps
+    panzers = [u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division"
+               and u.loc is not None and u.loc not in ("1403",)][:2]
+    for u in panzers:
+        state.put(replace(u, loc="1403"))
+    state.touch()
+    ctx = Context(engine, state)
+    col = engine.quantities["crt_column"](ctx, (engine.functions["prepared_force"](ctx, ("1503", axis), None), "1503", 0, 0, 0), None)
+    gained = engine.functions["expected_attack_steps"](ctx, (col,), None)
+    assert str(col) not in ("1-1", "1-2") and gained > 0
+    assert terms(axis)[label][1] == sum(max(0, engine.functions["expected_attack_steps"](ctx, (
+        engine.quantities["crt_column"](ctx, (engine.functions["prepared_force"](ctx, (h, axis), None), h, 0, 0, 0), None),), None))
+        for h in engine.functions["attack_targets"](ctx, (axis,), None))
+    assert terms(axis)[label][1] >= Fraction(1, 6) + gained
