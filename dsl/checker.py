@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import string
 from fractions import Fraction
 from pathlib import Path
 
@@ -356,6 +357,11 @@ class _Checker:
         # filled while walking bodies, used by later families
         self.place_calls: list[ast.Call] = []
         self.loc_calls: list[ast.Call] = []
+        # string literals the rules use as locations (`"0606".terrain`, `adjacent("0606")`), each with
+        # what the rules do with it: checked against the map once it is loaded (_location_literals)
+        self.loc_literals: list[tuple[ast.Str, str]] = []
+        self._test_decl_literals: list[tuple[ast.Str, str]] = []  # those of test-only declarations
+        self.loc_var_literals: set[int] = set()  # (ids of) those whose location variable is read or set
         self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.card_moves: list[ast.Call] = []  # every call that puts a card into a pile (CARD_DESTINATIONS)
         self.emitted: dict[str, ast.Expr] = {}
@@ -429,10 +435,10 @@ class _Checker:
         telling = {id(d) for d in g.names.values() if any(
             (isinstance(n, ast.Call) and n.func in takers) or (isinstance(n, ast.Name) and n.id in takers)
             or (isinstance(n, ast.VarDecl) and n.name in takers) for n in self.nodes(d))}
-        kept = (self.diags, self.place_calls, self.loc_calls, self.pile_calls, self.emitted, self._free)
+        kept = (self.diags, self.place_calls, self.loc_calls, self.loc_literals, self.pile_calls, self.emitted, self._free)
         try:
             for _ in range(rounds):
-                self.diags, self.place_calls, self.loc_calls, self.pile_calls = Diagnostics(), [], [], []
+                self.diags, self.place_calls, self.loc_calls, self.loc_literals, self.pile_calls = Diagnostics(), [], [], [], []
                 self.emitted, self._free, self._elements, self._passed = {}, {}, {}, {}
                 self._walk_bodies(telling)
                 learnt = {k: v.pop() if len(v) == 1 else None for k, v in self._passed.items() if v}
@@ -441,7 +447,7 @@ class _Checker:
                 self.param_elements = learnt
             self.param_elements = {k: v for k, v in self.param_elements.items() if v is not None}
         finally:
-            self.diags, self.place_calls, self.loc_calls, self.pile_calls, self.emitted, self._free = kept
+            self.diags, self.place_calls, self.loc_calls, self.loc_literals, self.pile_calls, self.emitted, self._free = kept
             self._elements, self._passed = {}, None
 
     def var_elements(self, name: str) -> str | None:
@@ -944,6 +950,57 @@ class _Checker:
                 if lit and decl.type in stdlib.TYPES and not _fits(decl.type, lit):
                     self.diags.error("E-type", f"{decl.scope} '{decl.name}' is {decl.type}, but its default is "
                                      f"the {lit} literal {_literal_text(decl.default)}", decl.default.span)
+                elif decl.type == "location" and isinstance(decl.default, ast.Str):
+                    self.loc_literals.append((decl.default, f"the default of {decl.scope} '{decl.name}'"))
+        self._check_faces()
+
+    def _check_faces(self) -> None:
+        """`face: "{command_range}-{move}"` on a unit type (or a class, for its unit types that
+        declare none): what its counters print, a text in which each `{name}` is a value of the
+        type. A name the type does not have would print as nothing: an error, with the closest."""
+        import string
+
+        units = [d for d in self.game.names.values() if isinstance(d, ast.Unit)]
+        decls = units + [d for d in self.game.entities("class")]
+        for decl in decls:
+            face = next((p for p in decl.props if p.key == "face"), None)
+            if face is None:
+                continue
+            if not isinstance(face.value, ast.Str):
+                self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}' must be a text in quotes naming "
+                                 "values in braces", face.value.span if face.value is not None else face.span,
+                                 hint='face: "{command_range}-{move}" prints an HQ counter\'s range and movement')
+                continue
+            try:
+                fields = [(name, spec, conv) for _lit, name, spec, conv in string.Formatter().parse(face.value.value)
+                          if name is not None]
+            except ValueError as exc:
+                self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}': {exc}", face.value.span,
+                                 hint="a value is written {name}; a brace printed as such is written {{ or }}")
+                continue
+            # the unit types printing this face: the type itself, or a class's types without a face
+            users = [decl] if isinstance(decl, ast.Unit) else [
+                u for u in units if decl.name in u.classes and not any(p.key == "face" for p in u.props)
+                and next((c for c in u.classes if self._class_face(c) is not None), None) == decl.name]
+            for name, spec, conv in fields:
+                where = _find(face.value.span, re.escape("{" + name))
+                if not name or spec or conv or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                    self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}': "
+                                     f"'{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}' is not a value's name",
+                                     where, hint="write a value of the unit type in braces, as it is: {move}")
+                    continue
+                for u in users:
+                    keys = {p.key for p in u.props} | {p.key for sv in u.step_values for p in sv.props}
+                    if name not in keys:
+                        self.diags.error("E-face", f"`face:` of {_kind(decl)} '{decl.name}' prints '{name}', which unit "
+                                         f"type '{u.name}' does not have", where,
+                                         hint=did_you_mean(name, sorted(keys - {"face"}))
+                                         or "its values: " + ", ".join(sorted(keys - {"face"})))
+                        break
+
+    def _class_face(self, name: str) -> ast.Prop | None:
+        decl = self.game.names.get(name)
+        return next((p for p in getattr(decl, "props", []) if p.key == "face"), None)
 
     # ------------------------------------------------------------ 6: citations
     def check_citations(self) -> None:
@@ -1052,6 +1109,10 @@ class _Checker:
         for call in self.loc_calls:
             if call.args:
                 self._location_id(call.args[0])
+        tests = self.game.test_files
+        in_tests = [x for x in self.loc_literals if x[0].span is not None and x[0].span.file in tests]
+        self._location_literals([x for x in self.loc_literals if not any(x is y for y in in_tests)], self.board)
+        self._test_decl_literals = in_tests  # a test-only helper's: checked with the test boards (check_tests)
         for call in self.pile_calls:
             deck = self.game.names.get(call.args[0].id) if call.args and isinstance(call.args[0], ast.Name) else None
             if isinstance(deck, ast.Deck) and len(call.args) >= 2:
@@ -1181,6 +1242,45 @@ class _Checker:
         if arg.value not in board.locations:
             self.diags.error("E-unknown-location", f"unknown location \"{arg.value}\"", arg.span,
                              hint=did_you_mean(arg.value, board.locations)
+                             or f"the map {board.name!r} has no location with this id")
+
+    def is_location_var(self, name: str) -> bool:
+        decl = self.game.names.get(name)
+        return isinstance(decl, ast.VarDecl) and decl.scope == "location_var"
+
+    def _location_literals(self, literals: list[tuple[ast.Str, str]], board, test: bool = False,
+                           elsewhere: frozenset = frozenset()) -> None:
+        """A string literal the rules use as a location (`"0110x".terrain`, `adjacent("0110x")`)
+        must name a location of `board`, or the run would stop on it ("no location '0110x' on
+        the map"): an error with the closest id. In a rule test (`test`), `board` is the test's
+        own, often a fragment: a location it leaves out that the game's map (or another test
+        board, `elsewhere`) has is fine for its location variables (they read their defaults
+        there and can be set, as Stargard's tests read objective hexes their fragment leaves
+        out) and only a warning otherwise (its map attributes are not on this board: reading
+        one stops the test); a string that is a location of none of them is a
+        typo, an error."""
+        if board is None:
+            return
+        known = board.index
+        game_map = self.board.index if test and self.board is not None else {}
+        seen: set[int] = set()
+        for lit, doing in literals:
+            if id(lit) in seen or lit.value in known:
+                continue
+            seen.add(id(lit))
+            if lit.value in game_map or lit.value in elsewhere:
+                if id(lit) in self.loc_var_literals:
+                    continue
+                where = "the game's map" if lit.value in game_map else "another test board"
+                self.diags.warning("W-location-off-board", f"location \"{lit.value}\" ({doing}) is not on this test's "
+                                   f"board, only on {where}", lit.span,
+                                   hint="this board has no terrain or map attribute for it (reading one stops "
+                                   "the test) and no unit can stand there: add it to the test's board, or name a "
+                                   "location of the board")
+                continue
+            candidates = set(known) | set(game_map) | set(elsewhere)
+            self.diags.error("E-unknown-location", f"unknown location \"{lit.value}\" ({doing})", lit.span,
+                             hint=did_you_mean(lit.value, candidates)
                              or f"the map {board.name!r} has no location with this id")
 
     # ------------------------------------------------------------ 9: invariants
@@ -1383,13 +1483,17 @@ class _Checker:
             return
         from warcodex.dsl import test_boards
 
-        boards: dict[int, object] = {}
+        declared: set[str] = set()  # the locations of the declared test boards
         for fragment in g.maps.values():  # every declared board loads, used or not
             src = test_boards.board_source(fragment.name, [(fragment.text, fragment.text_span)])
             try:
-                self._map_names(test_boards.load_board(src), fragment.text_span.file)
+                loaded = test_boards.load_board(src)
+                self._map_names(loaded, fragment.text_span.file)
+                declared |= set(loaded.index)
             except DiagnosticError as exc:
                 self.diags.extend(exc.diagnostics)
+        self._test_helper_literals(declared)
+        declared = frozenset(declared)
         choices = self._choice_names()
         for test in g.tests.values():
             board = self.board
@@ -1415,12 +1519,25 @@ class _Checker:
                     word = "map" if isinstance(item, ast.TestMap) else "scenario"
                     self.diags.error("E-test", f"`{word}` must come first in a test (`map`, then `scenario`)",
                                      item.span, hint="the board and the scenario are where the test starts")
-            saved = self.place_calls, self.loc_calls
-            self.place_calls, self.loc_calls = [], []
+            saved = self.place_calls, self.loc_calls, self.loc_literals
+            self.place_calls, self.loc_calls, self.loc_literals = [], [], []
             try:
                 self._walk_test(items, board, choices)
+                self._location_literals(self.loc_literals, board, test=True, elsewhere=declared)
             finally:
-                self.place_calls, self.loc_calls = saved
+                self.place_calls, self.loc_calls, self.loc_literals = saved
+
+    def _test_helper_literals(self, test_boards: set[str]) -> None:
+        """A test-only declaration (a helper function of tests/*.wcx) may name a location of any
+        test board or of the game's map: only a string that is a location of none is an error."""
+        known = set(test_boards) | (set(self.board.index) if self.board is not None else set())
+        if not known:
+            return
+        for lit, doing in {id(x[0]): x for x in self._test_decl_literals}.values():
+            if lit.value not in known:
+                self.diags.error("E-unknown-location", f"unknown location \"{lit.value}\" ({doing})", lit.span,
+                                 hint=did_you_mean(lit.value, known)
+                                 or "neither the game's map nor a test board has a location with this id")
 
     def _choice_names(self) -> set[str]:
         """The names `answer` may give: every `choose` variable and `re-roll X` of the rules."""
@@ -1808,6 +1925,10 @@ class _Walker:
         elif isinstance(t, ast.Attr):
             self.expr(t.obj)
             self.attr_name(t)
+            if isinstance(t.obj, ast.Str):
+                self.c.loc_literals.append((t.obj, f"setting its '{t.name}'"))
+                if self.c.is_location_var(t.name):
+                    self.c.loc_var_literals.add(id(t.obj))
         elif isinstance(t, ast.Index):
             self.expr(t.obj)
             for a in t.args:
@@ -1834,6 +1955,8 @@ class _Walker:
         elif not _fits(var.type, lit):
             self.diags.error("E-type", f"{var.scope} '{var.name}' is {var.type}, but is set to the {lit} literal "
                              f"{_literal_text(s.value)}", s.value.span)
+        elif var.type == "location" and isinstance(s.value, ast.Str):
+            self.c.loc_literals.append((s.value, f"the value of {var.scope} '{var.name}'"))
 
     def apply(self, s: ast.Apply) -> None:
         # Result bodies see the names of the place that applies them: check those names here.
@@ -1874,6 +1997,10 @@ class _Walker:
         elif isinstance(e, ast.Attr):
             self.expr(e.obj)
             self.attr_name(e)
+            if isinstance(e.obj, ast.Str):
+                self.c.loc_literals.append((e.obj, f"reading its '{e.name}'"))
+                if self.c.is_location_var(e.name):
+                    self.c.loc_var_literals.add(id(e.obj))
         elif isinstance(e, ast.Index):
             self.expr(e.obj)
             for a in e.args:
@@ -1973,6 +2100,7 @@ class _Walker:
         else:
             self.diags.error("E-undefined", f"unknown function '{func}'", call.span,
                              hint=did_you_mean(func, self.c.callables))
+        self.location_args(call, builtin, decl)
         args = call.args
         if func == "emit" and args and isinstance(args[0], ast.Name) and args[0].id not in self.locals:
             self.c.emitted.setdefault(args[0].id, args[0])  # an event name, checked in _check_events
@@ -1981,6 +2109,22 @@ class _Walker:
             self.expr(a)
         for a in call.kwargs.values():
             self.expr(a)
+
+    def location_args(self, call: ast.Call, builtin, decl) -> None:
+        """The string literals a call passes to a `location` parameter, a built-in's or a rule's
+        (`adjacent("0606")`, `attack_strength(u, "0606")`), for _location_literals. `place` is
+        checked on its own (_place)."""
+        if builtin is not None and call.func != "place":
+            params = [(p.split(":")[0].lstrip("*").rstrip("?").strip(), p.split(":")[1].strip().rstrip("?"))
+                      for p in builtin.params]
+        elif isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
+            params = [(p.name, p.type) for p in decl.params]
+        else:
+            return
+        given = list(zip(params, call.args)) + [(p, call.kwargs[p[0]]) for p in params if p[0] in call.kwargs]
+        for (name, type_), arg in given:
+            if type_ == "location" and isinstance(arg, ast.Str):
+                self.c.loc_literals.append((arg, f"the `{name}` of {call.func}()"))
 
     def special_builtin(self, call: ast.Call) -> None:
         if call.func == "place":

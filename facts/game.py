@@ -62,6 +62,9 @@ class UnitTypeFacts:
     # (property, steps) -> why it is provisional: a value the rulebook does not print, at the
     # number of steps it is declared for (the full-strength values at max_steps)
     provisional_values: dict[tuple[str, int], str] = field(default_factory=dict)
+    # what its counters print, `face: "{command_range}-{move}"` of the type or of its first class
+    # that declares one (each `{name}` one of its values); None: the usual attack-defense-move
+    face: str | None = None
 
     @property
     def provisional_note(self) -> str | None:
@@ -296,11 +299,12 @@ def _build(engine, scenario: str | None) -> GameFacts:
 
 
 OWNER_KEYS = ("side", "sides")  # a unit type's declared owners: facts of ownership, not counter values
+FACE_KEY = "face"  # how a unit type's counters are printed: not a value of the type
 
 
 def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
     ent = engine.entities[u.name]
-    props = {k: v for k, v in ent.props.items() if not k.startswith("_") and k not in OWNER_KEYS}
+    props = {k: v for k, v in ent.props.items() if not k.startswith("_") and k not in OWNER_KEYS and k != FACE_KEY}
     max_steps = int(props.get("steps", 1) or 1)
     values: dict[int, dict[str, Any]] = {}
     for s in range(max_steps, 0, -1):
@@ -317,8 +321,12 @@ def _unit_type(engine, u: ast.Unit, own: Owners) -> UnitTypeFacts:
                 marked.setdefault((p.key, sv.steps), p.provenance.note or "provisional")
     provisional = (u.header.provenance is not None and u.header.provenance.kind == "provisional") or bool(marked)
     flags = [k for k, v in props.items() if v is True]
+    face = ent.props.get(FACE_KEY)
+    if face is None:
+        face = next((engine.entities[c].props[FACE_KEY] for c in u.classes
+                     if c in engine.entities and FACE_KEY in engine.entities[c].props), None)
     return UnitTypeFacts(u.name, u.header.title(), list(u.classes), ent.tags, max_steps, values, flags, provisional, own, u,
-                         marked)
+                         marked, face)
 
 
 def _provisional_prop(sc: ast.Scenario, key: str) -> str | None:

@@ -355,12 +355,15 @@ class Compiler:
             raise RuleError(f"'{func}(... for ...)' is not an aggregate; use sum, count, min, max, any, all, list or first", span)
 
         grouped = self.grouped_count(e, scope, dyn, lazy) if func == "count" else None
+        by_side = self.side_filter(e, scope, dyn)
 
         def run(fr):
-            seq = source(fr)
+            ctx = fr.ctx
+            seq = by_side(fr) if by_side is not None and ctx.chance is not None else None
+            if seq is None:
+                seq = source(fr)
             if not seq:
                 return _EMPTY_AGGREGATE[func]
-            ctx = fr.ctx
             if grouped is not None and ctx.chance is not None:
                 return grouped(fr, seq)
             ctx.tick_many(len(seq), span)
@@ -417,6 +420,77 @@ class Compiler:
                     vars[var] = old
 
         return run
+
+    def side_filter(self, e: ast.Comprehension, scope, dyn):
+        """`... for u in units_at(h) where SIDE_TEST and ...`, SIDE_TEST one of `is_enemy(u.side, x)`,
+        `is_enemy(x, u.side)`, `u.side == x`, `u.side != x` (x a name): under exact odds, on a
+        state recording its reads (readlog.py), a function giving the units at `h` that pass the
+        side test, read as one value, *the units of those sides at h* (`readlog.side_filtered`),
+        not as the whole stack and every unit's side. A unit failing the first test of a
+        conjunction is skipped by the aggregate before anything else of it is read, so the
+        aggregate depends on the stack only through that list: a casualty loop over a side's
+        units at the battle is then served again whatever the other side's units there. None
+        when the comprehension has not that shape (or the function returns None where the rules
+        read otherwise: not a recording state, a side that is not a declared side)."""
+        from warcodex.interpreter.builtins import b_is_enemy
+        from warcodex.interpreter.readlog import is_view, side_filtered
+
+        src, var, names = e.source, e.var, self.engine.game.names
+        if not (isinstance(src, ast.Call) and src.func == "units_at" and len(src.args) == 1 and not src.kwargs
+                and "units_at" not in scope and names.get("units_at") is None and e.where is not None):
+            return None
+        first = e.where
+        while isinstance(first, ast.And):
+            first = first.left  # evaluated first; when false, nothing else of the unit is read
+
+        def is_side(x) -> bool:
+            return isinstance(x, ast.Attr) and x.name == "side" and isinstance(x.obj, ast.Name) and x.obj.id == var
+
+        def other(x) -> bool:
+            return isinstance(x, ast.Name) and x.id != var
+
+        if isinstance(first, ast.Call) and first.func == "is_enemy" and len(first.args) == 2 and not first.kwargs \
+                and "is_enemy" not in scope and names.get("is_enemy") is None:
+            a, b = first.args
+            kind, x = ("enemy of", b) if is_side(a) and other(b) else ("enemy from", a) if is_side(b) and other(a) else (None, None)
+        elif isinstance(first, ast.Compare) and first.op in ("==", "!="):
+            a, b = first.left, first.right
+            kind, x = (first.op, b) if is_side(a) and other(b) else (first.op, a) if is_side(b) and other(a) else (None, None)
+        else:
+            return None
+        if kind is None:
+            return None
+        where_h = self.expr(src.args[0], scope, dyn)
+        value_x = self.expr(x, scope, dyn)
+        engine = self.engine
+        span = first.span
+        known = frozenset(s.name for s in engine.side_entities)
+        accepted: dict = {}  # side entity x -> the names of the sides passing the test
+
+        def passing(ctx, x):
+            found = accepted.get(x)
+            if found is None:
+                sides = engine.side_entities
+                if kind == "enemy of":
+                    found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, s, x))
+                elif kind == "enemy from":
+                    found = frozenset(s.name for s in sides if b_is_enemy(ctx, span, x, s))
+                elif kind == "==":
+                    found = frozenset(s.name for s in sides if s == x)
+                else:
+                    found = frozenset(s.name for s in sides if not s == x)
+                accepted[x] = found
+            return found
+
+        def by_side(fr):
+            ctx = fr.ctx
+            if not is_view(ctx.state):
+                return None
+            x = value_x(fr)
+            if type(x) is not Entity or x.kind != "side":
+                return None
+            return side_filtered(ctx.state, where_h(fr), passing(ctx, x), known)
+        return by_side
 
     def may_roll(self, node) -> bool:
         """Whether running `node` may roll dice, through the functions and procedures it calls."""

@@ -406,6 +406,8 @@ class Engine:
                 values = ctx.state.loc_vars.get(obj)
                 if values is not None and name in values:
                     return values[name]
+                if obj not in self.board.index and not self.off_board(obj):
+                    raise self.no_location(obj, name, span)
                 return self._var_default(ctx, name)
             if obj not in self.board.index:
                 raise self.no_location(obj, name, span)
@@ -431,12 +433,27 @@ class Engine:
             raise RuleError(f"cannot read '.{name}' of none", span)
         raise RuleError(f"{show(obj)} has no property '{name}'", span)
 
-    def no_location(self, text: str, name: str, span) -> RuleError:
+    def off_board(self, text: str) -> bool:
+        """Whether `text` is a location of the game's map that this engine's board leaves out (a
+        rule test's or a scene's partial board): its location variables read as their defaults
+        there, where a string that is no location of the game at all is an error (a typo must
+        not pass as a default). The game's map is loaded on the first such question only."""
+        ids = self.__dict__.get("_game_map_ids")
+        if ids is None:
+            try:
+                board = load_board(self.base_game)
+                ids = frozenset(board.index) if board is not self.board else frozenset()
+            except Exception:  # noqa: BLE001 - no map of its own (a game of test boards): nothing is off the board
+                ids = frozenset()
+            self._game_map_ids = ids
+        return text in ids
+
+    def no_location(self, text: str, name: str, span, doing: str = "reading") -> RuleError:
         """The error of reading or setting `name` of a string that is no location of the map (a
         misspelt literal, a string built by the rules): located, never a bare KeyError."""
         from warcodex.dsl.diagnostics import did_you_mean
 
-        return RuleError(f"no location '{text}' on the map (reading its '{name}')", span,
+        return RuleError(f"no location '{text}' on the map ({doing} its '{name}')", span,
                          did_you_mean(text, self.board.index))
 
     def attribute_reader(self, name: str):
@@ -525,6 +542,8 @@ class Engine:
         elif isinstance(obj, str):
             if decl is None or decl.scope != "location_var":
                 raise RuleError(f"cannot set '{name}' of a location: declare it with `location_var {name}: TYPE`", span)
+            if obj not in self.board.index and not self.off_board(obj):
+                raise self.no_location(obj, name, span, "setting")
             state.loc_vars.setdefault(obj, {})[name] = self.coercer(decl.type)(value)
             state.changed(("lvar:" + name,), (obj,))
         elif isinstance(obj, Entity) and obj.kind == "side":

@@ -201,10 +201,12 @@ class _Key:
         return self is other or (type(other) is _Key and self.hash == other.hash and self.items == other.items)
 
 
-def state_key(state, base=None) -> tuple:
+def state_key(state, base=None, unit_number=None) -> tuple:
     """Everything of a game state the rules can read (not its RNG, nor its version counters). With
     `base`, a state the key is relative to: only what differs from it (much cheaper on a big map,
-    where a battle changes a few units and locations)."""
+    where a battle changes a few units and locations); `unit_number` then stands each unit record
+    for a number (equal records, equal numbers: the key hashes and compares small integers, not
+    every field of every record)."""
     if base is None:
         return (
             tuple(sorted(state.units.items())), _freeze(state.vars), _freeze(state.side_vars),
@@ -222,8 +224,10 @@ def state_key(state, base=None) -> tuple:
             out += [(k, _MISSING) for k in theirs.keys() - mine.keys()]
         return tuple(sorted(out, key=repr)) if len(out) > 1 else tuple(out)
 
+    number = unit_number or (lambda u: u)
+    bu = base.units
     return _Key((
-        tuple(sorted(((uid, u) for uid, u in state.units.items() if base.units.get(uid) is not u), key=lambda x: x[0])),
+        tuple(sorted((uid, number(u)) for uid, u in state.units.items() if bu.get(uid) is not u)),
         changed(state.vars, base.vars), changed(state.side_vars, base.side_vars),
         changed(state.loc_vars, base.loc_vars), changed(state.loc_markers, base.loc_markers),
         changed(state.decks, base.decks), changed(state.hands, base.hands),
@@ -233,6 +237,16 @@ def state_key(state, base=None) -> tuple:
 
 
 _MISSING = "<missing>"
+
+
+class _After:
+    """The state `start` after a difference `diff`, not built yet (`Enumerator._after`): its key,
+    `number`, is known; `state` is the state once built (`Enumerator._real`)."""
+
+    __slots__ = ("start", "diff", "number", "state")
+
+    def __init__(self, start, diff, number: int) -> None:
+        self.start, self.diff, self.number, self.state = start, diff, number, None
 
 
 class _Replaced:
@@ -273,6 +287,9 @@ class Enumerator:
         self.calls: dict = {}  # (procedure, arguments) -> its effects, keyed on what it read (readlog.py)
         self.forced: dict = {}  # id(pending count) -> (it, its value in the current run)
         self.iterated: dict = {}  # a lazy count loop's states, in the current explore: see count_loop
+        self.iterations: dict = {}  # (loop, state, locals, phase) -> one lazy count loop iteration: _iteration
+        self.iteration_memos: dict = {}  # (loop, locals, phase) -> its iterations' effects, keyed on their reads
+        self.iteration_runs = self.iteration_hits = 0  # lazy count loop iterations run, and served by that memo
         self.tail_ok = False  # the statement running is the last thing of its run (compiler `block`)
         self.tail_next = False  # the procedure being called is (compiler `_s_CallStmt`)
         self.statements: dict = {}  # (procedure, arguments, statement, state, depth, phase) -> its outcomes: _sequence
@@ -286,6 +303,8 @@ class Enumerator:
         self.installed_version = -1
         self.interned: dict = {}  # state key -> its number (see key())
         self.key_items: list = []  # number -> the state key's items
+        self.unit_numbers: dict = {}  # unit record -> its number in state keys: see _unit_number
+        self.unit_ids: dict = {}  # id(unit record) -> (the record, its number)
         self.keyed: dict = {}  # id(state) -> (state, version, winner, over, its key): see key()
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
@@ -372,24 +391,22 @@ class Enumerator:
             # the hit) leaves the same state and locals to the next one, which does the same (the
             # body does not read the loop variable): the iterations stop there, `idle`, and every
             # larger count ends in the last state
-            self._run_from(start)
             steps = [(start, set(log.written) if log is not None else None, False)]
             idle = False
             ctx = self.ctx
             self.tail_ok = False
+            locals_key = key[3]
             try:
                 for x in range(low, max(v for v, _ in outcomes) + 1):
                     ctx.tick(site.span)
-                    fr.vars[var] = x
-                    stopped = body(fr) is STOP
-                    if not stopped and self._start() is steps[-1][0]:
+                    before = steps[-1][0]
+                    after, stopped = self._iteration(fr, var, x, body, site, before, locals_key)
+                    if not stopped and after is before:
                         idle = True
                         break
-                    after = plain(ctx.state)
                     steps.append((after, set(log.written) if log is not None else None, stopped))
                     if stopped:
                         break
-                    self._run_from(after)
             finally:
                 self.tail_ok = tail
             found = self.iterated[key] = (steps, idle)
@@ -413,6 +430,57 @@ class Enumerator:
                 log.written = set(written)
         return True, (STOP if stopped else None)
 
+    def _iteration(self, fr, var: str, x, body, site, start, locals_key) -> tuple[object, bool]:
+        """One iteration of a lazy count loop from `start` (plain, kept as it is): (the state after
+        it, whether it stopped); `start` itself when it changed nothing. The body does not read
+        the loop variable (compiler `markov_loop`), so an iteration is the same whatever its
+        number. Its effect is memoised for the whole computation on what it read (readlog.py, as
+        `call` memoises a procedure) and applied as a difference: the n-th casualty taken from
+        the defender's units at the battle depends on those units (read as one value, the units
+        of the defending sides there: compiler `side_filter`), not on the attacker's, so the
+        casualties are chosen once for every attacking force facing the same defenders. A
+        start state met before is served from a memo by its key (`iterations`), without a
+        lookup of its reads. What the iteration read and wrote is noted in the log of the call
+        around it, as if it had run there."""
+        front = (id(site), self.key(start), locals_key, self.phase)
+        found = self.iterations.get(front)
+        if found is None:
+            memo_key = (id(site), locals_key, self.phase)
+            memo = self.iteration_memos.get(memo_key)
+            if memo is None:
+                memo = self.iteration_memos[memo_key] = ReadMemo()
+            entry = memo.lookup(lambda addr: current(start, addr, self.key))
+            if entry is None:
+                outer, self.log = self.log, ReadLog(self.key)
+                try:
+                    self._run_from(start, begin=True)
+                    fr.vars[var] = x
+                    stopped = body(fr) is STOP
+                    path = self.log.reads
+                finally:
+                    self.log = outer
+                end = self._start()
+                diff = None if end is start else Difference(start, end)
+                if diff is not None and not (diff.units or diff.entries or diff.rest):
+                    diff = None
+                entry = (path, (diff, stopped))
+                memo.insert(path, (diff, stopped))
+                self.iteration_runs += 1
+                label = f"loop at line {site.span.line}, iterations" if site.span else "loop iterations"
+                self.work[label] = self.work.get(label, 0) + 1  # (runs of its body; not replays)
+            path, (diff, stopped) = entry
+            end = start if diff is None else self._real(self._after(start, diff))
+            found = self.iterations[front] = (end, stopped, path, diff.owners if diff is not None else ())
+        else:
+            self.iteration_hits += 1
+        end, stopped, path, owners = found
+        log = self.log
+        if log is not None:  # what the iteration read, the run around it read
+            log.merge(path)
+            log.written.update(owners)
+        fr.vars[var] = x
+        return end, stopped
+
     # ------------------------------------------------------------ branches
     def key(self, state) -> tuple:
         """The state's key, interned: a number, the same for equal states, so the dictionaries of
@@ -420,11 +488,36 @@ class Enumerator:
         is not keyed again (the states the enumerator keeps are not changed any more: an end
         state is met by the run that reached it, the call merging its leaves and the chain
         merging its outcomes; a state still running is changed with a new version, or by `win`)."""
+        if type(state) is _After:
+            return state.number
         hit = self.keyed.get(id(state))
         if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
                 and hit[3] == state.over:
             return hit[4]
-        return self._intern(state, state_key(state, self.base))
+        return self._intern(state, state_key(state, self.base, self._unit_number))
+
+    def _real(self, state):
+        """The state itself: built now if it is a state after a difference not built yet
+        (`_after`), keyed with the number its handle knows."""
+        if type(state) is not _After:
+            return state
+        built = state.state
+        if built is None:
+            built = state.state = state.diff.apply(state.start)
+            self.keyed[id(built)] = (built, built.version, built.winner, built.over, state.number)
+        return built
+
+    def _unit_number(self, u) -> int:
+        """The number standing for unit record `u` in state keys: found by identity (the states
+        of an enumeration share their records), else by value, once per record object."""
+        hit = self.unit_ids.get(id(u))
+        if hit is not None and hit[0] is u:
+            return hit[1]
+        n = self.unit_numbers.get(u)
+        if n is None:
+            n = self.unit_numbers[u] = len(self.unit_numbers)
+        self.unit_ids[id(u)] = (u, n)  # (the record kept alive: its id is not reused)
+        return n
 
     def _intern(self, state, k: "_Key") -> int:
         number = self.interned.get(k)
@@ -434,21 +527,28 @@ class Enumerator:
         self.keyed[id(state)] = (state, state.version, state.winner, state.over, number)
         return number
 
-    def _key_after(self, start, diff, end) -> None:
-        """Key `end`, the state `start` after a call's difference `diff`, from the key of `start`
+    def _number_after(self, start, diff) -> int | None:
+        """The key of the state `start` after a call's difference `diff`, from the key of `start`,
         when the difference changed unit records only (and the index of where they are): the
-        records it put replace those of the start's key, as `state_key` would find them."""
+        records it put replace those of the start's key, as `state_key` would find them; None
+        otherwise."""
         if diff.rest or any(name != "at" for name, _, _ in diff.entries):
-            return
+            return None
         items = self.key_items[self.key(start)]
         units = dict(items[0])
         base = self.base.units
+        number = self._unit_number
         for uid, u in diff.units:
             if u is None or base.get(uid) is u:
                 units.pop(uid, None)
             else:
-                units[uid] = u
-        self._intern(end, _Key((tuple(sorted(units.items())),) + items[1:]))
+                units[uid] = number(u)
+        k = _Key((tuple(sorted(units.items())),) + items[1:])
+        found = self.interned.get(k)
+        if found is None:
+            found = self.interned[k] = len(self.key_items)
+            self.key_items.append(k.items)
+        return found
 
     def explore(self, run, state, label: str = "combat", tail: bool = False) -> list[tuple[float, object, object, dict, bool]]:
         """Every branch of `run()` from `state`: (probability, end state, result, rounds, rolled);
@@ -573,7 +673,10 @@ class Enumerator:
                 self.log = outer
             merged: dict = {}
             for p, end, _, hist, rolled in leaves:
-                slot = merged.setdefault(self.key(end), [0.0, end, {}, False])
+                k = self.key(end)
+                slot = merged.get(k)
+                if slot is None:
+                    slot = merged[k] = [0.0, self._real(end), {}, False]
                 slot[0] += p
                 for r, pr in hist.items():
                     slot[2][r] = slot[2].get(r, 0.0) + p * pr
@@ -593,7 +696,7 @@ class Enumerator:
             self.log.merge(path)
         if tail and self.pos >= len(self.prefix) and len(ends) > 1:
             # nothing runs after this call: each of its outcomes is a leaf of the run, no replay
-            raise TailBranch([(p, self._applied(start, diff), hist if self.depth == 0 else self.rounds,
+            raise TailBranch([(p, self._after(start, diff), hist if self.depth == 0 else self.rounds,
                                self.rolled or rolled) for p, diff, hist, rolled in ends])
         saved_rolled = self.rolled
         index = self._next([(i, e[0]) for i, e in enumerate(ends)])
@@ -607,12 +710,20 @@ class Enumerator:
 
     def _applied(self, start, diff):
         """The state `start` after a call's difference `diff` (computed once per explore)."""
+        return self._real(self._after(start, diff))
+
+    def _after(self, start, diff):
+        """The state `start` after a call's difference `diff`, as a handle (`_After`) whose key is
+        known and whose state is built only where it is kept (`_real`): of the ~15,000 outcomes of
+        the defender's fire served to the states after the attacker's (the issue's battle), a few
+        thousand are distinct states; the others are merged by key and never built. Where the key
+        cannot be told from the start's, the state itself. Once per explore."""
         if type(diff) is _Replaced:
             return diff.end
         applied = self.applied.get((id(start), id(diff)))
         if applied is None or applied[0] is not start:
-            end = diff.apply(start)
-            self._key_after(start, diff, end)
+            number = self._number_after(start, diff)
+            end = diff.apply(start) if number is None else _After(start, diff, number)
             applied = self.applied[(id(start), id(diff))] = (start, end)
         return applied[1]
 
@@ -630,8 +741,23 @@ class Enumerator:
                 break
             nxt: dict = {}
             for k, (st, hist, rolled) in live.items():
+                # (the common case, one rounds count before and in the statement: no histogram
+                # built for each outcome, the same sums)
+                single = next(iter(hist.items())) if len(hist) == 1 else None
                 for k2, st2, stopped, q, hist2, rolled2 in self._statement(name, frozen_args, index, stmt, compiled,
                                                                               frame, k, st):
+                    if single is not None and len(hist2) == 1 and not stopped:
+                        (r2, w2), = hist2.items()
+                        r = single[0] + r2
+                        w = single[1] * w2 * q
+                        slot = nxt.get(k2)
+                        if slot is None:
+                            nxt[k2] = [st2, {r: w}, rolled or rolled2]
+                        else:
+                            target = slot[1]
+                            target[r] = target.get(r, 0.0) + w
+                            slot[2] = slot[2] or rolled or rolled2
+                        continue
                     combined: dict = {}
                     for r, w in hist.items():
                         for r2, w2 in hist2.items():
@@ -665,12 +791,13 @@ class Enumerator:
             return found
         label = f"{name}, line {stmt.span.line}" if stmt.span else name
         merged: dict = {}
+        st = self._real(st)  # (a state kept by its key alone until a statement runs from it)
         for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail=True):
             k2 = self.key(end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
-                slot = merged[(k2, stopped)] = [k2, end, stopped, 0.0, {}, False]
+                slot = merged[(k2, stopped)] = [k2, end, stopped, 0.0, {}, False]  # (built where needed)
             slot[3] += p
             for r, w in hist.items():
                 slot[4][r] = slot[4].get(r, 0.0) + p * w
@@ -719,12 +846,21 @@ class Enumerator:
                                     ended[(k2, stopped)] = [st2, stopped, {}]
                             else:
                                 states.setdefault(k2, st2)
-                            made.append((end, (k2, stopped) if end else k2, q, 1 if rolled else 0))
+                            # (an end's target is its own rounds dict, the same for every pass)
+                            made.append((ended[(k2, stopped)][2] if end else None, k2, q, 1 if rolled else 0))
                         moves[(k, settled, self.phase)] = made
-                    for end, k2, q, step in made:
-                        if end:
-                            target = ended[k2][2]
-                        else:
+                    if len(hist) == 1:  # (the common case: every pass so far fought a round)
+                        (r, w), = hist.items()
+                        for target, k2, q, step in made:
+                            if target is None:
+                                target = nxt.get(k2)
+                                if target is None:
+                                    target = nxt[k2] = {}
+                            rs = r + step
+                            target[rs] = target.get(rs, 0.0) + w * q
+                        continue
+                    for target, k2, q, step in made:
+                        if target is None:
                             target = nxt.get(k2)
                             if target is None:
                                 target = nxt[k2] = {}
@@ -759,7 +895,9 @@ class Enumerator:
                                                       tail=True):
             k2 = self.key(end)
             stopped = result is STOP
-            slot = merged.setdefault((k2, stopped), [k2, end, stopped, 0.0, rolled])
+            slot = merged.get((k2, stopped))
+            if slot is None:
+                slot = merged[(k2, stopped)] = [k2, self._real(end), stopped, 0.0, rolled]
             slot[3] += p
             slot[4] = slot[4] or rolled
         out = [tuple(v) for v in merged.values()]
@@ -1227,7 +1365,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
     weighted: dict[tuple, float] = {}
     rounds: dict[int, float] = {}
     for p, end, _, hist, _ in leaves:
-        key = leaf_summary(scene, end)
+        key = leaf_summary(scene, enum._real(end))
         weighted[key] = weighted.get(key, 0.0) + p
         for r, pr in hist.items():
             rounds[r] = rounds.get(r, 0.0) + p * pr

@@ -118,7 +118,7 @@ class ReadLog:
     `whole_key(state)`: the key of a whole state (a read of everything is one of the start state,
     of which all the run has done so far is a function)."""
 
-    __slots__ = ("reads", "written", "all_read", "start", "whole_key")
+    __slots__ = ("reads", "written", "all_read", "start", "whole_key", "merged")
 
     def __init__(self, whole_key) -> None:
         self.reads: dict = {}
@@ -126,6 +126,9 @@ class ReadLog:
         self.all_read = False
         self.start = None
         self.whole_key = whole_key
+        # the paths (by identity: each is kept by its memo) all of whose reads are in `reads`:
+        # merging one again adds nothing (reads are only ever added)
+        self.merged: set = set()
 
     def begin_run(self, state) -> None:
         """A run from `state` (plain; every run of the log starts from the same state)."""
@@ -142,6 +145,17 @@ class ReadLog:
         if not self.all_read and ("d", name, key) not in self.written:
             self.reads.setdefault(("d", name, key), value)
 
+    def side_read(self, h, names: frozenset) -> None:
+        """The units at `h` of the sides `names` were read (`side_filtered`): noted with the value
+        it has in the start state. If the run changed units there before, the list it saw is
+        still a function of this one and of what the run wrote (removing a unit from a stack,
+        adding one on top, changing a unit's side: each is a write, and filtering a stack by
+        side commutes with them), so the start's value is the read to note."""
+        if not self.all_read:
+            addr = ("S", h, names)
+            if addr not in self.reads:
+                self.reads[addr] = current(self.start, addr, self.whole_key)
+
     def everything(self) -> None:
         if not self.all_read:
             if ("*",) not in self.reads:
@@ -151,18 +165,21 @@ class ReadLog:
     def merge(self, path: dict) -> None:
         """A nested call's reads (at its start: address -> value) as this run's: those not
         noted yet (most are, after the first run) and not of what this run wrote."""
-        if self.all_read:
+        if self.all_read or id(path) in self.merged:
             return
         reads = self.reads
         missing = path.keys() - reads.keys()
         if not missing:
+            self.merged.add(id(path))
             return
         if ("*",) in missing:
             self.everything()
             return
         w = self.written
         for addr in missing:
-            if (addr[:2] if addr[0] == "u" else addr) not in w:
+            if addr[0] == "S":  # (the start's value, as side_read says)
+                reads[addr] = current(self.start, addr, self.whole_key)
+            elif (addr[:2] if addr[0] == "u" else addr) not in w:
                 reads[addr] = path[addr]
 
 
@@ -389,6 +406,25 @@ def is_view(state) -> bool:
     return type(state.units) is _LoggedUnits
 
 
+def side_filtered(state, h, names: frozenset, known: frozenset):
+    """The references of the units at `h` whose side is one of `names`, in stack order, for a
+    recording view `state` (compiler `side_filter`), noting that one read (`ReadLog.side_read`)
+    instead of the stack and each unit's side; None (nothing noted) when a unit there has a side
+    outside `known` (the declared sides): the rules then read the stack as usual."""
+    from warcodex.interpreter.values import UnitRef
+
+    units = state.units
+    out = []
+    for uid in dict.get(state.at, h, ()) if h is not None else ():
+        u = dict.get(units, uid)
+        if u is None or u.side not in known:
+            return None
+        if u.side in names:
+            out.append(UnitRef._interned.get(uid) or UnitRef(uid))
+    units.log.side_read(h, names)
+    return tuple(out)
+
+
 def plain(state):
     """A state with plain dictionaries: `state` itself, or a copy of a recording view's data."""
     if not is_view(state):
@@ -425,6 +461,10 @@ def current(state, addr, whole_key):
         if key == "*":
             return tuple(sorted(d.items())) if name == "units" else freeze(d)
         return freeze(d.get(key, _ABSENT))
+    if kind == "S":  # the units at a location of some sides (side_filtered)
+        _, h, names = addr
+        units = state.units
+        return tuple(uid for uid in state.at.get(h, ()) if units[uid].side in names)
     if kind == "rest":
         return rest_key(state)
     return whole_key(state)

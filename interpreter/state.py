@@ -316,6 +316,24 @@ class GameState:
         """Something changed, without saying what: every memo is invalidated."""
         self.version += 1
 
+    # ------------------------------------------------------------ variables set from outside the rules
+    # A tool or a test that sets a variable (a position built by hand) says what it changed, with
+    # the journal event the engine's own `set` makes (Engine.set_var, Engine.set_attribute): the
+    # memos of the rules reading it are dropped, where they read it, and the others are kept, as
+    # in play. Writing into `vars`, `side_vars` or `loc_vars` directly bumps nothing: a value
+    # remembered before would be read again after.
+    def set_var(self, name: str, value) -> None:
+        self.vars[name] = value
+        self.changed(("var:" + name,))
+
+    def set_side_var(self, side: str, name: str, value) -> None:
+        self.side_vars.setdefault(side, {})[name] = value
+        self.changed(("svar:" + name,))
+
+    def set_loc_var(self, loc: str, name: str, value) -> None:
+        self.loc_vars.setdefault(loc, {})[name] = value
+        self.changed(("lvar:" + name,), (loc,))
+
     def changed(self, kinds: tuple, where: tuple = ()) -> None:
         """Something changed and this says what: `kinds` are the kinds of state changed
         (`"var:weather"`, `"marker:fortification"`, `"lvar:control"`, `"svar:rp"`, `"turn"`,

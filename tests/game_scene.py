@@ -106,8 +106,7 @@ class Scene:
         return u
 
     def set(self, name: str, value) -> None:
-        self.state.vars[name] = self.engine.entities.get(value, value) if isinstance(value, str) else value
-        self.state.touch()
+        self.state.set_var(name, self.engine.entities.get(value, value) if isinstance(value, str) else value)
 
     def dice(self, *rolls) -> None:
         self.state.rng = FixedDice(list(rolls))

@@ -100,11 +100,12 @@ class Table:
         return refs[0] if n == 1 else refs
 
     def control(self, where: str, power: str | None, at_start: bool = True) -> None:
+        """`where` held by `power` (and at the start of the turn): the change the rules' `set`
+        makes, journaled, so the memos reading control there are dropped and only those."""
         value = self.side(power) if power else None
-        self.state.loc_vars.setdefault(where, {})["controller"] = value
+        self.state.set_loc_var(where, "controller", value)
         if at_start:
-            self.state.loc_vars[where]["start_controller"] = value
-        self.state.touch()
+            self.state.set_loc_var(where, "start_controller", value)
 
     def aboard(self, cargo, ship) -> None:
         self.set(cargo, "aboard", ship)
@@ -115,8 +116,7 @@ class Table:
 
     def ipc(self, power: str, value: int | None = None) -> int:
         if value is not None:
-            self.state.side_vars.setdefault(power, {})["ipc"] = value
-            self.state.touch()
+            self.state.set_side_var(power, "ipc", value)
         return self.eng.attribute(self.ctx, self.side(power), "ipc", None)
 
     # ---------------------------------------------------------------- rules

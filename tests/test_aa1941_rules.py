@@ -138,7 +138,7 @@ def test_a_fighter_placed_on_a_new_carrier_counts_against_the_limit():
     for free, placed in ((False, 2), (True, 1)):
         t = Table(active="united_kingdom", phase="mobilize", options={"fighter_on_new_carrier_free": free},
                   agents={"united_kingdom": Script(picks={"at": "sz7"})})
-        t.state.side_vars.setdefault("united_kingdom", {})["mobilization"] = (t.side("fighter"), t.side("carrier"))
+        t.state.set_side_var("united_kingdom", "mobilization", (t.side("fighter"), t.side("carrier")))
         t.call("mobilize_units", t.side("united_kingdom"))
         f = t.units("sz7", "united_kingdom", "fighter")
         assert f and t.var(f[0], "aboard") == t.units("sz7", "united_kingdom", "carrier")[0]
@@ -195,12 +195,12 @@ def test_tanks_blitz_only_through_empty_hostile_territory():
 def test_option_landing_ban_this_round():
     t = Table(active="united_kingdom", phase="noncombat", options={"landing_ban_this_round": True})
     t.control("western_europe", "soviet_union")  # liberated/captured earlier this round by an ally
-    t.state.loc_vars["western_europe"]["captured_round"] = 1
+    t.state.set_loc_var("western_europe", "captured_round", 1)
     f = t.place("fighter", "united_kingdom", "united_kingdom")
     assert not t.fn("landing_ok", f, "western_europe", t.side("united_kingdom"))
     t2 = Table(active="united_kingdom", phase="noncombat")
     t2.control("western_europe", "soviet_union")
-    t2.state.loc_vars["western_europe"]["captured_round"] = 1
+    t2.state.set_loc_var("western_europe", "captured_round", 1)
     f2 = t2.place("fighter", "united_kingdom", "united_kingdom")
     assert t2.fn("landing_ok", f2, "western_europe", t2.side("united_kingdom"))  # A3(a): friendly at the start of the turn
 

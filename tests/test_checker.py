@@ -470,3 +470,119 @@ def test_test_game_folders_check_clean(folder):
     language server): each checks without errors, its map included."""
     game, diags = check_path(folder)
     assert game is not None and not diags.errors, rendered(diags)
+
+
+# ---------------------------------------------------------------- string literals used as locations
+def _tiny_copy(tmp_path: Path, rules: str = "", tests: str | None = None) -> Path:
+    import shutil
+
+    folder = tmp_path / "tiny"
+    shutil.copytree(ROOT / "games" / "tiny", folder, ignore=shutil.ignore_patterns("tests"))
+    if rules:
+        (folder / "extra.wcx").write_text(rules, encoding="utf-8")
+        with open(folder / "game.wcx", "a", encoding="utf-8") as f:
+            f.write('\ninclude "extra.wcx"\n')
+    if tests is not None:
+        (folder / "tests").mkdir()
+        (folder / "tests" / "t.wcx").write_text(tests, encoding="utf-8")
+    return folder
+
+
+def test_a_string_literal_used_as_a_location_must_name_one_of_the_map(tmp_path):
+    """`"0110x".terrain` used to stop the game only when the line ran (a located rules error):
+    the checker finds it, and every literal the rules use as a location (a map attribute, a
+    location variable read or set, a built-in's or a rule's `location` parameter, a `location`
+    variable's default or value), with the closest id; the map's own ids and a string that is not
+    used as a location (`"0805" in ...`, a label) are no error."""
+    folder = _tiny_copy(tmp_path, '''function probe(): bool "probe" §9 = "0110x".terrain is forest or "0805".controller == soviet
+  or count(adjacent("1205x")) > 0 or near("0909", "0808y") or "0805x" in ["a"]
+function near(a: location, b: location): bool "near" §9 = distance(a, b) <= 1
+on turn_start "probe" §9 { set "0805y".controller = soviet
+  set target = "0707q" }
+var target: location = "0909z" §9
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [
+        ("E-unknown-location", 'unknown location "0110x" (reading its \'terrain\')', 1, 37, "did you mean '0110'?"),
+        ("E-unknown-location", 'unknown location "1205x" (the `h` of adjacent())', 2, 21, "did you mean '1205'?"),
+        ("E-unknown-location", 'unknown location "0808y" (the `b` of near())', 2, 51, "did you mean '0808'?"),
+        ("E-unknown-location", 'unknown location "0805y" (setting its \'controller\')', 4, 32, "did you mean '0805'?"),
+        ("E-unknown-location", 'unknown location "0707q" (the value of var \'target\')', 5, 16, "did you mean '0707'?"),
+        ("E-unknown-location", 'unknown location "0909z" (the default of var \'target\')', 6, 24, "did you mean '0909'?"),
+    ], rendered(diags)
+
+
+def test_in_rule_tests_a_location_a_partial_board_leaves_out_is_no_error_but_a_typo_is(tmp_path):
+    """A test board is often a fragment of the game's map: a test may read the location variables
+    of hexes it leaves out (they read their defaults: Stargard's tests total VP hexes their
+    fragment does not hold), and a test-only helper may name the hexes of any test board. Reading
+    a map attribute of a hex the board leaves out is a warning (the line stops the test if it
+    runs); a string that is a location of no board at all is an error, with the closest id.
+    `warcodex check` prints both, located with a caret."""
+    from click.testing import CliRunner
+
+    from warcodex.cli import cli
+
+    folder = _tiny_copy(tmp_path, tests='''map strip "a 4 x 4 strip" {
+  grid hex flat odd cols 1..4 rows 1..4 ids CCRR
+  default terrain clear
+}
+map far "two hexes" {
+  grid hex flat odd cols 20..21 rows 1..1 ids CCRR
+  default terrain clear
+}
+function strip_corner(): location "a corner of the strip" §9 = loc("0101")
+function far_hex(): bool "a hex of the other board" §9 = "2001".terrain is clear or "2001q".terrain is clear
+test reads "locations off the strip" §9 {
+  map strip
+  expect "0805".controller == none
+  set "0805".controller = axis
+  expect "0805".terrain is town
+  expect "2101".terrain is clear
+  expect "0805q".controller == none
+}
+''')
+    _, diags = check_path(folder, tests=True)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.items if d.code != "W-provisional"]
+    off = "this board has no terrain or map attribute for it (reading one stops the test) and no unit can stand there: " \
+          "add it to the test's board, or name a location of the board"
+    assert got == [
+        ("E-unknown-location", 'unknown location "2001q" (reading its \'terrain\')', 10, 85, "did you mean '2001'?"),
+        ("W-location-off-board", 'location "0805" (reading its \'terrain\') is not on this test\'s board, only on the '
+         "game's map", 15, 10, off),
+        ("W-location-off-board", 'location "2101" (reading its \'terrain\') is not on this test\'s board, only on '
+         "another test board", 16, 10, off),
+        ("E-unknown-location", 'unknown location "0805q" (reading its \'controller\')', 17, 10, "did you mean '0805'?"),
+    ], rendered(diags)
+    result = CliRunner().invoke(cli, ["check", str(folder)])
+    assert result.exit_code == 1
+    assert 't.wcx:17:10: error[E-unknown-location]: unknown location "0805q"' in result.output
+    assert '   17 |   expect "0805q".controller == none\n      |          ^^^^^^^\n  hint: did you mean \'0805\'?' in result.output
+    assert "t.wcx:15:10: warning[W-location-off-board]" in result.output
+
+
+def test_a_counter_face_prints_values_the_unit_type_has(tmp_path):
+    """`face:` (what a unit type's counters print, on the type or a class) names values in braces:
+    a name one of its types lacks, a format the language does not have, or a face that is not a
+    text are located errors, with the closest value; `{{` prints a brace."""
+    folder = _tiny_copy(tmp_path, '''unit hq "HQ" §2.1 { side: soviet move: 8 command_range: 10 face: "{comand_range}-{move}" }
+unit hq2 "HQ 2" §2.1 { side: soviet move: 8 command_range: 10 face: "{command_range:>3}{{{move}}}" }
+unit hq3 "HQ 3" §2.1 { side: soviet move: 8 face: 8 }
+class staff "Staff" §2.1 { face: "[{range}]" }
+unit hq4 "HQ 4" : staff §2.1 { side: soviet move: 8 range: 4 }
+unit hq5 "HQ 5" : staff §2.1 { side: soviet move: 8 ranges: 4 }
+unit hq6 "HQ 6" : staff §2.1 { side: soviet move: 8 face: "{move}" }
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [
+        ("E-face", "`face:` of unit 'hq' prints 'comand_range', which unit type 'hq' does not have", 1, 67,
+         "did you mean 'command_range'?"),
+        ("E-face", "`face:` of unit 'hq2': '{command_range:>3}' is not a value's name", 2, 70,
+         "write a value of the unit type in braces, as it is: {move}"),
+        ("E-face", "`face:` of unit 'hq3' must be a text in quotes naming values in braces", 3, 51,
+         'face: "{command_range}-{move}" prints an HQ counter\'s range and movement'),
+        ("E-face", "`face:` of class 'staff' prints 'range', which unit type 'hq5' does not have", 4, 36,
+         "did you mean 'ranges'?"),
+    ], rendered(diags)

@@ -199,3 +199,47 @@ def test_a_lookaheads_writes_into_the_shared_inner_dicts_are_true_of_the_game(ti
     # the game moves on its own way (the tanks elsewhere): still exact
     tiny.move_unit(ctx, next(UnitRef(u.id) for u in state.units.values() if u.label == "4th Tank Corps"), "1006", None)
     assert not ctx._memos.audit(ctx, tiny.compiler.bodies()) and _memo(ctx, "in_enemy_zoc")
+
+
+def test_a_test_helpers_change_of_control_drops_only_what_reads_it():
+    """Axis & Allies 1941's test helper `Table.control` (tests/test_aa1941_helpers.py) used to write
+    the territory's variables directly and `touch()` the state: every memo was dropped, so the
+    tests never saw memos survive as they do in play (and the writes made without a touch could
+    leave stale values). It now goes through `GameState.set_loc_var`: the journal says control of
+    Karelia changed; `friendly_territory` (read where it stands, §3.12) is dropped for Karelia and
+    kept in the Caucasus, `production` (every territory, §3.3) is dropped, the units' positions kept."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_aa1941_helpers import Table
+
+    t = Table()
+    germany = t.side("germany")
+    for h in ("karelia", "caucasus"):
+        t.fn("friendly_territory", h, germany)
+        t.fn("enemy_units_at", h, germany)
+    assert t.fn("production", germany) == 12
+    t.control("karelia", "germany")
+    assert _memo(t.ctx, "friendly_territory") == {("caucasus", germany)}
+    assert _memo(t.ctx, "enemy_units_at") == {("karelia", germany), ("caucasus", germany)}
+    assert _memo(t.ctx, "production") == set()
+    assert t.fn("production", germany) == 13 and t.fn("friendly_territory", "karelia", germany)
+
+
+def test_setting_a_variable_from_outside_the_rules_journals_what_the_rules_set_would():
+    """`GameState.set_var`, `set_side_var` and `set_loc_var` (a tool's or a test's writes) leave the
+    same variables, version and journal events as the engine's own `set` (Engine.set_var,
+    Engine.set_attribute)."""
+    engine = _engine("tiny")
+    a, b = engine.new_game("meeting", seed=1), engine.new_game("meeting", seed=1)
+    ctx = Context(engine, a)
+    axis = engine.entities["axis"]
+    engine.set_var(ctx, "weather", engine.entities["mud"])
+    engine.set_attribute(ctx, axis, "vp", 3, None)
+    engine.set_attribute(ctx, "0805", "controller", axis, None)
+    b.set_var("weather", engine.entities["mud"])
+    b.set_side_var("axis", "vp", 3)
+    b.set_loc_var("0805", "controller", axis)
+    assert (a.vars, a.side_vars, a.loc_vars) == (b.vars, b.side_vars, b.loc_vars)
+    assert a.version == b.version and a.journal[-3:] == b.journal[-3:]
+    assert b.journal[-1] == (("lvar:controller",), ("0805",), None)

@@ -526,6 +526,36 @@ def test_a_procedure_is_served_from_its_reads_only_when_they_have_the_same_value
     assert result.replays_by["odds_volley"] == volley_runs
 
 
+SIDE_READS = ROOT / "tests" / "data" / "odds" / "tiny_side_reads.wcx"
+
+
+@pytest.mark.parametrize("shortcuts", [True, False])
+@pytest.mark.parametrize("name, by_hand, iterations", [
+    # r1 falls to the first volley unless both dice miss (3/4); the second volley fires at r1 and
+    # the newcomer r2 (both lost on two hits, 1/4 x 1/4) or at r2 alone (lost on a hit, 3/4 x 3/4)
+    ("odds_side_enemy_arrives", {
+        "defender: 2 x Rifle division eliminated": 1 / 16 + 9 / 16,
+        "defender: Rifle division eliminated, Rifle division to 0905": 1 / 4 * 1 / 2 + 3 / 4 * 1 / 4,
+        "defender: Rifle division to 0905": 1 / 4 * 1 / 4}, 4),
+    # the infantry leaving is of the firing side: r1 falls unless all four dice miss; the
+    # casualty loop's iteration from "r1 eliminated" (no enemy left) is not run again
+    ("odds_side_friend_leaves", {
+        "attacker: Infantry division to 0705; defender: Rifle division eliminated": 15 / 16,
+        "attacker: Infantry division to 0705": 1 / 16}, 3),
+])
+def test_a_loop_over_the_enemies_in_a_hex_reads_them_and_not_the_whole_stack(name, by_hand, iterations, shortcuts):
+    """`units_at(h) where is_enemy(u.side, a) and ...` is read as the enemy units at h (compiler
+    `side_filter`): an enemy arriving changes that read and the casualties are chosen again; a
+    friendly unit leaving does not, and the casualty loop's iterations are served from the
+    first volley's (an iteration that eliminates a unit still reads the whole stack, which it
+    writes)."""
+    sc = odds.load_scene(TINY, SIDE_READS, name)
+    result = odds.exact(sc, shortcuts=shortcuts)
+    assert {odds.effect_words(sc, k): p for k, p in result.distribution.items()} == pytest.approx(by_hand, abs=1e-15)
+    if shortcuts:
+        assert result.replays_by["loop at line 7, iterations"] == iterations
+
+
 def test_the_memo_on_reads_keeps_the_textbook_answer_and_saves_the_defenders_fire(aa_scenes):
     # the defender's fire does not read which defenders are marked as casualties: one enumeration
     # serves every casualty pattern of the attacker's fire (285 replays before the memo on reads)
@@ -573,6 +603,7 @@ SHORTCUT_SCENES = [
     (ROOT / "games" / "stargard-solstice", ROOT / "tests" / "data" / "odds" / "stargard_2to1.wcx", None),
     (ROOT / "games" / "no-retreat", ROOT / "games" / "no-retreat" / "scenes" / "berlin_battle.wcx", None),
     (TINY, ROOT / "tests" / "data" / "odds" / "tiny_reads_memo.wcx", "odds_reads_memo_read"),
+    (TINY, ROOT / "tests" / "data" / "odds" / "tiny_side_reads.wcx", "odds_side_enemy_arrives"),
 ]
 
 

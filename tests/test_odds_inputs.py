@@ -68,12 +68,18 @@ def test_a_combat_that_cannot_be_resolved_is_a_located_error(capsys, tiny_save, 
 
 def test_an_unknown_location_in_a_scene_is_located_not_an_internal_error(capsys, tmp_path):
     """It used to end in `internal error: KeyError: 'nowhere'` (status 70): the rules read the
-    attributes of a location the map does not have."""
+    attributes of a location the map does not have. A literal is the checker's (a location
+    parameter given a string no location has); a string built in the scene is the scene's."""
     scene = tmp_path / "aa_bad.wcx"
-    scene.write_text('test odds_bad "x" §7.2 {\n  scenario table\n  active germany\n  fight("karelai", germany)\n}\n')
+    scene.write_text('test odds_bad "x" §7.2 {\n  scenario table\n  active germany\n  fight("kare" + "lai", germany)\n}\n')
     code, err = run(capsys, "odds", AA, "--scene", scene)
     assert code == 1
     assert f"{scene}:4:9: error[E-scene]: no location \"karelai\"" in err and "did you mean 'karelia'?" in err
+    scene.write_text('test odds_bad "x" §7.2 {\n  scenario table\n  active germany\n  fight("karelai", germany)\n}\n')
+    code, err = run(capsys, "odds", AA, "--scene", scene)
+    assert code == 1
+    assert f"{scene}:4:9: error[E-unknown-location]: unknown location \"karelai\" (the `h` of fight())" in err
+    assert "did you mean 'karelia'?" in err
 
 
 def test_the_save_itself(capsys, tiny_save, tmp_path):

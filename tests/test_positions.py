@@ -135,3 +135,36 @@ def test_positions_api_on_a_save(logged):
     moved_on, side, by_action, totals = legal_moves(position, limit=1)
     assert side in ("axis", "soviet") and sum(totals.values()) >= 1
     assert moved_on.where == "the save, then up to the next decision" and moved_on.state.phase is not None
+
+
+def test_a_save_finds_its_bundled_game_by_the_id_it_records(tmp_path):
+    """A save records its game's declared id (`aa1941`), not the bundled folder's name
+    (`axis-allies-1941`): `query` and `moves` used to need `--game`. The id is resolved through
+    each bundled game's `game` declaration; a log whose recorded folder is gone likewise; an id
+    no bundled game declares is a clear error that says to name the folder."""
+    save, log = tmp_path / "aa.json", tmp_path / "aa.jsonl"
+    r = CliRunner().invoke(cli, ["play", "axis-allies-1941", "--seed", "1", "--agents", "first", "--until", "1",
+                                 "--save", str(save), "--log", str(log)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(save.read_text())["game"] == "aa1941"
+    r = CliRunner().invoke(cli, ["query", str(save), "turn"])
+    assert r.exit_code == 0, r.output
+    assert "position: turn 2: the saved position" in r.output and "turn = 2" in r.output
+    lines = log.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["game_dir"] = str(tmp_path / "moved-away")
+    log.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    r = CliRunner().invoke(cli, ["query", str(log), "turn", "--at", "1"])
+    assert r.exit_code == 0, r.output
+    assert "turn = 1" in r.output
+    data = json.loads(save.read_text())
+    data["game"] = "aa1942"
+    save.write_text(json.dumps(data))
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "warcodex", "query", str(save), "turn"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "the record is a game of 'aa1942': no bundled game declares that id" in r.stderr
+    assert "aa1941 (axis-allies-1941)" in r.stderr and "name the game's folder with --game FOLDER" in r.stderr

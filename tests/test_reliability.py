@@ -404,9 +404,23 @@ def test_a_slice_of_the_hostile_input_campaign(tmp_path):
 def test_a_map_attribute_of_a_string_that_is_no_location_is_a_located_error(game, monkeypatch, evaluator):
     """`"nowhere".terrain` (an attribute from the map) used to end in `internal error: KeyError`:
     a located rules error naming the string, with the closest location's name as a hint.
-    (A location variable of a string off the map still reads its default: a scene's partial map
-    leaves out places the rules list, such as Stargard's objective hexes.)"""
+    (A location variable of such a string is the same error: test_a_location_variable_of_...)"""
     monkeypatch.setenv("WARCODEX_EVALUATOR", evaluator)
     add_rules(game, 'on turn_start "probe" §9 { let h = "01" + "10" + "x"\n  let v = h.terrain }\n')
     refused(cli("play", game, "--seed", "1"), "extra.wcx:2:",
             "error[E-runtime]: no location '0110x' on the map (reading its 'terrain')", "did you mean '0110'?")
+
+
+@pytest.mark.parametrize("evaluator", ["generated", "reference"])
+@pytest.mark.parametrize("statement", ["let v = h.controller", "set h.controller = soviet"])
+def test_a_location_variable_of_a_string_that_is_no_location_is_a_located_error(game, monkeypatch, evaluator, statement):
+    """Reading (or setting) a `location_var` of a string that is no location of the map used to give
+    its default silently (and setting it stored a value no rule could ever read back): a typo in a
+    built id passed unseen. Now the same located error as a map attribute, with the hint.
+    (A location of the game's map that a rule test's partial board leaves out still reads its
+    default: test_rule_tests.py, test_a_partial_board_...)"""
+    monkeypatch.setenv("WARCODEX_EVALUATOR", evaluator)
+    add_rules(game, f'on turn_start "probe" §9 {{ let h = "01" + "10" + "x"\n  {statement} }}\n')
+    doing = "reading" if statement.startswith("let") else "setting"
+    refused(cli("play", game, "--seed", "1"), "extra.wcx:2:",
+            f"error[E-runtime]: no location '0110x' on the map ({doing} its 'controller')", "did you mean '0110'?")

@@ -322,3 +322,31 @@ test fired "a rule that fires its own event" §9 {
                 'procedure alarm(h: location) "Raise the alarm" §9 { emit(alarm_raised, h) }\n'
                 'on alarm_raised(h: location) "The alarm" §9 { set h.alarmed = true }\n')
     assert run(folder)["fired"].status == "passed"
+
+
+@pytest.mark.parametrize("evaluator", ["generated", "reference"])
+def test_a_partial_board_leaves_out_locations_of_the_game_map_but_no_typo_passes(tmp_path, evaluator):
+    """A test board is a fragment: a location variable of a location of the game's map that the
+    fragment leaves out reads its default (Stargard's tests total the VP of objective hexes their
+    16 x 14 fragment does not hold), and can be set; a string that is a location of neither is
+    the located error a typo deserves (built at run time here, so the checker cannot see it)."""
+    folder = tiny_with(tmp_path, BOARD + '''
+test off_the_fragment "a Tiny Front hex the strip leaves out" §10 {
+  map strip
+  expect "0805".controller == none
+  set "0805".controller = axis
+  expect "0805".controller == axis
+}
+test typo "a built id that is no hex" §10 {
+  map strip
+  let h = "08" + "05" + "x"
+  expect h.controller == none
+}
+''')
+    game, diags = check_path(folder, tests=True)
+    assert game is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
+    out = {t.name: RuleTestRunner(game, evaluator=evaluator).run(t) for t in game.tests.values()}
+    assert out["off_the_fragment"].status == "passed", out["off_the_fragment"].message
+    typo = out["typo"]
+    assert typo.status == "error" and typo.message == "no location '0805x' on the map (reading its 'controller')"
+    assert (typo.where.line, typo.where.column) == (18, 10)  # `h.controller` in `expect h.controller == none`

@@ -30,7 +30,7 @@ def test_railheads_advance_two_hexes_along_green_rail_and_repair_them():
     s = Scene(GREEN + '  location 0106..0206 { west_of_start_line: true }\n  box EA_X "X" { entry_area: "X" } adjacent_to: 0106\n  terrain entry_area: EA_X\n  path rail: EA_X 0106\n',
               turn=2, active="axis", phase="supply")
     s.run("place_railhead", "0306")
-    s.state.loc_vars.setdefault("0306", {})["railhead_placed"] = 1
+    s.state.set_loc_var("0306", "railhead_placed", 1)
     s.run("advance_railheads")
     assert "railhead" in hex_markers(s, "0506") and "railhead" not in hex_markers(s, "0306")
     assert s.f("axis_repaired", "0406") and s.f("axis_repaired", "0506") and not s.f("axis_repaired", "0606")
@@ -90,7 +90,7 @@ def test_a_supply_point_beyond_the_mobile_limit_is_immobile():
     s = Scene('  box EA_A "A" { entry_area: "A" } adjacent_to: 1201-1212\n  terrain entry_area: EA_A\n', active="soviet", phase="initial")
     for h in ("0303", "0304", "0305", "0306"):
         s.unit("soviet_supply_point", "soviet", h)
-    s.state.side_vars.setdefault("soviet", {})["rp"] = 1
+    s.state.set_side_var("soviet", "rp", 1)
     kinds = {c["kind"] for c in s.legal("rp_place_sp")}
     assert kinds == {"immobile"}  # four mobile Soviet SPs already (§18.6.8)
 
@@ -161,7 +161,7 @@ def test_a_replacement_restores_a_step_and_marks_the_unit():
     s = Scene('  box EA_X "X" { entry_area: "X" side: "axis" supply_source } adjacent_to: 0101-0112\n  terrain entry_area: EA_X\n',
               active="axis", phase="initial")
     u = s.unit("infantry_division", "axis", "0103", steps=2)
-    s.state.side_vars.setdefault("axis", {})["repl_infantry"] = 1
+    s.state.set_side_var("axis", "repl_infantry", 1)
     s.act("use_replacement", kind="infantry", u=u, h="0103")
     assert s.steps(u) == 3 and "replacement" in s.markers(u)
     assert s.f("one_hex_only", u) and [m.name for m in s.f("movement_modes", u)] == ["one_hex"]
@@ -268,7 +268,7 @@ def test_the_transcaucasus_front_arrives_once_the_axis_is_south_of_row_40():
     assert len(pool) == 8 and all(u.side == "soviet" and u.loc is None for u in pool)
     s.unit("infantry_division", "axis", "0505")
     assert not s.state.vars.get("transcaucasus_released")  # rows 1-12 only: nobody south of xx40
-    s.state.vars["transcaucasus_released"] = True
+    s.state.set_var("transcaucasus_released", True)
     s.state.active = "soviet"
     fire(s, "phase_start", "initial")
     assert len([u for u in s.state.units.values() if u.box == "transcaucasus"]) == 7

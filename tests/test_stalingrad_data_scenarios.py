@@ -218,7 +218,7 @@ def test_the_fall_blau_bonus_is_one_of_the_vp_sources():
     _fall_blau_victory_phase(e, state, ctx)  # the invariants hold with the bonus in the total
     assert state.vars["vp"] == base + 1
     assert f["scenario_bonus_vp"](ctx, (), None) == 1  # the §24.1 hook Fall Blau fills
-    state.vars["vp"] = 0
+    state.set_var("vp", 0)
     e.procedures["compute_vp"](ctx, (), None)  # the count itself has the bonus, so the automatic
     assert state.vars["vp"] == base + 1        # victory check (§24.2) that follows it sees it too
     _fall_blau_victory_phase(e, state, ctx)  # the next phase: +1 again on a recounted total, not +2

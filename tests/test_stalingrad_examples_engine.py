@@ -99,7 +99,7 @@ def test_ex08_raw_7_1_shifted_right_is_capped_at_7_1(tmp_path):
     s = Scene(tmp_path)
     s.unit("rifle", "soviet", TARGET)  # 5
     attackers = [s.unit("inf10", "axis", h) for h in (N, NE, SE)] + [s.unit("inf5", "axis", S)]  # 35
-    s.state.vars["extra_shift"] = 1
+    s.state.set_var("extra_shift", 1)
     assert str(s.q("crt_column", tuple(attackers), TARGET)) == "8-1"  # the virtual column
     assert s.column(attackers) == "7-1"
 

@@ -299,7 +299,7 @@ def test_without_the_option_nobody_enters_the_city():
 def share(s: Scene):
     d = s.unit("test_infantry", "axis", T)
     a = s.unit("test_rifle", "soviet", T)
-    s.state.loc_vars.setdefault(T, {})["original_defender"] = s.engine.entities["axis"]
+    s.state.set_loc_var(T, "original_defender", s.engine.entities["axis"])
     s.mark_hex(T, "city_battle_1")
     return d, a
 
@@ -432,7 +432,7 @@ def test_a_reserve_army_with_replaced_units_may_not_change_entry_area():
     r = s.unit("rifle_division", "soviet", "EA_A", steps=1)
     to_box(s, r, "Maskirovka 1")
     # a replacement straight into the box (§34.5)
-    s.state.side_vars.setdefault("soviet", {})["repl_infantry"] = 1
+    s.state.set_side_var("soviet", "repl_infantry", 1)
     s.act("replace_in_reserve_army", kind="infantry", ra=ra_ref(ra), u=r)
     assert s.steps(r) == 2 and "replacement" in s.markers(r) and s.box(r) == "Maskirovka 1"
     start_movement(s)

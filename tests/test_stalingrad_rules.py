@@ -499,7 +499,7 @@ def test_elbrus_counts_for_automatic_victory_only():
 def test_building_completing_and_losing_a_fortification():
     src = '  feature supply_source: 0101-0112\n  location 0101-0112 { side: "axis" }'
     s = Scene(src, phase="initial")
-    s.state.side_vars.setdefault("axis", {})["rp"] = 1
+    s.state.set_side_var("axis", "rp", 1)
     u = s.unit("test_infantry", "axis", "0404")
     s.act("build_fortification", h="0404")
     assert "fortification_building" in s.state.loc_markers["0404"] and s.state.side_vars["axis"]["rp"] == 0

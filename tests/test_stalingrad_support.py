@@ -33,7 +33,7 @@ class Scene(GameScene):
     def __init__(self, body: str = "", turn: int = 1, weather: str = "clear_weather", active: str = "axis",
                  phase: str = "combat", dice=(), script: dict | None = None, decline: bool = False) -> None:
         super().__init__(body, turn, active, phase, dice, script, decline)
-        self.state.vars["weather"] = self.engine.entities[weather]
+        self.state.set_var("weather", self.engine.entities[weather])
 
     def enters(self, type_name: str, side: str, at: str, *markers: str, steps: int | None = None) -> UnitRef:
         """A unit that moves into `at` (firing `enter`, as movement does); `unit` only sets one up."""

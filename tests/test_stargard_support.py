@@ -49,8 +49,7 @@ class Scene(GameScene):
         return UnitRef(unit.id)
 
     def side_set(self, side: str, name: str, value) -> None:
-        self.state.side_vars.setdefault(side, {})[name] = value
-        self.state.touch()
+        self.state.set_side_var(side, name, value)
 
     def at_turn(self, n: int) -> None:
         self.state.position.turn = n

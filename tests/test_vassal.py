@@ -787,3 +787,33 @@ def test_prototype_names_are_unique_even_when_two_types_share_a_label(tmp_path):
     assert len(names) == len(set(names))
     assert "Type: Rifle division (rifle)" in names and "Type: Rifle division (guards_rifle)" in names
     assert "Type: Panzer division" in names  # a label of one type stays as it is
+
+
+def test_a_unit_types_face_says_what_its_counters_print(tmp_path):
+    """`face:` (docs/language.md section 6): a unit type's own, else its first class's that has one;
+    each `{name}` is the value at the counter's steps; `""` prints no factors; `{{` a brace. The
+    face is how a counter is printed, not a value of the type (not in the facts' values, nor a
+    VASSAL property); a type without one prints attack-defense-move as before."""
+    import shutil
+
+    from warcodex.exporters.vassal import gamedata
+
+    folder = tmp_path / "tiny"
+    shutil.copytree(TINY, folder, ignore=shutil.ignore_patterns("tests"))
+    (folder / "extra.wcx").write_text('''
+class staff "Staff" §2.1 { face: "{command_range}-{move}" }
+class depot "Depot" §2.1 { face: "[{supply}]" }
+unit army_hq "Army HQ" : staff, depot §2.1 { side: soviet move: 8 command_range: 10 supply: 3 steps: 2
+  at steps 1 { command_range: 6 } }
+unit own_face "Own face" : staff §2.1 { side: soviet move: 2 command_range: 1 face: "{{{move}}}" }
+unit blank "Blank" §2.1 { side: axis attack: 1 defense: 1 move: 1 face: "" }
+''', encoding="utf-8")
+    with open(folder / "game.wcx", "a", encoding="utf-8") as f:
+        f.write('\ninclude "extra.wcx"\n')
+    data = gamedata.load(str(folder), "meeting")
+    hq = data.unit_type("army_hq")
+    assert hq.face == "{command_range}-{move}" and (hq.factors(2), hq.factors(1)) == ("10-8", "6-8")
+    assert "face" not in hq.values[2]
+    assert data.unit_type("own_face").factors(1) == "{2}"
+    assert data.unit_type("blank").factors(1) == ""
+    assert data.unit_type("tank_corps").face is None and data.unit_type("tank_corps").factors(1) == "3-2-6"

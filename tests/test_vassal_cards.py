@@ -131,10 +131,15 @@ def test_a_chit_face_shows_what_a_player_reads_on_the_chit():
     assert chits["chit_1brf"].flags == ["special", "also cavalry"]
 
 
-def test_stargard_chit_images_print_no_rules_records():
+@pytest.fixture(scope="module")
+def stargard_module():
+    return build_module("games/stargard-solstice", "solstice")
+
+
+def test_stargard_chit_images_print_no_rules_records(stargard_module):
     """The chit images themselves: no `pile: waiting`, no empty `commands:` line, no usable turns;
     the face band takes the owner's colour."""
-    module = build_module("games/stargard-solstice", "solstice")
+    module = stargard_module
     faces = {k: v.decode() for k, v in module.svgs.items() if k.startswith("card_command_chits_")}
     assert len(faces) == 15
     for name, svg in faces.items():
@@ -146,13 +151,18 @@ def test_stargard_chit_images_print_no_rules_records():
     assert f'fill="{soviet}"' in sixty_first
 
 
-def test_no_retreat_cards_print_their_events_not_the_rules_reading_of_them():
+@pytest.fixture(scope="module")
+def no_retreat_data():
+    from warcodex.exporters.vassal import gamedata
+
+    return gamedata.load("games/no-retreat")
+
+
+def test_no_retreat_cards_print_their_events_not_the_rules_reading_of_them(no_retreat_data):
     """No Retreat! card 01 (§K01): its number, each side's event and text, the red "45" (removed in
     1945, §A3); when each event may be played is the rules' reading of its text (`axis_when`), and
     `set_aside` the engine's starting place of the green-45 cards: neither is printed."""
-    from warcodex.exporters.vassal import gamedata
-
-    data = gamedata.load("games/no-retreat")
+    data = no_retreat_data
     cards = {c.name: c for c in data.cards["events"]}
     c01 = cards["c01"]
     assert [k for k, _ in c01.fields] == ["number", "axis event", "axis text", "soviet event", "soviet text"]
@@ -169,3 +179,43 @@ def test_a_deck_without_a_face_prints_every_property():
     data = gamedata.load("tests/data/games/cards", "short")
     gain2 = next(c for c in data.cards["events"] if c.name == "gain2")
     assert gain2.fields == [("text", "Gain 2 VP."), ("vp", "2")]
+
+
+def test_stargard_hq_and_air_counters_print_their_own_values_not_0_0_8(stargard_module):
+    """§3.2: an HQ is no combat unit; "instead of attack and defense, an HQ counter shows a command
+    range", then its movement allowance (§5.1.1); an air unit +2 STRONG ATTACK on its front and
+    +1 NORMAL ATTACK on its back (§13). Their counters printed attack-defense-move, "0-0-8" and
+    "0-0-0" (the rules' zero strengths); the classes' `face:` says what they print, in the VASSAL
+    module's images (the counter sheet is made of them) and on the replay viewer's counters."""
+    from warcodex.exporters.viewer.symbols import Symbols
+    from warcodex.facts import facts_of
+
+    module = stargard_module
+    hq = module.data.unit_type("s_61_hq")
+    assert hq.factors(1) == "10-8" and module.data.unit_type("g_stell_ii_hq").factors(1) == "8-8"
+    assert module.data.unit_type("g_rudel").factors(1) == "+2 / +1"
+    assert module.data.unit_type("g_rudel").values[1]["strong"] == 2  # the printed values, §13
+    images = {k: v.decode() for k, v in module.svgs.items() if k.startswith("unit_")}
+    hq_images = [v for k, v in images.items() if "_s_61_hq_" in k]
+    air_images = [v for k, v in images.items() if "_g_rudel_" in k]
+    assert hq_images and all(">10-8<" in v for v in hq_images)
+    assert air_images and all(">+2 / +1<" in v for v in air_images)
+    assert not any(">0-0-8<" in v or ">0-0-0<" in v for v in images.values())
+    assert any(">3-3-5<" in v for v in images.values())  # a combat unit keeps attack-defense-move
+    engine = module.data.engine
+    symbols = Symbols(engine, facts_of(engine, "solstice"), 64)
+    symbols.unit("s_61_hq", "soviet", "61 HQ", 1)
+    assert ">10-8<" in symbols.svg_defs() and "0-0-8" not in symbols.svg_defs()
+
+
+def test_no_retreat_counters_print_strength_and_movement(no_retreat_data):
+    """No Retreat!'s counters print combat strength - movement (the digest's reading of the two
+    printed numbers; §A2 "strength notations"): its types have no attack or defense, so the
+    counters printed the movement alone ("4" for a 5-4 German army). Per step; a unit without a
+    ZOC prints its strength in parentheses (§A2), a static one a single number ("Breslau (1)")."""
+    data = no_retreat_data
+    army = data.unit_type("german_army")
+    assert (army.factors(2), army.factors(1)) == ("5-4", "3-4")
+    assert data.unit_type("finnish_army").factors(2) == "(4)-3"
+    assert data.unit_type("volkssturm").factors(1) == "(1)"
+    assert data.unit_type("berlin_garrison").factors(1) == "2"

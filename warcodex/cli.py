@@ -30,7 +30,7 @@ from rich.text import Text
 
 from warcodex import console
 from warcodex.console import (UserError, bold, build_engine, err, include_roots, load_checked, out, parse_options,
-                              print_diagnostics, resolve_game, read_log, is_log, read_record, parse_agents)
+                              print_diagnostics, recorded_game, resolve_game, read_log, is_log, read_record, parse_agents)
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Diagnostics, Severity
 from warcodex.interpreter.saves import write_log
 
@@ -111,6 +111,12 @@ def check(game: str, overlays, quiet: bool) -> None:
             new_errors = [d for d in test_diags.errors if d not in seen]
             print_diagnostics(new_errors)
             diags.extend(new_errors)
+            # the tests' own warnings (a location a test's partial board leaves out...); their
+            # provisional expectations are listed by `warcodex coverage`
+            new_warnings = [d for d in test_diags.warnings if d not in seen and d.code != "W-provisional"]
+            if not quiet:
+                print_diagnostics(new_warnings)
+            warnings = warnings + new_warnings
             tests = len(with_tests.tests) if with_tests is not None else 0
     if diags.errors or gamedef is None:
         err.print(f"{len(diags.errors)} error(s), {len(warnings)} warning(s)", style="bold red")
@@ -486,7 +492,7 @@ def replay(log: str, game_arg: str | None, check_invariants: bool, force: bool) 
     overlays = [o for o in header.get("overlays") or () if Path(o).exists()]
     for missing in sorted(set(header.get("overlays") or ()) - set(overlays)):
         err.print(f"warning: the log was played with the overlay {missing}, which is not there", style="yellow")
-    engine = build_engine(game_arg or header.get("game_dir") or header["game"], overlays)
+    engine = build_engine(game_arg or recorded_game(header["game"], header.get("game_dir")), overlays)
     check_log(engine, header, entries, log, force=force)
     if header["rules"] != engine.fingerprint:
         err.print(f"warning: the log was made with rules {header['rules']}, these are {engine.fingerprint} (--force)",
@@ -549,11 +555,11 @@ def open_position(record: str, at: int | None, game_arg: str | None):
     text = read_record_text(path)
     if is_log_text(text):
         header, entries = read_log(path)
-        engine = build_engine(game_arg or header.get("game_dir") or header["game"])
+        engine = build_engine(game_arg or recorded_game(header["game"], header.get("game_dir")))
         check_log(engine, header, entries, record)
         return logged_position(engine, header, entries, at)
     data, _ = read_save_file(path, text)
-    engine = build_engine(game_arg or data.game)
+    engine = build_engine(game_arg or recorded_game(data.game))
     state, _, log = load_save(engine, path)
     if at is not None:  # a save holds its log: replay it to that entry
         from warcodex.interpreter.positions import logged_position

@@ -60,6 +60,43 @@ def resolve_game(arg: str) -> Path:
                              + (f" (bundled: {', '.join(known)})" if known else ""), param_hint="GAME")
 
 
+def declared_game_id(folder: Path) -> str | None:
+    """The id a game folder declares (`game aa1941 "..."` in its game.wcx), read from that file
+    alone; None when it has none or does not parse (loading the game says why)."""
+    from warcodex import inputs
+    from warcodex.dsl import ast
+    from warcodex.dsl.diagnostics import DiagnosticError
+    from warcodex.dsl.parser import parse_text
+
+    entry = folder / "game.wcx"
+    try:
+        module = parse_text(inputs.read_text(entry, inputs.MAX_RULES_BYTES, "rules file"), str(entry))
+    except (inputs.InputError, DiagnosticError):
+        return None
+    return next((d.name for d in module.decls if isinstance(d, ast.Game)), None)
+
+
+def recorded_game(game_id: str, folder: str | None = None) -> str:
+    """The game folder of a log or a save, for `build_engine`: the folder the record names if it is
+    still there (a log records it), else the bundled game that declares the recorded id (a save
+    records only the id: `aa1941`, whose folder is `axis-allies-1941`). A clear error when no
+    bundled game has that id: the user names the folder with `--game`."""
+    if folder and Path(folder).is_dir():
+        return folder
+    root = bundled_games()
+    bundled = sorted(p for p in root.iterdir() if (p / "game.wcx").is_file()) if root is not None else []
+    for candidate in bundled:  # a folder named like the id first: no file read
+        if candidate.name == game_id and declared_game_id(candidate) == game_id:
+            return str(candidate)
+    for candidate in bundled:
+        if declared_game_id(candidate) == game_id:
+            return str(candidate)
+    where = f"its folder {folder} is not there and " if folder else ""
+    known = ", ".join(f"{declared_game_id(c)} ({c.name})" for c in bundled)
+    raise UserError(f"the record is a game of '{game_id}': {where}no bundled game declares that id"
+                    + (f" (bundled: {known})" if known else "") + "; name the game's folder with --game FOLDER")
+
+
 def print_diagnostics(diags: list[Diagnostic]) -> None:
     for d in diags:
         err.print(d.render(), markup=False, style="red" if d.severity is Severity.ERROR else "yellow")

@@ -3,7 +3,8 @@
 A unit counter shows, on its side's colour: the unit's name at the top, a NATO-style type symbol
 chosen from its classes (then its type name and label) - infantry a cross, armor an oval,
 mechanized both, cavalry and recon a slash, artillery a dot, and so on - pips for its steps (filled
-= remaining), and its factors attack-defense-move at the bottom. A reduced step is drawn on a paler
+= remaining), and its factors at the bottom: attack-defense-move, or what its type's `face:` prints
+(an HQ's command range and movement). A reduced step is drawn on a paler
 background with that step's values; in VASSAL the steps are the levels of a Layer trait. A red
 asterisk marks a unit type whose values are provisional in the rules.
 

@@ -7,6 +7,7 @@ unit type is guessed from its class and type names, see counters.py).
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -38,12 +39,17 @@ class UnitType:
     values: dict[int, dict[str, Any]]  # steps -> property values at that many steps
     provisional: bool
     flags: list[str]  # true flags worth printing (elite...)
+    face: str | None = None  # the type's `face:` (UnitTypeFacts.face); None: attack-defense-move
 
     def factors(self, steps: int) -> str:
-        """Attack-defense-move as printed on the counter (only the keys the type has)."""
+        """What the counter prints at `steps`: its `face:` with each `{name}` replaced by the value
+        (an HQ's "10-8", command range and movement), else attack-defense-move (only the keys
+        the type has)."""
         vals = self.values.get(steps) or self.values[self.max_steps]
-        shown = [vals[k] for k in FACTOR_KEYS if k in vals]
-        return "-".join(_num(v) for v in shown)
+        if self.face is None:
+            return "-".join(_num(vals[k]) for k in FACTOR_KEYS if k in vals)
+        return "".join(literal + ("" if name is None else player_text(vals.get(name)))
+                       for literal, name, _spec, _conv in string.Formatter().parse(self.face))
 
 
 @dataclass
@@ -204,7 +210,7 @@ def load(game_path: str | Path | GameDef, scenario: str | None = None) -> GameDa
     engine = Engine(gamedef, scenario=scenario)  # compiled once, with the scenario's special rules
     facts = facts_of(engine, scenario)
     sides = [SideInfo(s.name, s.label, s.color) for s in facts.sides]
-    unit_types = [UnitType(u.name, u.label, u.classes, u.tags, u.max_steps, u.values, u.provisional, u.flags)
+    unit_types = [UnitType(u.name, u.label, u.classes, u.tags, u.max_steps, u.values, u.provisional, u.flags, u.face)
                   for u in facts.unit_types]
     reinforcements = []
     for m in facts.arrivals:

@@ -449,6 +449,20 @@ def _slot_images(slot: Slot) -> list[tuple[str, str]]:
     return []
 
 
+def _factors_note(data: gamedata.GameData) -> str:
+    """What the numbers at the bottom of a counter are: attack-defense-move, and what the types that
+    declare their own `face:` print instead (an HQ's command range and movement)."""
+    faces: dict[str, list[str]] = {}
+    for ut in data.unit_types:
+        if ut.face is not None:
+            faces.setdefault(ut.face, []).append(ut.label)
+    note = "Factors are attack-defense-move."
+    for face, labels in faces.items():
+        who = ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
+        note += f" {who}: {face.replace('{', '').replace('}', '').replace('_', ' ') or 'no factors'}."
+    return note
+
+
 def _others_title(data: gamedata.GameData, side: str, others: list[str]) -> str:
     """The tab of the types a side does not own, named by whose they are ("Soviet types"), so that
     it is not taken for the "Other" group of arms."""
@@ -562,7 +576,7 @@ def _about_html(data: gamedata.GameData, names: dict[str, str], warnings: list[s
         parts.append(H.P("None found in the scenario's turn-start rules."))
     parts += [
         H.H3("Counters"),
-        H.P("Factors are attack-defense-move. Pips show steps (filled = remaining); a multi-step unit's steps are a "
+        H.P(_factors_note(data) + " Pips show steps (filled = remaining); a multi-step unit's steps are a "
             "layer: Ctrl+F loses a step, Ctrl+Shift+F restores one. A red * marks a unit type whose values are "
             "provisional in the rules (not the published numbers)."),
         H.H3("Properties"),

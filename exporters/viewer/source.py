@@ -18,7 +18,7 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
     game folder the record names. `warn(text)` is told about a record made with other rules files.
     The file is read through the validated readers (`interpreter/saves.py`: regular files only,
     bounded, every line's shape checked): SaveError says what is wrong, where."""
-    from warcodex.console import build_engine
+    from warcodex.console import build_engine, recorded_game
     from warcodex.facts import facts_of
     from warcodex.interpreter.saves import is_log_text, load_save, read_log, read_record_text, read_save_file, state_to_data
 
@@ -35,7 +35,7 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
         what = f"log {path.name}"
     else:
         saved, _raw = read_save_file(path, text)
-        engine = build_engine(game or saved.game)
+        engine = build_engine(game or recorded_game(saved.game))
         other_rules = saved.rules != engine.fingerprint
         if other_rules and warn is not None:
             warn(f"{path} was made with rules {saved.rules}, these are {engine.fingerprint}: "
@@ -51,8 +51,7 @@ def load_record(path: str | Path, game: str | None = None, warn=None) -> tuple[R
 
 
 def _game_folder(header: dict) -> str:
-    """The log's game folder if it is still there, else its bundled game of that name."""
-    folder = header.get("game_dir")
-    if folder and Path(folder).is_dir():
-        return folder
-    return str(header.get("game"))
+    """The log's game folder if it is still there, else the bundled game that declares its id."""
+    from warcodex.console import recorded_game
+
+    return recorded_game(str(header.get("game")), header.get("game_dir"))

@@ -27,7 +27,7 @@ class Symbols:
         key = (type_name, side, label, steps)
         if key not in self.units:
             shape = gamedata.UnitType(ut.name, ut.label, ut.classes, ut.tags, ut.max_steps, ut.values,
-                                      ut.provisional, ut.flags)
+                                      ut.provisional, ut.flags, ut.face)
             kind = counters.unit_type_kind(self.engine, ut.classes, ut.name, ut.label)
             art = counters.unit_counter_svg(name=label, kind=kind, color=self.colors.get(side, "#888888"),
                                             factors=shape.factors(steps), steps=steps, max_steps=ut.max_steps,
