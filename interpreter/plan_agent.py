@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import math
 
-from warcodex.interpreter.agents import RandomAgent
+from warcodex.interpreter.agents import LegalActions, RandomAgent
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.search_agents import GreedyAgent
-from warcodex.interpreter.search_support import candidate_key, lookahead_failure, private_snapshot, value_in
+from warcodex.interpreter.search_support import (candidate_key, lookahead_failure, private_snapshot,
+                                                 stratified_candidates, value_in)
+from warcodex.interpreter.sequence import Runner
 from warcodex.interpreter.values import RuleError, RuleRefusal
 
 
@@ -161,7 +163,6 @@ class PlanAgent(GreedyAgent):
     def _extend(self, node: Context, side: str, focus: Focus) -> tuple[float, list]:
         """The best value along the focused plan that goes on from `node` (the position right
         after the plan's first action), and the plan's actions up to that best position."""
-        engine = node.engine
         node.state.position.in_allow += 1  # the action played counts in its step, as in the game
         best, path, rest = -math.inf, [], []
         for _ in range(self.depth - 1):
@@ -184,8 +185,6 @@ class PlanAgent(GreedyAgent):
         return best, rest
 
     def _focused(self, legal, focus: Focus) -> list:
-        from warcodex.interpreter.search_support import stratified_candidates
-
         # as many strata tested as greedy's draw tests (most are away from the focus; a stratum
         # whose first value is a place away from it costs nothing); a combined action commits
         # every unit it can: the subsets (the attackers...) are drawn largest first
@@ -195,8 +194,6 @@ class PlanAgent(GreedyAgent):
     def _decisions(self, node: Context, side: str) -> list:
         """Where the plan may go on from `node`: (context, legal actions) of the side's decision
         in the same step, and of its next decision after passing, if the side decides next."""
-        from warcodex.interpreter.agents import LegalActions
-        from warcodex.interpreter.sequence import Runner
 
         engine = node.engine
         pos = node.state.position
@@ -222,8 +219,6 @@ class PlanAgent(GreedyAgent):
     def _after_pass(self, node: Context, side: str):
         """(the context, legal actions) of `side`'s next decision after it passes at `node`,
         when that decision is the next one of the game, in the same turn; else None."""
-        from warcodex.interpreter.sequence import Runner
-
         engine = node.engine
         stop = _Stop(self.rng.getrandbits(32))
         agents = {s.name: stop for s in engine.side_entities}

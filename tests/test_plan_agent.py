@@ -117,3 +117,22 @@ def test_the_decision_cost_bench_counts_the_actions_a_plan_looks_at(tiny):
     _, planned = cost(tiny, "plan", points)
     assert 0 < greedy < planned  # the plans' extensions are actions looked at on top of greedy's
     assert [p[0].version for p in points] == before
+
+
+def test_a_plans_focus_is_the_places_it_acted_at(tiny):
+    # an action's place is its first location argument (a move's destination, not the unit); a
+    # later action is admitted when its place is within `reach` hexes of one of the plan's places
+    from warcodex.interpreter.actions import ActionChoice
+    from warcodex.interpreter.plan_agent import Focus
+    from warcodex.interpreter.values import UnitRef
+
+    focus = Focus(tiny.board, 2)
+    move = ActionChoice("move", (("u", UnitRef(1)), ("to", "0305")))
+    assert focus.place_of(move) == "0305"
+    focus.add(move)
+    assert focus.places == ["0305"]
+    near, far = ActionChoice("move", (("u", UnitRef(2)), ("to", "0505"))), ActionChoice("move", (("u", UnitRef(2)), ("to", "0605")))
+    assert tiny.board.distance("0305", "0505") == 2 and tiny.board.distance("0305", "0605") == 3
+    assert focus.admits(near) and not focus.admits(far)
+    assert focus.admits_first(UnitRef(2)) and focus.admits_first("0405") and not focus.admits_first("0805")
+    assert not focus.admits(ActionChoice("buy", (("n", 3),)))  # no place: nothing to combine with
