@@ -49,8 +49,10 @@ def positions(engine, scenario: str, side: str, count: int, every: int) -> list:
     return kept[::every][:count]
 
 
-def cost(engine, spec: str, points: list) -> tuple[float, float]:
-    """CPU seconds a decision and engine actions a decision (0 for greedy) over `points`."""
+def cost(engine, spec: str, points: list, counted: str = "spent") -> tuple[float, float]:
+    """CPU seconds a decision, and the agent's `counted` attribute a decision, over `points`
+    (MCTS's `spent`: engine actions of its budget, 0 for greedy; bench/plan_decision.py counts
+    `lookaheads`, the actions played on snapshots)."""
     cpu = spent = 0.0
     for i, (state, side, names, may_pass) in enumerate(points):
         agent = make_agent(spec, 7 + i)
@@ -61,7 +63,7 @@ def cost(engine, spec: str, points: list) -> tuple[float, float]:
         t = time.process_time()
         agent.choose_action(ctx, side, legal)
         cpu += time.process_time() - t
-        spent += getattr(agent, "spent", 0)
+        spent += getattr(agent, counted, 0)
     return cpu / len(points), spent / len(points)
 
 

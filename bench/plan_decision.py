@@ -15,31 +15,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.mcts_decision import cost as decision_cost  # noqa: E402
 from bench.mcts_decision import positions  # noqa: E402
 from warcodex.dsl.checker import check_path  # noqa: E402
-from warcodex.interpreter.agents import LegalActions, make_agent  # noqa: E402
-from warcodex.interpreter.context import Context  # noqa: E402
 from warcodex.interpreter.engine import Engine  # noqa: E402
 
 
 def cost(engine, spec: str, points: list) -> tuple[float, float]:
     """CPU seconds a decision, and actions played on snapshots a decision, over `points`."""
-    cpu = played = 0.0
-    for i, (state, side, names, may_pass) in enumerate(points):
-        agent = make_agent(spec, 7 + i)
-        ctx = Context(engine, state.snapshot(), {s.name: agent for s in engine.side_entities})
-        legal = LegalActions(engine, ctx, names)
-        legal.may_pass = may_pass
-        t = time.process_time()
-        agent.choose_action(ctx, side, legal)
-        cpu += time.process_time() - t
-        played += agent.lookaheads
-    return cpu / len(points), played / len(points)
+    return decision_cost(engine, spec, points, counted="lookaheads")
 
 
 def main() -> None:
