@@ -159,13 +159,13 @@ def test_on_a_tie_the_agent_acts_rather_than_passes(engine, monkeypatch):
 
 
 def test_the_decision_cost_bench_measures_mcts_against_greedy_on_the_same_positions(engine):
-    # bench/mcts_decision.py: snapshots of one side's decision points, each agent deciding once
+    # bench/mcts_decision.py (bench/decisions.py): snapshots of one side's decision points, each agent deciding once
     # on each; the engine actions an MCTS decision played are its budget's, greedy's none
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench.mcts_decision import cost, positions
+    from bench.decisions import cost, positions
 
     points = positions(engine, "meeting", "axis", 2, 1)
     assert len(points) == 2 and all(side == "axis" for _, side, _, _ in points)

@@ -108,13 +108,12 @@ def test_the_decision_cost_bench_counts_the_actions_a_plan_looks_at(tiny):
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench.mcts_decision import positions
-    from bench.plan_decision import cost
+    from bench.decisions import cost, positions
 
     points = positions(tiny, "meeting", "axis", 2, 1)
     before = [p[0].version for p in points]
-    _, greedy = cost(tiny, "greedy", points)
-    _, planned = cost(tiny, "plan", points)
+    _, greedy = cost(tiny, "greedy", points, counted="lookaheads")
+    _, planned = cost(tiny, "plan", points, counted="lookaheads")
     assert 0 < greedy < planned  # the plans' extensions are actions looked at on top of greedy's
     assert [p[0].version for p in points] == before
 
