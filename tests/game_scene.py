@@ -24,13 +24,18 @@ from scripted import Picker
 GAMES = Path(__file__).resolve().parent.parent / "games"
 
 
+def checked(path, tests: bool = False):
+    """A game folder (bundled or test-only), checked clean: its errors are the failure's message."""
+    g, diags = check_path(path, tests=tests)
+    assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
+    return g
+
+
 @lru_cache(maxsize=8)
 def load_game(name: str, tests: bool = True):
     """A bundled game, checked clean; with `tests`, its tests/ folder too (the worked examples'
     unit types are test-only, never part of the game a player loads)."""
-    g, diags = check_path(GAMES / name, tests=tests)
-    assert g is not None and not diags.errors, "\n".join(d.render() for d in diags.errors)
-    return g
+    return checked(GAMES / name, tests)
 
 
 def tiny_engine_with(extra: str, folder: Path, evaluator: str) -> Engine:

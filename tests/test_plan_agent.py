@@ -5,28 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from warcodex.dsl.checker import check_path
+from game_scene import checked
 from warcodex.interpreter.agents import LegalActions, make_agent
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.plan_agent import PlanAgent
 from warcodex.interpreter.play import agents_for, log_text, start
 
 
-def _checked(path):
-    game, diags = check_path(path)
-    assert not diags.errors
-    return game
-
-
 @pytest.fixture(scope="module")
 def tiny():
-    return Engine(_checked("games/tiny"))
+    return Engine(checked("games/tiny"))
 
 
 @pytest.fixture(scope="module")
 def assault():
     # test-only rules: three soldiers must approach a fort and storm it together (game.wcx there)
-    return Engine(_checked("tests/data/games/assault"))
+    return Engine(checked("tests/data/games/assault"))
 
 
 def test_plan_agent_spec_and_options():

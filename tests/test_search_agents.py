@@ -19,18 +19,12 @@ from warcodex.interpreter.mcts import MCTSAgent
 from warcodex.interpreter.search_agents import GreedyAgent
 from warcodex.interpreter.search_support import LookaheadFailure
 from warcodex.interpreter.values import Odds
-
-
-def _checked(path):
-    """A bundled game, checked clean."""
-    game, diags = check_path(path)
-    assert not diags.errors
-    return game
+from game_scene import checked
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return _checked("games/tiny")
+    return checked("games/tiny")
 
 
 def _objectives(engine):
@@ -267,7 +261,7 @@ def test_greedy_plays_a_forced_decision_without_lookahead(tiny, monkeypatch):
 
 @pytest.fixture(scope="module")
 def stalingrad():
-    return _checked("games/stalingrad42")
+    return checked("games/stalingrad42")
 
 
 def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(stalingrad):
@@ -379,7 +373,7 @@ def test_stalingrad_evaluation_counts_combat_steps_out_of_supply(stalingrad):
 
 @pytest.fixture(scope="module")
 def no_retreat():
-    return _checked("games/no-retreat")
+    return checked("games/no-retreat")
 
 
 def test_a_greedy_game_replays_identically_from_its_log(no_retreat):
