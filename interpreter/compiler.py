@@ -1129,7 +1129,16 @@ def _modifier_applier(op: str, vf, rounding, span):
 def side_filter_shape(e: ast.Comprehension, scope, names):
     """(kind, h, x, span of the test) of a comprehension `... for u in units_at(h) where SIDE_TEST
     and ...` (`Compiler.side_filter`), or None: kind "enemy of" (`is_enemy(u.side, x)`), "enemy
-    from" (`is_enemy(x, u.side)`), "==" or "!=" (`u.side == x`), x a name."""
+    from" (`is_enemy(x, u.side)`), "==" or "!=" (`u.side == x` or `x == u.side`), x a name.
+
+    Why this shape only: the side test must be the first condition (the whole `where`, or the
+    leftmost operand of its `and`s), for a unit failing it is skipped before anything else of it
+    is read: the units passing it are then all the aggregate reads of the stack. x must be a
+    name other than the loop variable (a parameter, a local, `active`): one value for the whole
+    comprehension, read once, where `v.side` or `u` could differ from one unit to the next.
+    `units_at` and `is_enemy` must be the built-ins, not a local or a rule of that name. Every
+    other shape (an `or`, a `not`, another comparison, another source) is read unit by unit as
+    usual. tests/test_side_filter.py lists each shape taken and left."""
     src, var = e.source, e.var
     if not (isinstance(src, ast.Call) and src.func == "units_at" and len(src.args) == 1 and not src.kwargs
             and "units_at" not in scope and names.get("units_at") is None and e.where is not None):
