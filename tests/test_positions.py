@@ -168,3 +168,26 @@ def test_a_save_finds_its_bundled_game_by_the_id_it_records(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert "the record is a game of 'aa1942': no bundled game declares that id" in r.stderr
     assert "aa1941 (axis-allies-1941)" in r.stderr and "name the game's folder with --game FOLDER" in r.stderr
+
+
+def test_a_save_of_a_users_own_game_finds_its_folder_where_it_was_played(tmp_path, monkeypatch):
+    """A user's own game (not bundled), played from the folder that holds it, is saved with its
+    id; `query` run there finds the game's folder named like that id, as it did before bundled
+    games were looked up by id. A folder of that name that declares another id is not taken."""
+    game = tmp_path / "mygame"
+    shutil.copytree(ROOT / "games" / "tiny", game)
+    entry = game / "game.wcx"
+    entry.write_text(entry.read_text(encoding="utf-8").replace('game tiny "Tiny Front"', 'game mygame "My Front"', 1),
+                     encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["play", "mygame", "--seed", "1", "--agents", "first", "--until", "1", "--save", "s.json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "s.json").read_text())["game"] == "mygame"
+    r = CliRunner().invoke(cli, ["query", "s.json", "turn"])
+    assert r.exit_code == 0, r.output
+    assert "turn = 2" in r.output
+    entry.write_text(entry.read_text(encoding="utf-8").replace('game mygame "My Front"', 'game other "Other"', 1),
+                     encoding="utf-8")
+    r = CliRunner().invoke(cli, ["query", "s.json", "turn"])
+    assert r.exit_code != 0  # the UserError `warcodex` prints as such (test_a_save_finds_its_bundled_game...)
+    assert "the record is a game of 'mygame': no bundled game declares that id" in str(r.exception)

@@ -78,11 +78,15 @@ def declared_game_id(folder: Path) -> str | None:
 
 def recorded_game(game_id: str, folder: str | None = None) -> str:
     """The game folder of a log or a save, for `build_engine`: the folder the record names if it is
-    still there (a log records it), else the bundled game that declares the recorded id (a save
-    records only the id: `aa1941`, whose folder is `axis-allies-1941`). A clear error when no
-    bundled game has that id: the user names the folder with `--game`."""
+    still there (a log records it), else a folder named like the id where the command runs that
+    declares it (a user's own game, played from the folder holding it: a save records only the
+    id), else the bundled game that declares the recorded id (`aa1941`, whose folder is
+    `axis-allies-1941`). A clear error when none has that id: the user names the folder with
+    `--game`."""
     if folder and Path(folder).is_dir():
         return folder
+    if Path(game_id).is_dir() and declared_game_id(Path(game_id)) == game_id:
+        return game_id
     root = bundled_games()
     bundled = sorted(p for p in root.iterdir() if (p / "game.wcx").is_file()) if root is not None else []
     for candidate in bundled:  # a folder named like the id first: no file read
