@@ -356,13 +356,13 @@ class _Checker:
         self.triggers = list(game.triggers) + [t for s in game.scenarios.values() for t in s.triggers]
         # filled while walking bodies, used by later families
         self.place_calls: list[ast.Call] = []
-        self.loc_calls: list[ast.Call] = []
         # string literals the rules use as locations (`"0606".terrain`, `adjacent("0606")`), each with
         # what the rules do with it: checked against the map once it is loaded (_location_literals)
         self.loc_literals: list[tuple[ast.Str, str]] = []
         self._test_decl_literals: list[tuple[ast.Str, str]] = []  # those of test-only declarations
         self._on_map: set[int] = set()  # (ids of) those checked against the game's map
         self.loc_var_literals: set[int] = set()  # (ids of) those whose location variable is read or set
+        self.on_board_literals: set[int] = set()  # (ids of) those a unit stands on (`place`), or `loc()`'s
         self._key_literals: dict[int, ast.Str] = {}  # a table key looked up by location, as the literal it is
         self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.card_moves: list[ast.Call] = []  # every call that puts a card into a pile (CARD_DESTINATIONS)
@@ -437,10 +437,10 @@ class _Checker:
         telling = {id(d) for d in g.names.values() if any(
             (isinstance(n, ast.Call) and n.func in takers) or (isinstance(n, ast.Name) and n.id in takers)
             or (isinstance(n, ast.VarDecl) and n.name in takers) for n in self.nodes(d))}
-        kept = (self.diags, self.place_calls, self.loc_calls, self.loc_literals, self.pile_calls, self.emitted, self._free)
+        kept = (self.diags, self.place_calls, self.loc_literals, self.pile_calls, self.emitted, self._free)
         try:
             for _ in range(rounds):
-                self.diags, self.place_calls, self.loc_calls, self.loc_literals, self.pile_calls = Diagnostics(), [], [], [], []
+                self.diags, self.place_calls, self.loc_literals, self.pile_calls = Diagnostics(), [], [], []
                 self.emitted, self._free, self._elements, self._passed = {}, {}, {}, {}
                 self._walk_bodies(telling)
                 learnt = {k: v.pop() if len(v) == 1 else None for k, v in self._passed.items() if v}
@@ -449,7 +449,7 @@ class _Checker:
                 self.param_elements = learnt
             self.param_elements = {k: v for k, v in self.param_elements.items() if v is not None}
         finally:
-            self.diags, self.place_calls, self.loc_calls, self.loc_literals, self.pile_calls, self.emitted, self._free = kept
+            self.diags, self.place_calls, self.loc_literals, self.pile_calls, self.emitted, self._free = kept
             self._elements, self._passed = {}, None
 
     def var_elements(self, name: str) -> str | None:
@@ -1111,9 +1111,6 @@ class _Checker:
             self._scenario_turns(scenario)
         for call in self.place_calls:
             self._place(call)
-        for call in self.loc_calls:
-            if call.args:
-                self._location_id(call.args[0])
         tests = self.game.test_files
         in_tests = [x for x in self.loc_literals if x[0].span is not None and x[0].span.file in tests]
         on_map = [x for x in self.loc_literals if not (x[0].span is not None and x[0].span.file in tests)]
@@ -1229,8 +1226,8 @@ class _Checker:
             self.diags.error("E-scenario", f"scenario '{s.name}' ends (last_turn {last}) before it starts "
                              f"(first_turn {first})", props["last_turn"].value.span)
 
-    def _place(self, call: ast.Call, board=None) -> None:
-        """place(TYPE, SIDE, "ID", ...): a unit type, a side, and a location of the map."""
+    def _place(self, call: ast.Call) -> None:
+        """place(TYPE, SIDE, "ID", ...): a unit type and a side (the location: _Walker.special_builtin)."""
         args = call.args
         for i, (want, ok) in enumerate((("unit type", lambda d: isinstance(d, ast.Unit)),
                                         ("side", lambda d: isinstance(d, ast.Entity) and d.kind == "side"))):
@@ -1239,30 +1236,23 @@ class _Checker:
             decl = self.game.names.get(args[i].id)
             if decl is not None and not ok(decl):  # undefined names are reported by check_names
                 self.diags.error("E-type", f"place(): '{args[i].id}' is a {_kind(decl)}, not a {want}", args[i].span)
-        if len(args) >= 3:
-            self._location_id(args[2], board)
 
-    def _location_id(self, arg: ast.Expr, board=None) -> None:
-        board = board if board is not None else self.board
-        if board is None or not isinstance(arg, ast.Str):
-            return
-        if arg.value not in board.locations:
-            self.diags.error("E-unknown-location", f"unknown location \"{arg.value}\"", arg.span,
-                             hint=did_you_mean(arg.value, board.locations)
-                             or f"the map {board.name!r} has no location with this id")
-
-    def expect_location(self, e: ast.Expr | None, doing: str) -> None:
+    def expect_location(self, e: ast.Expr | None, doing: str, on_board: bool = False) -> None:
         """`e` is used where the rules expect a location: a string literal there must name one, or
         the run stops on it. The one place that decides it, whatever the construct (a map
         attribute or location variable of a string, a `location` parameter or variable, an
         element of a list of locations, a comparison with a location, a table's key looked up by
-        location): `doing` says which, for the message. _location_literals checks them against
-        the map once it is loaded."""
+        location, a unit placed or standing there, `loc()`): `doing` says which, for the message.
+        `on_board`: a unit stands there, or `loc()` finds it: on a rule test's partial board, a
+        location the board leaves out is an error, not a warning. _location_literals checks them
+        against the map once it is loaded."""
         if isinstance(e, ast.Str):
             self.loc_literals.append((e, doing))
+            if on_board:
+                self.on_board_literals.add(id(e))
         elif isinstance(e, ast.Cond):
-            self.expect_location(e.then, doing)
-            self.expect_location(e.orelse, doing)
+            self.expect_location(e.then, doing, on_board)
+            self.expect_location(e.orelse, doing, on_board)
 
     def table_keys_are_locations(self, table: ast.Table, axis: str) -> None:
         """`table[..., h]` with h a location: the keys of that axis (`"row"` or `"column"`) name
@@ -1304,11 +1294,11 @@ class _Checker:
                 if id(lit) in self.loc_var_literals:
                     continue
                 where = "the game's map" if lit.value in game_map else "another test board"
-                self.diags.warning("W-location-off-board", f"location \"{lit.value}\" ({doing}) is not on this test's "
-                                   f"board, only on {where}", lit.span,
-                                   hint="this board has no terrain or map attribute for it (reading one stops "
-                                   "the test) and no unit can stand there: add it to the test's board, or name a "
-                                   "location of the board")
+                report = self.diags.error if id(lit) in self.on_board_literals else self.diags.warning
+                report("E-unknown-location" if report == self.diags.error else "W-location-off-board",
+                       f"location \"{lit.value}\" ({doing}) is not on this test's board, only on {where}", lit.span,
+                       hint="this board has no terrain or map attribute for it (reading one stops the test) and no "
+                       "unit can stand there: add it to the test's board, or name a location of the board")
                 continue
             candidates = set(known) | set(game_map) | set(elsewhere)
             self.diags.error("E-unknown-location", f"unknown location \"{lit.value}\" ({doing})", lit.span,
@@ -1551,15 +1541,15 @@ class _Checker:
                     word = "map" if isinstance(item, ast.TestMap) else "scenario"
                     self.diags.error("E-test", f"`{word}` must come first in a test (`map`, then `scenario`)",
                                      item.span, hint="the board and the scenario are where the test starts")
-            saved = self.place_calls, self.loc_calls, self.loc_literals
-            self.place_calls, self.loc_calls, self.loc_literals = [], [], []
+            saved = self.place_calls, self.loc_literals
+            self.place_calls, self.loc_literals = [], []
             try:
-                self._walk_test(items, board, choices)
+                self._walk_test(items, choices)
                 own = [x for x in self.loc_literals if _within(x[0].span, test.span)]
                 reached += [x for x in self.loc_literals if not _within(x[0].span, test.span)]
                 self._location_literals(own, board, test=True, elsewhere=declared)
             finally:
-                self.place_calls, self.loc_calls, self.loc_literals = saved
+                self.place_calls, self.loc_literals = saved
         # a declaration's literal is the same for every test that uses it: the game's are on the
         # game's map, a test-only helper's on some board
         tests = g.test_files
@@ -1592,7 +1582,7 @@ class _Checker:
                     names.add(f"re-roll {node.var}")
         return names
 
-    def _walk_test(self, items: list, board, choices: set[str]) -> None:
+    def _walk_test(self, items: list, choices: set[str]) -> None:
         g = self.game
         w = self.walker()
         phases = {p.name for p in self.phases()}
@@ -1608,7 +1598,7 @@ class _Checker:
                     self.diags.error("E-undefined", f"unknown phase '{item.name}'", _find(item.span, _word(item.name)),
                                      hint=did_you_mean(item.name, phases) or f"phases: {', '.join(sorted(phases))}")
             elif isinstance(item, ast.TestUnit):
-                self._test_unit(item, w, board)
+                self._test_unit(item, w)
             elif isinstance(item, ast.TestDice):
                 for r in item.rolls:
                     if r < 1:
@@ -1657,10 +1647,7 @@ class _Checker:
             else:
                 w.stmt(item)
         for call in self.place_calls:
-            self._place(call, board)
-        for call in self.loc_calls:
-            if call.args:
-                self._location_id(call.args[0], board)
+            self._place(call)
 
     def _answer_rounds(self, item: ast.TestAnswer, later: list) -> None:
         """An answer by round that no later line of the test can reach a loop of rounds with never
@@ -1676,7 +1663,7 @@ class _Checker:
                            hint=f"a CRT attack is resolved in one go: drop `{when}` to answer `{item.what}` "
                            "every time it is asked, or say when with `when CONDITION`")
 
-    def _test_unit(self, u: ast.TestUnit, w: "_Walker", board) -> None:
+    def _test_unit(self, u: ast.TestUnit, w: "_Walker") -> None:
         g = self.game
         for name, want, ok in ((u.type, "unit type", lambda d: isinstance(d, ast.Unit)),
                                (u.side, "side", lambda d: isinstance(d, ast.Entity) and d.kind == "side")):
@@ -1688,7 +1675,7 @@ class _Checker:
                                  hint=did_you_mean(name, known))
         if u.at is not None:
             w.expr(u.at)
-            self._location_id(u.at, board)
+            self.expect_location(u.at, f"where unit '{u.var}' stands", on_board=True)
         if u.box is not None:
             w.expr(u.box)
         markers = {m.name for m in g.entities("marker")}
@@ -2293,8 +2280,11 @@ class _Walker:
     def special_builtin(self, call: ast.Call) -> None:
         if call.func == "place":
             self.c.place_calls.append(call)
+            if len(call.args) >= 3:
+                self.c.expect_location(call.args[2], "placing a unit", on_board=True)
         elif call.func == "loc":
-            self.c.loc_calls.append(call)
+            if call.args:
+                self.c.expect_location(call.args[0], "the `id` of loc()", on_board=True)
         elif call.func in ("pile", "move_card"):
             self.c.pile_calls.append(call)
         if call.func in CARD_DESTINATIONS:

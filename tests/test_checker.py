@@ -326,7 +326,7 @@ def test_map_names_and_locations():
     game, diags = check_path(BAD / "map_names")
     got = [(d.code, d.message, Path(d.span.file).name, d.span.line, d.span.column, d.hint) for d in diags.items]
     assert got == [
-        ("E-unknown-location", 'unknown location "0304"', "game.wcx", 15, 21, "did you mean '0303'?"),
+        ("E-unknown-location", 'unknown location "0304" (placing a unit)', "game.wcx", 15, 21, "did you mean '0303'?"),
         ("E-undeclared-map-name", "the map uses terrain 'forrest', which the rules do not declare",
          "map.wcmap", 5, 11, "did you mean 'forest'?"),
         ("E-undeclared-map-name", "the map uses location feature 'city', which the rules do not declare",
@@ -673,4 +673,34 @@ test held "no VP hex is held at the start" §9 {
         ("E-unknown-location", f'unknown location "0808q" ({each})', "extra.wcx", 1, 52),
         ("W-location-off-board", f'location "0909" ({each}) is not on this test\'s board, only on the game\'s map',
          "t.wcx", 9, 36),
+    ], rendered(diags)
+
+
+def test_a_unit_placed_or_standing_off_a_tests_board_is_an_error_on_the_same_path(tmp_path):
+    """`place(...)`, a test's `unit ... at` and `loc()` go through the same check as every other
+    location literal, with what they do in the message: on a test's partial board a hex it leaves
+    out is an error for them (no unit can stand there, `loc()` finds nothing), not a warning, and a
+    typo has the closest id of any board."""
+    folder = _tiny_copy(tmp_path, tests='''map strip "a 4 x 4 strip" {
+  grid hex flat odd cols 1..4 rows 1..4 ids CCRR
+  default terrain clear
+}
+test off "units off the strip" §9 {
+  map strip
+  unit a: rifle soviet at "0805"
+  unit b: rifle soviet at "0101"
+  place(rifle, soviet, "0102q")
+  expect loc("0805") != none
+}
+''')
+    _, diags = check_path(folder, tests=True)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.items if d.code != "W-provisional"]
+    off = "this board has no terrain or map attribute for it (reading one stops the test) and no unit can stand there: " \
+          "add it to the test's board, or name a location of the board"
+    assert got == [
+        ("E-unknown-location", 'location "0805" (where unit \'a\' stands) is not on this test\'s board, only on the '
+         "game's map", 7, 27, off),
+        ("E-unknown-location", 'unknown location "0102q" (placing a unit)', 9, 24, "did you mean '0102'?"),
+        ("E-unknown-location", 'location "0805" (the `id` of loc()) is not on this test\'s board, only on the '
+         "game's map", 10, 14, off),
     ], rendered(diags)
