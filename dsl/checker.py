@@ -963,8 +963,6 @@ class _Checker:
         """`face: "{command_range}-{move}"` on a unit type (or a class, for its unit types that
         declare none): what its counters print, a text in which each `{name}` is a value of the
         type. A name the type does not have would print as nothing: an error, with the closest."""
-        import string
-
         units = [d for d in self.game.names.values() if isinstance(d, ast.Unit)]
         decls = units + [d for d in self.game.entities("class")]
         for decl in decls:
