@@ -23,6 +23,7 @@ literal types, unit properties); the other families check declarations as wholes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import string
 from fractions import Fraction
@@ -364,6 +365,7 @@ class _Checker:
         self.loc_var_literals: set[int] = set()  # (ids of) those whose location variable is read or set
         self.on_board_literals: set[int] = set()  # (ids of) those a unit stands on (`place`), or `loc()`'s
         self._key_literals: dict[int, ast.Str] = {}  # a table key looked up by location, as the literal it is
+        self._location_lists: dict[tuple[str, str], bool] = {}  # (rule, list parameter): holds locations?
         self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.card_moves: list[ast.Call] = []  # every call that puts a card into a pile (CARD_DESTINATIONS)
         self.emitted: dict[str, ast.Expr] = {}
@@ -1264,6 +1266,45 @@ class _Checker:
                 lit = self._key_literals.setdefault(id(key), ast.Str(value=key.name, span=key.span))
                 self.expect_location(lit, f"a {axis} of table '{table.name}', looked up by location")
 
+    def location_list_param(self, decl: ast.Function | ast.Quantity | ast.Procedure, name: str) -> bool:
+        """Whether the rule `decl` uses its `list` parameter `name` as a list of locations: a loop
+        over it (`for`, a comprehension, `choose`) whose variable it uses as a location, a
+        location parameter of its looked for in it (`h in hexes`), or it passes it on as a
+        built-in's or a rule's list of locations (`traceable(m, h, hexes, s)`). A literal list a
+        call passes there is then a list of locations (`objective_count(["0101", "0202"])`)."""
+        key = (decl.name, name)
+        found = self._location_lists.get(key)
+        if found is not None:
+            return found
+        self._location_lists[key] = False  # a rule passing it back to itself adds nothing
+        located = {p.name for p in decl.params if p.type == "location"}
+        w = self.walker()
+
+        def is_it(e) -> bool:
+            return isinstance(e, ast.Name) and e.id == name
+
+        body = [decl.base, decl.modifiers] if isinstance(decl, ast.Quantity) else [decl.body]
+        for n in _iter_nodes(body):
+            if isinstance(n, ast.For) and is_it(n.source):
+                found = w.used_as_location(n.var, n.body) is not None
+            elif isinstance(n, ast.Comprehension) and is_it(n.source):
+                found = w.used_as_location(n.var, [n.element, n.where]) is not None
+            elif isinstance(n, ast.Choose) and is_it(n.source) and not n.subset:
+                found = w.used_as_location(n.var, body) is not None  # the rest of the body: all of it, roughly
+            elif isinstance(n, ast.In) and is_it(n.collection):
+                found = isinstance(n.item, ast.Name) and n.item.id in located
+            elif isinstance(n, ast.Call):
+                builtin = stdlib.BUILTINS.get(n.func)
+                callee = self.game.names.get(n.func)
+                found = any(is_it(arg) and ((builtin is not None and pname in builtin.location_lists) or (
+                    builtin is None and isinstance(callee, (ast.Function, ast.Quantity, ast.Procedure))
+                    and type_ == "list" and self.location_list_param(callee, pname)))
+                    for pname, type_, arg in _typed_args(n, builtin, callee))
+            if found:
+                break
+        self._location_lists[key] = bool(found)
+        return bool(found)
+
     def is_location_var(self, name: str) -> bool:
         decl = self.game.names.get(name)
         return isinstance(decl, ast.VarDecl) and decl.scope == "location_var"
@@ -1810,12 +1851,18 @@ def _within(span: Span | None, outer: Span | None) -> bool:
     return (outer.line, outer.column) <= (span.line, span.column) and end <= outer_end
 
 
+@functools.lru_cache(maxsize=None)
+def _builtin_params(name: str) -> tuple[tuple[str, str], ...]:
+    """(name, type) of each parameter of a built-in, from its "name: type" text (stdlib.py)."""
+    return tuple((p.split(":")[0].lstrip("*").rstrip("?").strip(), p.split(":")[1].strip().rstrip("?"))
+                 for p in stdlib.BUILTINS[name].params)
+
+
 def _typed_args(call: ast.Call, builtin, decl) -> list[tuple[str, str, ast.Expr]]:
     """(parameter name, its type, the argument) for each argument a call gives, positional or
     named, of a built-in (`stdlib`) or a rule (function, quantity, procedure)."""
     if builtin is not None:
-        params = [(p.split(":")[0].lstrip("*").rstrip("?").strip(), p.split(":")[1].strip().rstrip("?"))
-                  for p in builtin.params]
+        params = _builtin_params(builtin.name)
     elif isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
         params = [(p.name, p.type) for p in decl.params]
     else:
@@ -2185,7 +2232,8 @@ class _Walker:
         for name, type_, arg in _typed_args(call, builtin, decl):
             if type_ == "location" and call.func != "place":
                 self.c.expect_location(arg, f"the `{name}` of {call.func}()")
-            elif builtin is not None and name in builtin.location_lists:
+            elif (builtin is not None and name in builtin.location_lists) or (
+                    builtin is None and type_ == "list" and self.c.location_list_param(decl, name)):
                 self.expect_locations(arg, f"in the `{name}` of {call.func}()")
 
     # ------------------------------------------------------------ string literals used as locations

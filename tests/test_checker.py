@@ -704,3 +704,30 @@ test off "units off the strip" §9 {
         ("E-unknown-location", 'location "0805" (the `id` of loc()) is not on this test\'s board, only on the '
          "game's map", 10, 14, off),
     ], rendered(diags)
+
+
+def test_a_list_a_rule_uses_as_locations_is_a_list_of_locations_where_it_is_called(tmp_path):
+    """A rule's `list` parameter that its body uses as a list of locations (a loop whose variable
+    is used as one, a location parameter looked for in it, passed on to a built-in's or another
+    rule's list of locations) makes the literals a call passes there locations; a list parameter
+    used otherwise does not."""
+    folder = _tiny_copy(tmp_path, '''function held(hexes: list): int "held" §9 = count(h for h in hexes where h.controller == soviet)
+function among(h: location, hexes: list): bool "among" §9 = h in hexes
+function passed_on(hexes: list): int "passed on" §9 = held(hexes)
+function traced(h: location, hexes: list): bool "traced" §9 = traceable(ground, h, hexes, soviet)
+function labels(names: list): int "labels" §9 = count(n for n in names where n != "x")
+function probe(h: location): bool "probe" §9 = held(["0101", "0101q"]) > 0 or among(h, ["0202q"])
+  or passed_on(["0303q"]) > 0 or traced(h, ["0404q"]) or labels(["0505q"]) > 0
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [
+        ("E-unknown-location", 'unknown location "0101q" (in the `hexes` of held())', 6, 62, "did you mean '0101'?"),
+        ("E-unknown-location", 'unknown location "0202q" (in the `hexes` of among())', 6, 89, "did you mean '0202'?"),
+        ("E-unknown-location", 'unknown location "0303q" (in the `hexes` of passed_on())', 7, 17,
+         "did you mean '0303'?"),
+        ("E-unknown-location", 'unknown location "0404q" (in the `hexes` of traced())', 7, 45, "did you mean '0404'?"),
+    ], rendered(diags)
+    lines = (folder / "extra.wcx").read_text(encoding="utf-8").splitlines()
+    for d in diags.errors:  # the caret is under the literal, quotes included
+        assert lines[d.span.line - 1][d.span.column - 1:d.span.end_column - 1] == d.message.split(" ")[2], d.render()
