@@ -1,0 +1,63 @@
+"""How the greedy agent draws and judges its candidates (interpreter/search_agents.py,
+search_support.py; docs/balance.md, "Stratified candidates"): the four faults the Fall Blau traces
+found, each on the test-only Skirmish (tests/data/games/skirmish/game.wcx: one Blue unit next to
+Red's soldiers, twenty Blue sentries far away whose strata all fail, a strike settled by a die)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from warcodex.dsl.checker import check_path
+from warcodex.interpreter.agents import LegalActions
+from warcodex.interpreter.engine import Engine
+from warcodex.interpreter.play import agents_for, start
+from warcodex.interpreter.search_support import Draw, stratified_candidates
+
+
+@pytest.fixture(scope="module")
+def skirmish():
+    game, diags = check_path("tests/data/games/skirmish")
+    assert not diags.errors
+    return game
+
+
+def _red_decision(game, scenario: str, specs=("greedy", "random"), seed: int = 1):
+    """The game at Red's first decision (its Combat phase) and the legal strikes there."""
+    engine = Engine(game).for_scenario(scenario)
+    g = start(engine, scenario, seed, agents_for(engine, list(specs), seed), trace=False)
+    g.run(until_turn=1, max_actions=0)
+    assert g.state.active == "red"
+    return g, LegalActions(engine, g.ctx, ["strike"])
+
+
+def test_a_draw_that_looked_at_every_stratum_and_found_nothing_is_not_drawn_again(skirmish, monkeypatch):
+    # nothing to strike (the soldier stands apart): every stratum fails, the draw says it looked
+    # at all of them, and drawing again would only cost the same again
+    g, legal = _red_decision(skirmish, "apart")
+    agent = g.agents["red"]
+    draws = []
+    real = agent.candidates
+    monkeypatch.setattr(agent, "candidates", lambda legal: (draws.append(1), real(legal))[1])
+    assert agent.choose_action(g.ctx, "red", legal) is None and len(draws) == 1
+    empty = stratified_candidates(legal, random.Random(1), 12, 3)
+    assert empty == [] and empty.exhaustive
+
+
+def test_strata_that_fail_do_not_crowd_out_the_one_that_passes(skirmish):
+    # 21 strata of `strike` (one per Blue unit), one passing: the draw looks at strata until it
+    # has `limit` candidates, failing ones not counted (at most 16 x limit looked at); it used to
+    # test 4 x limit strata, failing ones included, and found the strike in 13 draws of 40
+    g, legal = _red_decision(skirmish, "lone")
+    draws = [stratified_candidates(legal, random.Random(seed), 2) for seed in range(40)]
+    assert all([c.action for c in d] == ["strike"] for d in draws)
+    assert all(d.exhaustive for d in draws)  # 21 strata, fewer than 16 x 2: every one looked at
+    # a draw that stops at `limit` candidates did not look at every stratum
+    g, legal = _red_decision(skirmish, "company")
+    full = stratified_candidates(legal, random.Random(1), 1, 3)
+    assert len(full) == 1 and not full.exhaustive
+    # bounded: at most 16 x limit strata looked at (with limit 1, 16 of 21, so some draws miss it)
+    g, legal = _red_decision(skirmish, "lone")
+    found = sum(bool(stratified_candidates(legal, random.Random(seed), 1)) for seed in range(40))
+    assert 20 < found < 40
