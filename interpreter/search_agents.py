@@ -122,13 +122,17 @@ class GreedyAgent(RandomAgent):
         engine = ctx.engine
         here = None
         scored: list = []
-        # A sample that finds nothing better than the position is drawn again (other strata,
-        # other dice) up to `idle` more times before the agent gives up the step: passing ends the
-        # step for good, and one unlucky roll in a lookahead must not end a Combat Phase.
+        # A sample that finds nothing better than the position, or no candidate at all, is drawn
+        # again (other strata, other dice) up to `idle` more times before the agent gives up the
+        # step: passing ends the step for good, and one unlucky draw of strata or one unlucky roll
+        # in a lookahead must not end a Combat Phase with attacks left. A draw that looked at
+        # every stratum and found nothing is not drawn again: there is nothing else to find.
         for _ in range(1 + self.idle):
             candidates = self.candidates(legal)
             if not candidates:
-                break
+                if getattr(candidates, "exhaustive", False):
+                    break
+                continue
             if len(candidates) == 1 and not legal.may_pass and not scored:
                 return candidates[0]  # forced: nothing to compare it with
             if here is None:

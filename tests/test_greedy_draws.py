@@ -32,6 +32,29 @@ def _red_decision(game, scenario: str, specs=("greedy", "random"), seed: int = 1
     return g, LegalActions(engine, g.ctx, ["strike"])
 
 
+def test_a_draw_that_finds_no_candidate_is_drawn_again(skirmish, monkeypatch):
+    # an empty draw that did not look at every stratum (an unlucky draw of strata) used to end the
+    # step: the Combat Phase of Fall Blau ended with attacks left; it is drawn again, up to `idle`
+    # more times, as a draw whose candidates are all worse than the position is
+    g, legal = _red_decision(skirmish, "company", ["greedy:idle=3", "random"])
+    agent = g.agents["red"]
+    real = agent.candidates
+    draws = []
+
+    def unlucky_first(legal):
+        draws.append(1)
+        return Draw() if len(draws) == 1 else real(legal)  # not exhaustive: other strata were left
+
+    monkeypatch.setattr(agent, "candidates", unlucky_first)
+    monkeypatch.setattr(agent, "value_after", lambda ctx, side, choice: 100.0 if len(choice.arg("attackers")) == 3 else -100.0)
+    choice = agent.choose_action(g.ctx, "red", legal)
+    assert choice is not None and len(choice.arg("attackers")) == 3 and len(draws) >= 2
+    # always empty: 1 + idle draws, then the agent passes (its step may end)
+    draws.clear()
+    monkeypatch.setattr(agent, "candidates", lambda legal: (draws.append(1), Draw())[1])
+    assert agent.choose_action(g.ctx, "red", legal) is None and len(draws) == 4
+
+
 def test_a_draw_that_looked_at_every_stratum_and_found_nothing_is_not_drawn_again(skirmish, monkeypatch):
     # nothing to strike (the soldier stands apart): every stratum fails, the draw says it looked
     # at all of them, and drawing again would only cost the same again
