@@ -23,6 +23,7 @@ Both are deterministic for a seed: the same seed, game and opponents give the sa
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 
@@ -211,12 +212,17 @@ class GreedyAgent(RandomAgent):
         return list(range(len(options))) + ([-1] if optional else [])
 
     def _subset_picks(self, options, lo: int, hi) -> list:
+        """At most `follow` groups to weigh: the largest allowed (every option, or a random group
+        of the largest size allowed: the strongest attack is often everything that may join it),
+        then random groups of random sizes."""
         top = len(options) if hi is None else min(hi, len(options))
         if lo > top:
             return []
+        largest = tuple(range(top)) if top == len(options) else tuple(sorted(self.rng.sample(range(len(options)), top)))
         draws = (tuple(sorted(self.rng.sample(range(len(options)), self.rng.randint(lo, top))))
                  for _ in range(2 * self.follow))
-        return list(dict.fromkeys(draws))
+        picks = list(dict.fromkeys(itertools.chain([largest], draws)))
+        return picks[:max(1, self.follow)]
 
     def choose(self, ctx, who, what, options, optional):
         if self.follow:

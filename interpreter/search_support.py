@@ -76,7 +76,9 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
     drawing per kind and unit gives every unit the same chance. Each stratum drawn is tested
     lazily (its first value must pass its `where` and lead to a legal instance), then up to
     `breadth` of its instances are drawn at random (a unit's move judged by a single random
-    destination is mostly a move sideways). The strata are looked at until `limit` candidates
+    destination is mostly a move sideways); when the stratum's next parameter is a subset (the
+    attackers of a hex attacked), the first of them, with `breadth` 2 or more, is the whole
+    eligible group (`_whole_group`), the others random groups. The strata are looked at until `limit` candidates
     are found: a stratum that fails (its `where`, a requirement) does not take the place of one
     that passes, so a kind with many failing raw candidates (a filter over a big source, options
     that are off) does not crowd the others out; at most `16 x limit` strata are looked at,
@@ -110,6 +112,8 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
         for action, p, part, pfr, value in strata[:looked]:
             if p is None:
                 drawn = action.instances(ctx, rng, largest=largest)
+                if breadth > 1 and not largest:
+                    drawn = itertools.chain(_whole_group(action, Frame(ctx), 0, rng), drawn)
             else:
                 if focus is not None and not focus.admits_first(value):
                     continue  # its place is away from the focus: no instance of it would be kept
@@ -120,6 +124,8 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
                 if not action.requirements_hold(fr, 1):
                     continue
                 drawn = action.completions(fr, 1, rng, largest=largest)
+                if breadth > 1 and not largest:
+                    drawn = itertools.chain(_whole_group(action, fr, 1, rng), drawn)
             if focus is not None:
                 drawn = (c for c in itertools.islice(drawn, scan) if focus.admits(c))
             drawn = itertools.islice(drawn, breadth)
@@ -133,6 +139,26 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
                 break
     del found[limit:]
     return found
+
+
+def _whole_group(action, fr: Frame, i: int, rng: random.Random):
+    """The instance (at most one) whose parameter `i`, a subset, is the largest group allowed:
+    every eligible value (a random group of the largest size its `max` allows, when that is
+    fewer), the parameters before it as bound in `fr`, the later ones drawn at random. A random
+    subset has a random size, so the strongest attack, often "every unit next to the target",
+    would come up in few draws; this gives it a place in every draw of the stratum. One test of
+    the requirements: an instance whose whole group the rules refuse is not looked for further."""
+    if i >= len(action.params) or not action.params[i].subset:
+        return
+    p = action.params[i]
+    wf = Frame(fr.ctx, dict(fr.vars))
+    items = list(action._values(wf, p))
+    top = len(items) if p.max is None else min(p.max, len(items))
+    if top < max(p.min, 1):
+        return
+    wf.vars[p.name] = tuple(items) if top == len(items) else tuple(rng.sample(items, top))
+    if action.requirements_hold(wf, i + 1):
+        yield from itertools.islice(action.completions(wf, i + 1, rng), 1)
 
 
 # ------------------------------------------------------------------------------ private dice

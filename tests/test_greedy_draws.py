@@ -84,3 +84,32 @@ def test_strata_that_fail_do_not_crowd_out_the_one_that_passes(skirmish):
     g, legal = _red_decision(skirmish, "lone")
     found = sum(bool(stratified_candidates(legal, random.Random(seed), 1)) for seed in range(40))
     assert 20 < found < 40
+
+
+def test_the_whole_eligible_group_is_among_the_draws_of_a_subset(skirmish):
+    # three soldiers next to the outpost: only the three together make a strike worth making
+    # (4+ on a die: +1/2 on average; two: 0; one: -1/2). A random group has a random size, one
+    # draw in three or fewer the whole group; with `breadth` 2 or more the whole group is the
+    # first instance of its stratum, in every draw
+    g, legal = _red_decision(skirmish, "company")
+    for seed in range(20):
+        drawn = stratified_candidates(legal, random.Random(seed), 12, 2)
+        sizes = [len(c.arg("attackers")) for c in drawn]
+        assert sizes[0] == 3 and len(sizes) == 2, sizes
+    # one instance a stratum (MCTS's rollouts): a random group, as before
+    sizes = {len(stratified_candidates(legal, random.Random(seed), 12, 1)[0].arg("attackers")) for seed in range(20)}
+    assert sizes == {1, 2, 3}
+
+
+def test_a_subset_chosen_inside_an_action_weighs_the_largest_group_first():
+    # `choose ... subset` inside its own action (units that advance, that join...), searched with
+    # `follow`: the largest group allowed is always one of the `follow` groups weighed
+    from warcodex.interpreter.search_agents import GreedyAgent
+
+    agent = GreedyAgent(seed=1, follow=3)
+    for _ in range(10):
+        picks = agent._subset_picks(list("abcde"), 1, None)
+        assert picks[0] == (0, 1, 2, 3, 4) and len(picks) <= 3 and len(set(picks)) == len(picks)
+        capped = agent._subset_picks(list("abcde"), 0, 2)
+        assert len(capped[0]) == 2 and all(len(p) <= 2 for p in capped)
+    assert agent._subset_picks(list("ab"), 3, None) == []
