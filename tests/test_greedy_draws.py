@@ -113,3 +113,78 @@ def test_a_subset_chosen_inside_an_action_weighs_the_largest_group_first():
         capped = agent._subset_picks(list("abcde"), 0, 2)
         assert len(capped[0]) == 2 and all(len(p) <= 2 for p in capped)
     assert agent._subset_picks(list("ab"), 3, None) == []
+
+
+def _first_strikes(game, scenario: str, spec: str, seeds) -> list:
+    """The number of soldiers of greedy Red's first strike in each game (0: none)."""
+    from warcodex.interpreter.play import play
+
+    engine = Engine(game).for_scenario(scenario)
+    out = []
+    for seed in seeds:
+        g = play(engine, scenario, seed, agents_for(engine, [spec, "random"], seed), trace=False)
+        strikes = [e for e in g.log if e.get("action") == "strike"]
+        out.append(len(strikes[0]["args"]["attackers"]) if strikes else 0)
+    return out
+
+
+def test_a_candidate_that_rolls_dice_is_judged_by_the_mean_of_its_rolls(skirmish):
+    # the lone soldier's strike is a bad bet: +3 on a 6, -2 otherwise (-7/6 on average). Judged
+    # by one roll, it looks good one lookahead in six, and the agent strikes; judged by the mean
+    # of `rolls` lookaheads, each on dice of its own, it looks good only when most of them roll 6
+    g, legal = _red_decision(skirmish, "lone", ["greedy:rolls=3", "random"])
+    agent = g.agents["red"]
+    here = 2  # one Red soldier on the map
+    strike = next(iter(engine_instances(g, "strike")))
+    for _ in range(10):
+        before = agent.lookaheads
+        value = agent.value_after(g.ctx, "red", strike)
+        assert agent.lookaheads - before == 3
+        # the mean of three: k sixes of 3 give (3k - 2(3 - k)) / 3 above the position
+        assert any(abs(value - (here + (5 * k - 6) / 3)) < 1e-9 for k in range(4)), value
+    one = [_first_strikes(skirmish, "lone", f"greedy:rolls={r}", range(1, 81)) for r in (1, 8)]
+    assert one[0].count(1) >= 8 and one[1].count(1) <= 6, (one[0].count(1), one[1].count(1))
+    assert one[1].count(1) < one[0].count(1) / 2
+
+
+def test_a_candidate_that_rolls_no_die_is_looked_at_once(tiny_engine):
+    # Tiny Front's first Axis decision: moves roll no die; `rolls` costs nothing there
+    g = start(tiny_engine, "meeting", 3, agents_for(tiny_engine, ["greedy:rolls=3", "random"], 3))
+    g.run(until_turn=1, max_actions=0)
+    agent = g.agents["axis"]
+    move = next(iter(engine_instances(g, "move")))
+    before = agent.lookaheads
+    agent.value_after(g.ctx, "axis", move)
+    assert agent.lookaheads - before == 1
+
+
+def test_a_candidate_drawn_again_in_a_decision_keeps_its_first_value(skirmish, monkeypatch):
+    # the draws of the idle limit look at a candidate once: judged again on other dice, the best
+    # of its judgements would be kept, and a bad strike drawn four times looks good on one of them
+    g, legal = _red_decision(skirmish, "lone", ["greedy:idle=3:rolls=1", "random"])
+    agent = g.agents["red"]
+    strike = next(iter(engine_instances(g, "strike")))
+    monkeypatch.setattr(agent, "candidates", lambda legal: Draw([strike]))
+    judged = []
+    monkeypatch.setattr(agent, "value_after", lambda ctx, side, choice: (judged.append(choice), -100.0)[1])
+    assert agent.choose_action(g.ctx, "red", legal) is None and judged == [strike]
+
+
+def test_greedy_spec_takes_rolls():
+    from warcodex.interpreter.agents import make_agent
+
+    assert make_agent("greedy", 1).rolls == 3 and make_agent("greedy:rolls=1", 1).rolls == 1
+    assert make_agent("plan:rolls=2", 1).rolls == 2
+    with pytest.raises(ValueError, match="rolls must be at least 1"):
+        make_agent("greedy:rolls=0", 1)
+
+
+def engine_instances(g, action: str):
+    return g.ctx.engine.actions[action].instances(g.ctx)
+
+
+@pytest.fixture(scope="module")
+def tiny_engine():
+    game, diags = check_path("games/tiny")
+    assert not diags.errors
+    return Engine(game)
