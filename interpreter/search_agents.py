@@ -148,10 +148,11 @@ class GreedyAgent(RandomAgent):
         scored: list = []
         judged: set = set()  # the candidates' keys
         # A sample that finds nothing better than the position, or no candidate at all, is drawn
-        # again (other strata, other instances) up to `idle` more times before the agent gives up the
-        # step: passing ends the step for good, and one unlucky draw of strata must not end a
-        # Combat Phase with attacks left (an unlucky roll is answered by `rolls`, in `look`). A draw that looked at
-        # every stratum and found nothing is not drawn again: there is nothing else to find.
+        # again (other strata, other instances) up to `idle` more times before the agent gives up
+        # the step: passing ends the step for good, and one unlucky draw of strata must not end a
+        # Combat Phase with attacks left (an unlucky roll is answered by `rolls`, in `look`). A
+        # draw that looked at every stratum and found nothing is not drawn again: nothing else
+        # is there to find.
         for _ in range(1 + self.idle):
             candidates = self.candidates(legal)
             if not candidates:

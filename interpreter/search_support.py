@@ -78,8 +78,8 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
     `breadth` of its instances are drawn at random (a unit's move judged by a single random
     destination is mostly a move sideways); when the stratum's next parameter is a subset (the
     attackers of a hex attacked), the first of them, with `breadth` 2 or more, is the whole
-    eligible group (`_whole_group`), the others random groups. The strata are looked at until `limit` candidates
-    are found: a stratum that fails (its `where`, a requirement) does not take the place of one
+    eligible group (`_whole_group`), the others random groups. The strata are looked at until
+    `limit` candidates are found: a stratum that fails (its `where`, a requirement) does not take the place of one
     that passes, so a kind with many failing raw candidates (a filter over a big source, options
     that are off) does not crowd the others out; at most `16 x limit` strata are looked at,
     failing ones included, so a decision's cost is bounded whatever the number of units (looking

@@ -46,7 +46,8 @@ def test_a_draw_that_finds_no_candidate_is_drawn_again(skirmish, monkeypatch):
         return Draw() if len(draws) == 1 else real(legal)  # not exhaustive: other strata were left
 
     monkeypatch.setattr(agent, "candidates", unlucky_first)
-    monkeypatch.setattr(agent, "value_after", lambda ctx, side, choice: 100.0 if len(choice.arg("attackers")) == 3 else -100.0)
+    monkeypatch.setattr(agent, "value_after",
+                        lambda ctx, side, choice: 100.0 if len(choice.arg("attackers")) == 3 else -100.0)
     choice = agent.choose_action(g.ctx, "red", legal)
     assert choice is not None and len(choice.arg("attackers")) == 3 and len(draws) >= 2
     # always empty: 1 + idle draws, then the agent passes (its step may end)
