@@ -17,12 +17,18 @@ beginning with it reaches:
   with the focus), taken even when it is worse than where the plan stands: a combined assault is
   worse at every step until it is strong enough (committed, a greedy rollout would stop at once);
 - the candidate's value is the best position along its plan (right after an action, as greedy
-  judges one); the agent plays the candidate of the best plan, then plans again at the next
-  decision, where the rest of that plan is among the candidates (when still legal).
+  judges one); the agent plays the candidate of the best plan, and **keeps that plan**: at the
+  next decision, the rest of the plan followed is judged again from the position reached (its
+  actions played in turn on a snapshot, the first still legal here, or in the side's next step
+  after passing: then the agent passes), and a fresh plan replaces it only if worth more. A plan
+  found at one decision is not dropped at the next for greedy's own draws, whose fresh plans may
+  not find it again (a fresh plan's focus holds only its own places). The plan is dropped when
+  another side decides, at the end of the turn, or when its next action is no longer legal.
 
 Deterministic for a seed; every position looked at has dice of its own (search_support.py); at
-most `budget` actions a decision are played to extend plans (after that, candidates are judged
-one-ply). With `depth=1` it is the greedy agent: the same seed plays the same game.
+most `budget` actions a decision are played to judge the plan followed (first) and to extend
+fresh plans (after that, candidates are judged one-ply). With `depth=1` or `budget=0` it is the
+greedy agent: the same seed plays the same game.
 """
 
 from __future__ import annotations
