@@ -32,6 +32,18 @@ def _red_decision(game, scenario: str, specs=("greedy", "random"), seed: int = 1
     return g, LegalActions(engine, g.ctx, ["strike"])
 
 
+def engine_instances(g, action: str):
+    """The legal instances of `action` at the game's decision, lazily."""
+    return g.ctx.engine.actions[action].instances(g.ctx)
+
+
+@pytest.fixture(scope="module")
+def tiny_engine():
+    game, diags = check_path("games/tiny")
+    assert not diags.errors
+    return Engine(game)
+
+
 def test_a_draw_that_finds_no_candidate_is_drawn_again(skirmish, monkeypatch):
     # an empty draw that did not look at every stratum (an unlucky draw of strata) used to end the
     # step: the Combat Phase of Fall Blau ended with attacks left; it is drawn again, up to `idle`
@@ -178,14 +190,3 @@ def test_greedy_spec_takes_rolls():
     assert make_agent("plan:rolls=2", 1).rolls == 2
     with pytest.raises(ValueError, match="rolls must be at least 1"):
         make_agent("greedy:rolls=0", 1)
-
-
-def engine_instances(g, action: str):
-    return g.ctx.engine.actions[action].instances(g.ctx)
-
-
-@pytest.fixture(scope="module")
-def tiny_engine():
-    game, diags = check_path("games/tiny")
-    assert not diags.errors
-    return Engine(game)
