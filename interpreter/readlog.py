@@ -239,17 +239,12 @@ class LoggedUnit:
         elif name == "vars":
             self._log.unit(u.id, "*", u)
         elif name == "vd":  # generated code reads variables as `unit.vd.get(name)`: one by one
-            value = self.__dict__["vd"] = _LoggedVars(self)
+            d = self.__dict__
+            value = d["vd"] = _LoggedVars(self._u, self._log, d["_vars"])
         return value
 
     def var(self, name: str, default=None):
-        seen = self._vars
-        v = seen.get(name, seen)
-        if v is seen:
-            u = self._u
-            v = seen[name] = u.var(name, _ABSENT)
-            self._log.unit(u.id, ("var", name), v)
-        return default if v is _ABSENT else v
+        return _logged_var(self._u, self._log, self._vars, name, default)
 
     def _whole(self):
         self._log.unit(self._u.id, "*", self._u)
@@ -265,16 +260,29 @@ class LoggedUnit:
         return repr(self._u)
 
 
+def _logged_var(u, log, seen: dict, name: str, default):
+    """Unit variable `name` of record `u` on a recording view, its first read noted in `log`;
+    `seen`: the values read so far (the proxy's, shared with its `vd`)."""
+    v = seen.get(name, seen)
+    if v is seen:
+        v = seen[name] = u.var(name, _ABSENT)
+        log.unit(u.id, ("var", name), v)
+    return default if v is _ABSENT else v
+
+
 class _LoggedVars:
-    """`unit.vd` of a recording view: each variable's first read noted, as `LoggedUnit.var`."""
+    """`unit.vd` of a recording view: each variable's first read noted, as `LoggedUnit.var`. It
+    holds the proxy's record, log and reads, not the proxy (no reference cycle: a proxy and its
+    `vd` are freed by reference counting, not left to the cyclic collector, one pair per unit a
+    replay reads)."""
 
-    __slots__ = ("_unit",)
+    __slots__ = ("_u", "_log", "_seen")
 
-    def __init__(self, unit: LoggedUnit) -> None:
-        self._unit = unit
+    def __init__(self, u, log, seen: dict) -> None:
+        self._u, self._log, self._seen = u, log, seen
 
     def get(self, name: str, default=None):
-        return self._unit.var(name, default)
+        return _logged_var(self._u, self._log, self._seen, name, default)
 
 
 class _LoggedUnits(_LoggedMapping):
@@ -681,35 +689,38 @@ class ReadMemo:
 
     def lookup(self, value_of):
         """(path, result) of an entry all of whose reads `value_of(address)` gives, or None."""
-        seen: dict = {}
+        return _find(self.root, {}, value_of)
 
-        def find(node):
-            # (most nodes have one read after them: followed in a loop, no recursion)
-            while len(node) == 1:
-                (addr, children), = node.items()
-                if addr is _END:
-                    return children
-                value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
-                try:
-                    node = children.get(value)
-                except TypeError:
-                    return None
-                if node is None:
-                    return None
-            if _END in node:
-                return node[_END]
-            for addr, children in node.items():
-                if addr is _END:
-                    continue
-                value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
-                try:
-                    child = children.get(value)
-                except TypeError:
-                    child = None
-                if child is not None:
-                    found = find(child)
-                    if found is not None:
-                        return found
+
+def _find(node, seen: dict, value_of):
+    """The entry under trie node `node` (see `ReadMemo.lookup`); `seen`: the values read so far.
+    (A function, not a closure calling itself: that would be a reference cycle per lookup, left to
+    the cyclic collector.)"""
+    # (most nodes have one read after them: followed in a loop, no recursion)
+    while len(node) == 1:
+        (addr, children), = node.items()
+        if addr is _END:
+            return children
+        value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
+        try:
+            node = children.get(value)
+        except TypeError:
             return None
+        if node is None:
+            return None
+    if _END in node:
+        return node[_END]
+    for addr, children in node.items():
+        if addr is _END:
+            continue
+        value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
+        try:
+            child = children.get(value)
+        except TypeError:
+            child = None
+        if child is not None:
+            found = _find(child, seen, value_of)
+            if found is not None:
+                return found
+    return None
 
-        return find(self.root)
