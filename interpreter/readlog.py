@@ -141,7 +141,8 @@ class ReadLog:
         self.all_read = False
         self.start = state
         self.moves, self.moved = [], set()
-        self.reads.setdefault(("rest",), rest_key(state))
+        if ("rest",) not in self.reads:  # (every run of the log starts from the same state)
+            self.reads[("rest",)] = rest_key(state)
 
     def mark(self) -> tuple:
         """What the run has written so far (`restore` goes back to it)."""
