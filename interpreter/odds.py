@@ -829,12 +829,15 @@ class Enumerator:
         saved_round = self.round
         try:
             states = {self.key(start): start}  # state key -> the state
-            # live states: key -> {rounds so far: probability}
-            live = {self.key(start): {0: 1.0}}
+            # live states by rounds fought so far: {rounds: {state key: probability}} (in the common
+            # case, every pass fought a round, one group: a pass moves each state's probability
+            # along its moves with one dictionary update a move, not a histogram per state)
+            live = {0: {self.key(start): 1.0}}
             ended: dict = {}  # (state key, stopped) -> [state, stopped, {rounds: probability}]
             any_roll = False
-            # a live state's moves in a pass: (target's hist dict getter key, q, rounds added),
-            # made once per (state, settled) from its memoised transition
+            # a live state's moves in a pass, made once per (state, settled, phase) from its
+            # memoised transition: ((rounds added, ((target key, q), ...)), ...) to live states of
+            # the next pass, and (the end's rounds dict, q, rounds added) to ends
             moves: dict = {}
             for i, x in enumerate(seq):
                 if not live:
@@ -843,45 +846,43 @@ class Enumerator:
                     self.round = i + 1
                 # a state no pass changes stays so for ever, unless the answers differ next round
                 settled = self.book is None or not outermost or self.book.phase(i + 2) == self.phase
+                phase = self.phase
                 nxt: dict = {}
-                for k, hist in live.items():
-                    made = moves.get((k, settled, self.phase))
-                    if made is None:
-                        made = []
-                        for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, states[k],
-                                                                            locals_key):
-                            any_roll = any_roll or rolled
-                            # stopped, or the same for ever: an end; else a live state of the next pass
-                            end = stopped or (settled and k2 == k and q >= 1.0 - 1e-12)
-                            if end:
-                                if (k2, stopped) not in ended:
-                                    ended[(k2, stopped)] = [st2, stopped, {}]
-                            else:
-                                states.setdefault(k2, st2)
-                            # (an end's target is its own rounds dict, the same for every pass)
-                            made.append((ended[(k2, stopped)][2] if end else None, k2, q, 1 if rolled else 0))
-                        moves[(k, settled, self.phase)] = made
-                    if len(hist) == 1:  # (the common case: every pass so far fought a round)
-                        (r, w), = hist.items()
-                        for target, k2, q, step in made:
-                            if target is None:
-                                target = nxt.get(k2)
-                                if target is None:
-                                    target = nxt[k2] = {}
+                for r, group in live.items():
+                    for k, w in group.items():
+                        made = moves.get((k, settled, phase))
+                        if made is None:
+                            onward: dict = {}  # rounds added -> [(target key, q)]
+                            ends = []
+                            for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, states[k],
+                                                                                locals_key):
+                                any_roll = any_roll or rolled
+                                step = 1 if rolled else 0
+                                # stopped, or the same for ever: an end; else a live state of the next pass
+                                if stopped or (settled and k2 == k and q >= 1.0 - 1e-12):
+                                    if (k2, stopped) not in ended:
+                                        ended[(k2, stopped)] = [st2, stopped, {}]
+                                    # (an end's target is its own rounds dict, the same for every pass)
+                                    ends.append((ended[(k2, stopped)][2], q, step))
+                                else:
+                                    states.setdefault(k2, st2)
+                                    onward.setdefault(step, []).append((k2, q))
+                            made = moves[(k, settled, phase)] = (tuple((st, tuple(ts)) for st, ts in onward.items()),
+                                                                 tuple(ends))
+                        onward, ends = made
+                        for target, q, step in ends:
                             rs = r + step
                             target[rs] = target.get(rs, 0.0) + w * q
-                        continue
-                    for target, k2, q, step in made:
-                        if target is None:
-                            target = nxt.get(k2)
-                            if target is None:
-                                target = nxt[k2] = {}
-                        for r, w in hist.items():
-                            target[r + step] = target.get(r + step, 0.0) + w * q
+                        for step, targets in onward:
+                            acc = nxt.get(r + step)
+                            if acc is None:
+                                acc = nxt[r + step] = {}
+                            for k2, q in targets:
+                                acc[k2] = acc.get(k2, 0.0) + w * q
                 live = nxt
-            for k, hist in live.items():
-                target = ended.setdefault((k, False), [states[k], False, {}])[2]
-                for r, w in hist.items():
+            for r, group in live.items():
+                for k, w in group.items():
+                    target = ended.setdefault((k, False), [states[k], False, {}])[2]
                     target[r] = target.get(r, 0.0) + w
             out = []
             for st, stopped, hist in ended.values():
