@@ -272,6 +272,74 @@ class _Replaced:
         return self._owners
 
 
+def _reads_by_change(path: dict) -> tuple:
+    """The reads of a memo entry's path (readlog addresses) by what a difference changes that may
+    change them: a unit's record (its uid), a location's stack (its units' records, its entry
+    in the index: `("S", h, sides)` and `("d", "at", h)`), a dictionary entry, a whole dictionary
+    (`("d", name, "*")`), the rest of the state (`("rest",)`)."""
+    units: dict = {}
+    places: dict = {}
+    entries: dict = {}
+    whole: dict = {}
+    rest = []
+    for addr in path:
+        kind = addr[0]
+        if kind == "u":
+            units.setdefault(addr[1], []).append(addr)
+        elif kind == "S":
+            places.setdefault(addr[1], []).append(addr)
+        elif kind == "d":
+            if addr[2] == "*":
+                whole.setdefault(addr[1], []).append(addr)
+            elif addr[1] == "at":
+                places.setdefault(addr[2], []).append(addr)
+            else:
+                entries[(addr[1], addr[2])] = addr
+        else:  # ("rest",); a whole state read never gets here (its entries are not siblings)
+            rest.append(addr)
+    return units, places, entries, whole, rest
+
+
+def _changed_reads(index: tuple, parent, diff) -> list:
+    """The reads of a path (indexed by `_reads_by_change`) that `diff` (a Difference) may change
+    when put over `parent`: those of the units it puts or removes, of the stacks where those units
+    stood in `parent` or stand now, of the index entries and unit moves it makes, of the
+    dictionary entries it writes and the dictionaries it changes, and the rest if it changes it."""
+    units, places, entries, whole, rest = index
+    out = []
+    locations = set()
+    before = parent.units
+    for uid, u in diff.units:
+        out += units.get(uid, ())
+        old = before.get(uid)
+        if old is not None:
+            locations.add(old.loc)
+        if u is not None:
+            locations.add(u.loc)
+    if diff.units:
+        out += whole.get("units", ())
+    names = set()
+    for name, k, _ in diff.entries:
+        names.add(name)
+        if name == "at":
+            locations.add(k)
+        else:
+            addr = entries.get((name, k))
+            if addr is not None:
+                out.append(addr)
+    for _, src, dst in diff.moves:
+        names.add("at")
+        locations.add(src)
+        locations.add(dst)
+    for name in names:
+        out += whole.get(name, ())
+    for h in locations:
+        out += places.get(h, ())
+    if diff.rest:
+        out += rest
+    return out
+
+
 # ==================================================================== exact: the enumerator
 class Enumerator:
     """The chance oracle of an exact computation (see the module docstring)."""
@@ -311,6 +379,10 @@ class Enumerator:
         self.unit_numbers: dict = {}  # unit record -> its number in state keys: see _unit_number
         self.unit_ids: dict = {}  # id(unit record) -> (the record, its number)
         self.keyed: dict = {}  # id(state) -> (state, version, winner, over, its key): see key()
+        self.patches: dict = {}  # id(difference) -> (it, its unit records as key numbers): _number_after
+        self.derived: dict = {}  # id(state) -> (state, parent, difference): built as parent + difference
+        self.siblings: dict = {}  # (call memo key, id(parent)) -> (parent, entry, difference): _sibling_entry
+        self.path_index: dict = {}  # id(path) -> (path, its reads by what changes them): _sibling_entry
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
         self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
@@ -510,6 +582,7 @@ class Enumerator:
         if built is None:
             built = state.state = state.diff.apply(state.start)
             self.keyed[id(built)] = (built, built.version, built.winner, built.over, state.number)
+            self.derived[id(built)] = (built, state.start, state.diff)
         return built
 
     def _unit_number(self, u) -> int:
@@ -537,17 +610,28 @@ class Enumerator:
         when the difference changed unit records only (and the index of where they are): the
         records it put replace those of the start's key, as `state_key` would find them; None
         otherwise."""
-        if diff.rest or any(name != "at" for name, _, _ in diff.entries):
+        patch = self.patches.get(id(diff))
+        if patch is None or patch[0] is not diff:
+            # (the records the difference puts, as the numbers standing for them in keys; None for
+            # a record removed or the base's own: made once per difference, which is served to
+            # many start states)
+            if diff.rest or any(name != "at" for name, _, _ in diff.entries):
+                puts = None
+            else:
+                base = self.base.units
+                puts = tuple((uid, None if u is None or base.get(uid) is u else self._unit_number(u))
+                             for uid, u in diff.units)
+            patch = self.patches[id(diff)] = (diff, puts)
+        puts = patch[1]
+        if puts is None:
             return None
         items = self.key_items[self.key(start)]
         units = dict(items[0])
-        base = self.base.units
-        number = self._unit_number
-        for uid, u in diff.units:
-            if u is None or base.get(uid) is u:
+        for uid, n in puts:
+            if n is None:
                 units.pop(uid, None)
             else:
-                units[uid] = number(u)
+                units[uid] = n
         k = _Key((tuple(sorted(units.items())),) + items[1:])
         found = self.interned.get(k)
         if found is None:
@@ -658,7 +742,12 @@ class Enumerator:
         if memo is None:
             memo = self.calls[memo_key] = ReadMemo()
         same = self.same.get((memo_key, id(start)))
-        found = same[1] if same is not None and same[0] is start else memo.lookup(lambda addr: current(start, addr, self.key))
+        if same is not None and same[0] is start:
+            found = same[1]
+        else:
+            found = self._sibling_entry(memo_key, start)
+            if found is None:
+                found = memo.lookup(lambda addr: current(start, addr, self.key))
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
@@ -703,6 +792,9 @@ class Enumerator:
         else:
             self.call_hits += 1
         self.same[(memo_key, id(start))] = (start, found)
+        derived = self.derived.get(id(start))
+        if derived is not None and derived[0] is start and ("*",) not in found[0]:
+            self.siblings[(memo_key, id(derived[1]))] = (derived[1], found, derived[2])
         path, ends = found
         if self.log is not None:  # what the call read, the caller read (whichever branch is taken)
             self.log.merge(path)
@@ -719,6 +811,35 @@ class Enumerator:
         self._run_from(self._applied(start, diff))
         if self.depth == 0:
             self.rounds = hist
+
+    def _sibling_entry(self, memo_key, start):
+        """The memo entry of a call from `start` found without walking the memo's trie, when
+        `start` was built as `parent` + a difference D (`_real`) and the call was last made from
+        another state built from the same `parent`, parent + D' (a sibling: the states after the
+        attacker's fire from one battle position, where the defender fires). That entry's reads
+        all had their values in parent + D'; a read neither D nor D' changes has the same value
+        in parent, parent + D' and parent + D; so the entry holds for `start` if each of its reads
+        that D or D' may have changed has its value in `start` (checked). None otherwise (the
+        trie is walked)."""
+        derived = self.derived.get(id(start))
+        if derived is None or derived[0] is not start:
+            return None
+        _, parent, diff = derived
+        sibling = self.siblings.get((memo_key, id(parent)))
+        if sibling is None or sibling[0] is not parent:
+            return None
+        found, other = sibling[1], sibling[2]
+        path = found[0]
+        index = self.path_index.get(id(path))
+        if index is None or index[0] is not path:
+            index = self.path_index[id(path)] = (path, _reads_by_change(path))
+        index = index[1]
+        key = self.key
+        for d in (diff, other) if other is not diff else (diff,):
+            for addr in _changed_reads(index, parent, d):
+                if current(start, addr, key) != path[addr]:
+                    return None
+        return found
 
     def _applied(self, start, diff):
         """The state `start` after a call's difference `diff` (computed once per explore)."""
