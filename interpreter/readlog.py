@@ -574,6 +574,8 @@ class Difference:
         self.entries = []
         for name in _DICTS:
             sd, ed = getattr(start, name), getattr(end, name)
+            if sd is ed or sd == ed:  # (most of a combat's dictionaries: compared in C, not entry by entry)
+                continue
             skip = moved if name == "at" else ()
             self.entries += [(name, k, _copied(v)) for k, v in ed.items() if sd.get(k, _ABSENT) != v and k not in skip]
             self.entries += [(name, k, _ABSENT) for k in sd if k not in ed and k not in skip]
