@@ -223,7 +223,9 @@ def state_key(state, base=None, unit_number=None) -> tuple:
 
     def changed(mine: dict, theirs: dict) -> tuple:
         # (an entry shared with the base, as copies share them until written, is the same object:
-        # compared by identity first, not value by value)
+        # compared by identity first, not value by value; equal dictionaries at once, in C)
+        if mine is theirs or mine == theirs:
+            return ()
         out = [(k, _freeze(v)) for k, v in mine.items()
                if (t := theirs.get(k, _MISSING)) is not v and t != v]
         if len(theirs) > len(mine) - len(out):
@@ -666,6 +668,8 @@ class Enumerator:
                 self._run_from(state, memos, begin=True)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
+                if self.runs % _COLLECT_EVERY == 0:
+                    gc.collect()  # (automatic collection is paused: `_collector_paused`)
                 self.work[label] = self.work.get(label, 0) + 1
                 if self.runs > self.max_runs:
                     raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
@@ -1473,26 +1477,30 @@ def effect_words(scene: Scene, key: tuple) -> str:
     return "; ".join(parts)
 
 
-# The young generation of the cyclic garbage collector during an exact computation (the default
-# is 700). The enumerator keeps almost everything it makes for the whole computation (states, memo
-# entries, keys: ~200,000 containers for the issue's battle, 400,000 made) and makes no reference
-# cycles of its own, so the collections it triggers find nothing; with the default, each 70,000
-# new containers may start a full collection of the process's heap (4 in the issue's battle,
-# 0.5-1 s of its ~1.5 s under load). A larger young generation makes them rare (none there: the
-# oldest generation is collected once per ~1,000,000 new containers), and still collects any
-# cycle the rules make.
-_COLLECTOR_YOUNG = 10_000
+# The cyclic garbage collector during an exact computation. The enumerator keeps almost everything
+# it makes for the whole computation (states, memo entries, keys: ~200,000 containers for the
+# issue's battle, 400,000 made), and neither it nor the rules it runs make reference cycles
+# (readlog.py avoids them; tests/test_odds.py runs collections during every bundled game's combat
+# and finds nothing to collect): the collections its allocations trigger find nothing, they only
+# scan what it keeps. With the default thresholds they were 4 full collections of the process's
+# heap in the issue's battle (0.5-1 s of its ~1.5 s under load), with a young generation of 10,000
+# still ~0.08 s (7 %). Automatic collection is paused for the computation, and a full collection
+# made every _COLLECT_EVERY replays instead, which bounds the garbage of a cycle the rules of
+# another game might make.
+_COLLECT_EVERY = 100_000
 
 
 @contextmanager
-def _paced_collector():
-    """The collector's thresholds for an exact computation (see _COLLECTOR_YOUNG), restored after."""
-    saved = gc.get_threshold()
-    gc.set_threshold(max(saved[0], _COLLECTOR_YOUNG), *saved[1:])
+def _collector_paused():
+    """Automatic cyclic garbage collection off during an exact computation (see above); as it was,
+    after."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        gc.set_threshold(*saved)
+        if enabled:
+            gc.enable()
 
 
 def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> Odds:
@@ -1500,6 +1508,17 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
     needs more than `max_runs` replays: default MAX_RUNS). `shortcuts=False`: every branch
     replayed (the reference of the statement chain, tail leaves and lazy count loops)."""
     start = time.perf_counter()
+    # (the enumerator is dropped before automatic collection resumes: what it kept is freed by
+    # reference counting, and the collector does not start by scanning it)
+    with _collector_paused():
+        weighted, rounds, tables_read, runs, work = _enumerate(scene, max_runs, shortcuts)
+    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, tables_read, work=runs,
+                     replays_by=work)
+
+
+def _enumerate(scene: Scene, max_runs: int | None, shortcuts: bool) -> tuple:
+    """The enumeration of `exact`: the probability of each result (leaf_summary), the distribution
+    of rounds, the tables read, the replays made and by what."""
     ctx = scene.run.ctx
     original = ctx.state
     state = original.snapshot()
@@ -1513,8 +1532,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
         enum.book = book
     ctx.chance = enum
     try:
-        with _paced_collector():
-            leaves = enum.explore(scene.combat(), state)
+        leaves = enum.explore(scene.combat(), state)
     finally:
         ctx.chance = None
         ctx.install(original)
@@ -1526,8 +1544,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
         weighted[key] = weighted.get(key, 0.0) + p
         for r, pr in hist.items():
             rounds[r] = rounds.get(r, 0.0) + p * pr
-    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, enum.tables_read, work=enum.runs,
-                     replays_by=dict(enum.work))
+    return weighted, rounds, enum.tables_read, enum.runs, dict(enum.work)
 
 
 # ==================================================================== Monte Carlo
