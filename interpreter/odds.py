@@ -245,6 +245,22 @@ def state_key(state, base=None, unit_number=None) -> tuple:
 
 
 _MISSING = "<missing>"
+# what a state key holds besides the units (see state_key), compared by `_same_but_units`
+_KEYED_DICTS = ("vars", "side_vars", "loc_vars", "loc_markers", "decks", "hands", "card_uses", "options")
+_KEYED_FIELDS = ("active", "phase", "winner", "over")
+
+
+def _same_but_units(a, b) -> bool:
+    """Whether states `a` and `b` have the same key but for their units (see state_key): equal
+    dictionaries (compared in C) and the same active side, phase and result."""
+    for name in _KEYED_DICTS:
+        x, y = getattr(a, name), getattr(b, name)
+        if x is not y and x != y:
+            return False
+    for name in _KEYED_FIELDS:
+        if getattr(a, name) != getattr(b, name):
+            return False
+    return True
 
 
 class _After:
@@ -575,6 +591,36 @@ class Enumerator:
             return hit[4]
         return self._intern(state, state_key(state, self.base, self._unit_number))
 
+    def key_from(self, start, state) -> int:
+        """`key(state)` for a state a run reached from `start` (a state the enumerator keeps, keyed):
+        when the two have equal dictionaries of variables, markers, decks and options and the same
+        active side, phase and result (most runs of a combat change units only), the key is the
+        start's with the unit records that differ put in it, not computed from every unit and
+        every dictionary again (`state_key` would find the same: it keys units and dictionaries
+        apart, relative to the base)."""
+        if type(state) is _After:
+            return state.number
+        hit = self.keyed.get(id(state))
+        if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
+                and hit[3] == state.over:
+            return hit[4]
+        if type(start) is _After:
+            start = start.state
+        if start is None or not _same_but_units(start, state):
+            return self.key(state)
+        items = self.key_items[self.key(start)]
+        units = dict(items[0])
+        before, base, number = start.units, self.base.units, self._unit_number
+        for uid, u in state.units.items():
+            if before.get(uid) is not u:
+                if base.get(uid) is u:
+                    units.pop(uid, None)
+                else:
+                    units[uid] = number(u)
+        for uid in before.keys() - state.units.keys():
+            units.pop(uid, None)
+        return self._intern(state, _Key((tuple(sorted(units.items())),) + items[1:]))
+
     def _real(self, state):
         """The state itself: built now if it is a state after a difference not built yet
         (`_after`), keyed with the number its handle knows."""
@@ -771,7 +817,7 @@ class Enumerator:
                 self.log = outer
             merged: dict = {}
             for p, end, _, hist, rolled in leaves:
-                k = self.key(end)
+                k = self.key_from(start, end)
                 slot = merged.get(k)
                 if slot is None:
                     slot = merged[k] = [0.0, self._real(end), {}, False]
@@ -930,7 +976,7 @@ class Enumerator:
         merged: dict = {}
         st = self._real(st)  # (a state kept by its key alone until a statement runs from it)
         for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail=True):
-            k2 = self.key(end)
+            k2 = self.key_from(st, end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
@@ -1031,7 +1077,7 @@ class Enumerator:
         merged: dict = {}
         for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop",
                                                       tail=True):
-            k2 = self.key(end)
+            k2 = self.key_from(st, end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
