@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import operator
 
 from warcodex.interpreter.chance import RefusingRng
 from warcodex.interpreter.state import GameState, move_in_index
@@ -656,22 +655,23 @@ _GETTERS: dict = {}  # a unit's field list (as `_grouped` makes them) -> its val
 
 def _getter(fields: tuple):
     """A function giving `unit_values(u, fields)` of an existing unit `u` when the fields are its
-    existence (`?`), whole record (`*`), variables and record fields, without a branch per
-    field."""
+    existence (`?`), whole record (`*`), variables and record fields: one expression made for the
+    field list, `lambda u: (u.loc, u.vd.get('casualty', ABSENT))`, compiled once (a memo lookup
+    reads a unit's fields through it at each step of its trie: one call building the tuple, not a
+    call a field)."""
     parts = []
     for f in fields:
         if type(f) is tuple:  # a unit variable, `("var", name)`
-            parts.append(lambda u, name=f[1]: u.vd.get(name, _ABSENT))
+            parts.append(f"u.vd.get({f[1]!r}, ABSENT)")
         elif f == "?":
-            parts.append(lambda u: True)
+            parts.append("True")
         elif f == "*":
-            parts.append(lambda u: u)
+            parts.append("u")
+        elif f in _UNIT_FIELDS:
+            parts.append(f"u.{f}")
         else:
-            parts.append(operator.attrgetter(f))
-    if len(parts) == 1:
-        one = parts[0]
-        return lambda u: (one(u),)
-    return lambda u: tuple([g(u) for g in parts])
+            parts.append(f"getattr(u, {f!r})")
+    return eval(f"lambda u: ({', '.join(parts)},)", {"ABSENT": _ABSENT, "getattr": getattr})
 
 
 class ReadMemo:
