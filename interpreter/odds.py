@@ -245,6 +245,22 @@ def state_key(state, base=None, unit_number=None) -> tuple:
 
 
 _MISSING = "<missing>"
+
+
+def _frozen(value):
+    """`_freeze(value)`, the value itself when it is hashable (`_freeze` changes only lists,
+    dictionaries and sets, into equal tuples and frozensets): most memo keys' arguments and
+    locals are names, sides and numbers, not worth a walk."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return _freeze(value)
+
+
+def _frozen_locals(values: dict, skip: tuple) -> tuple:
+    """`_freeze` of a frame's locals but those named in `skip`: the sorted (name, value) pairs."""
+    return _frozen(tuple(sorted((k, v) for k, v in values.items() if k not in skip)))
 # what a state key holds besides the units (see state_key), compared by `_same_but_units`
 _KEYED_DICTS = ("vars", "side_vars", "loc_vars", "loc_markers", "decks", "hands", "card_uses", "options")
 _KEYED_FIELDS = ("active", "phase", "winner", "over")
@@ -476,7 +492,7 @@ class Enumerator:
         tail = self.tail_ok
         log = self.log
         start = self._start()
-        key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
+        key = (id(site), self.key(start), low, _frozen_locals(fr.vars, (name, var)),
                (frozenset(log.written), frozenset(log.moved), tuple(log.moves)) if log is not None else None,
                log.all_read if log is not None else None, self.phase)
         found = self.iterated.get(key)
@@ -755,7 +771,7 @@ class Enumerator:
         the branch taken picks one. Returns (True, the loop's result)."""
         if any(type(v) is Pending for v in fr.vars.values()):
             return False, None  # a pending count read in the body: run it as plain code
-        locals_key = _freeze({k: v for k, v in fr.vars.items() if k != var})
+        locals_key = _frozen_locals(fr.vars, (var,))
         start = self._start()
         start_key = self.key(start)
         outer = self.log
@@ -787,7 +803,7 @@ class Enumerator:
         next (compiler.sequence_steps): it is then enumerated statement by statement (`_sequence`)."""
         tail = self.tail_ok  # nothing follows this call in the run (compiler: `block`, `_s_CallStmt`)
         start = self._start()
-        memo_key = (name, _freeze(args), self.phase)
+        memo_key = (name, _frozen(args), self.phase)
         memo = self.calls.get(memo_key)
         if memo is None:
             memo = self.calls[memo_key] = ReadMemo()
