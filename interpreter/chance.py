@@ -87,11 +87,20 @@ def dice_distribution(dice) -> dict[int, float]:
 
 
 def hit_probability(dice, op: str, threshold) -> float:
-    """P(total of `dice` `op` threshold): one die's chance to hit."""
+    """P(total of `dice` `op` threshold): one die's chance to hit (computed once per dice, test
+    and threshold: the replays of a battle ask the same few again and again)."""
     if threshold is None:
         return 0.0
-    test = _COMPARE[op]
-    return sum(p for total, p in dice_distribution(dice).items() if test(total, threshold))
+    key = (dice.count, dice.sides, dice.keep, dice.keep_highest, op, threshold)
+    found = _HIT_PROBABILITIES.get(key)
+    if found is None:
+        test = _COMPARE[op]
+        found = _HIT_PROBABILITIES[key] = sum(p for total, p in dice_distribution(dice).items()
+                                              if test(total, threshold))
+    return found
+
+
+_HIT_PROBABILITIES: dict = {}  # (dice, op, threshold) -> probability: see hit_probability
 
 
 def poisson_binomial(probabilities) -> list[float]:
@@ -112,23 +121,40 @@ class Pending:
     numbers), and the chance points it was made of (two pending values are added by convolution
     only when they come from different dice)."""
 
-    __slots__ = ("dist", "offset", "sources", "_outcomes")
+    __slots__ = ("dist", "offset", "sources", "_outcomes", "_sums")
 
     def __init__(self, dist: list[float], offset: int = 0, sources: frozenset = frozenset()) -> None:
         self.dist = dist
         self.offset = offset
         self.sources = sources
         self._outcomes = None
+        self._sums = None  # other -> (other, self + other): see plus
 
     def plus(self, other) -> "Pending":
-        if isinstance(other, Pending):
+        """`self + other` (a pending count of other dice, or a number). Made once for a given
+        `other` (the same object or number): a replay of a branch meets the same pending counts
+        again (the enumerator's `known_count`) and adds them in the same order, and gets the very
+        sums of the first run, not new convolutions. (Two sums of the same dice are then one
+        value, observed once, as they must be.)"""
+        sums = self._sums
+        if sums is None:
+            sums = self._sums = {}
+        is_count = isinstance(other, Pending)
+        k = id(other) if is_count else ("n", int(other))
+        hit = sums.get(k)
+        if hit is not None and (not is_count or hit[0] is other):
+            return hit[1]
+        if is_count:
             out = [0.0] * (len(self.dist) + len(other.dist) - 1)
             for i, p in enumerate(self.dist):
                 if p:
                     for j, q in enumerate(other.dist):
                         out[i + j] += p * q
-            return Pending(out, self.offset + other.offset, self.sources | other.sources)
-        return Pending(self.dist, self.offset + int(other), self.sources)
+            total = Pending(out, self.offset + other.offset, self.sources | other.sources)
+        else:
+            total = Pending(self.dist, self.offset + int(other), self.sources)
+        sums[k] = (other, total)  # (`other` kept: its id is not reused)
+        return total
 
     def outcomes(self) -> list[tuple[int, float]]:
         """(value, probability) of each possible value (made once: a pending count is not changed)."""

@@ -22,6 +22,7 @@ confidence half-width of every outcome is under the precision asked.
 
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing
 import os
@@ -29,6 +30,7 @@ import random
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,7 +223,9 @@ def state_key(state, base=None, unit_number=None) -> tuple:
 
     def changed(mine: dict, theirs: dict) -> tuple:
         # (an entry shared with the base, as copies share them until written, is the same object:
-        # compared by identity first, not value by value)
+        # compared by identity first, not value by value; equal dictionaries at once, in C)
+        if mine is theirs or mine == theirs:
+            return ()
         out = [(k, _freeze(v)) for k, v in mine.items()
                if (t := theirs.get(k, _MISSING)) is not v and t != v]
         if len(theirs) > len(mine) - len(out):
@@ -241,6 +245,38 @@ def state_key(state, base=None, unit_number=None) -> tuple:
 
 
 _MISSING = "<missing>"
+
+
+def _frozen(value):
+    """`_freeze(value)`, the value itself when it is hashable (`_freeze` changes only lists,
+    dictionaries and sets, into equal tuples and frozensets): most memo keys' arguments and
+    locals are names, sides and numbers, not worth a walk."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return _freeze(value)
+
+
+def _frozen_locals(values: dict, skip: tuple) -> tuple:
+    """`_freeze` of a frame's locals but those named in `skip`: the sorted (name, value) pairs."""
+    return _frozen(tuple(sorted((k, v) for k, v in values.items() if k not in skip)))
+# what a state key holds besides the units (see state_key), compared by `_same_but_units`
+_KEYED_DICTS = ("vars", "side_vars", "loc_vars", "loc_markers", "decks", "hands", "card_uses", "options")
+_KEYED_FIELDS = ("active", "phase", "winner", "over")
+
+
+def _same_but_units(a, b) -> bool:
+    """Whether states `a` and `b` have the same key but for their units (see state_key): equal
+    dictionaries (compared in C) and the same active side, phase and result."""
+    for name in _KEYED_DICTS:
+        x, y = getattr(a, name), getattr(b, name)
+        if x is not y and x != y:
+            return False
+    for name in _KEYED_FIELDS:
+        if getattr(a, name) != getattr(b, name):
+            return False
+    return True
 
 
 class _After:
@@ -268,6 +304,74 @@ class _Replaced:
         if self._owners is None:
             self._owners = Difference(self.start, self.end).owners
         return self._owners
+
+
+def _reads_by_change(path: dict) -> tuple:
+    """The reads of a memo entry's path (readlog addresses) by what a difference changes that may
+    change them: a unit's record (its uid), a location's stack (its units' records, its entry
+    in the index: `("S", h, sides)` and `("d", "at", h)`), a dictionary entry, a whole dictionary
+    (`("d", name, "*")`), the rest of the state (`("rest",)`)."""
+    units: dict = {}
+    places: dict = {}
+    entries: dict = {}
+    whole: dict = {}
+    rest = []
+    for addr in path:
+        kind = addr[0]
+        if kind == "u":
+            units.setdefault(addr[1], []).append(addr)
+        elif kind == "S":
+            places.setdefault(addr[1], []).append(addr)
+        elif kind == "d":
+            if addr[2] == "*":
+                whole.setdefault(addr[1], []).append(addr)
+            elif addr[1] == "at":
+                places.setdefault(addr[2], []).append(addr)
+            else:
+                entries[(addr[1], addr[2])] = addr
+        else:  # ("rest",); a whole state read never gets here (its entries are not siblings)
+            rest.append(addr)
+    return units, places, entries, whole, rest
+
+
+def _changed_reads(index: tuple, parent, diff) -> list:
+    """The reads of a path (indexed by `_reads_by_change`) that `diff` (a Difference) may change
+    when put over `parent`: those of the units it puts or removes, of the stacks where those units
+    stood in `parent` or stand now, of the index entries and unit moves it makes, of the
+    dictionary entries it writes and the dictionaries it changes, and the rest if it changes it."""
+    units, places, entries, whole, rest = index
+    out = []
+    locations = set()
+    before = parent.units
+    for uid, u in diff.units:
+        out += units.get(uid, ())
+        old = before.get(uid)
+        if old is not None:
+            locations.add(old.loc)
+        if u is not None:
+            locations.add(u.loc)
+    if diff.units:
+        out += whole.get("units", ())
+    names = set()
+    for name, k, _ in diff.entries:
+        names.add(name)
+        if name == "at":
+            locations.add(k)
+        else:
+            addr = entries.get((name, k))
+            if addr is not None:
+                out.append(addr)
+    for _, src, dst in diff.moves:
+        names.add("at")
+        locations.add(src)
+        locations.add(dst)
+    for name in names:
+        out += whole.get(name, ())
+    for h in locations:
+        out += places.get(h, ())
+    if diff.rest:
+        out += rest
+    return out
 
 
 # ==================================================================== exact: the enumerator
@@ -309,6 +413,10 @@ class Enumerator:
         self.unit_numbers: dict = {}  # unit record -> its number in state keys: see _unit_number
         self.unit_ids: dict = {}  # id(unit record) -> (the record, its number)
         self.keyed: dict = {}  # id(state) -> (state, version, winner, over, its key): see key()
+        self.patches: dict = {}  # id(difference) -> (it, its unit records as key numbers): _number_after
+        self.derived: dict = {}  # id(state) -> (state, parent, difference): built as parent + difference
+        self.siblings: dict = {}  # (call memo key, id(parent)) -> (parent, entry, difference): _sibling_entry
+        self.path_index: dict = {}  # id(path) -> (path, its reads by what changes them): _sibling_entry
         self.runs = 0  # replays made (a measure of the work)
         self.max_runs = MAX_RUNS
         self.work: dict[str, int] = {}  # replays by what was replayed (a procedure, a loop's body)
@@ -384,7 +492,7 @@ class Enumerator:
         tail = self.tail_ok
         log = self.log
         start = self._start()
-        key = (id(site), self.key(start), low, _freeze({k: v for k, v in fr.vars.items() if k not in (name, var)}),
+        key = (id(site), self.key(start), low, _frozen_locals(fr.vars, (name, var)),
                (frozenset(log.written), frozenset(log.moved), tuple(log.moves)) if log is not None else None,
                log.all_read if log is not None else None, self.phase)
         found = self.iterated.get(key)
@@ -499,6 +607,36 @@ class Enumerator:
             return hit[4]
         return self._intern(state, state_key(state, self.base, self._unit_number))
 
+    def key_from(self, start, state) -> int:
+        """`key(state)` for a state a run reached from `start` (a state the enumerator keeps, keyed):
+        when the two have equal dictionaries of variables, markers, decks and options and the same
+        active side, phase and result (most runs of a combat change units only), the key is the
+        start's with the unit records that differ put in it, not computed from every unit and
+        every dictionary again (`state_key` would find the same: it keys units and dictionaries
+        apart, relative to the base)."""
+        if type(state) is _After:
+            return state.number
+        hit = self.keyed.get(id(state))
+        if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
+                and hit[3] == state.over:
+            return hit[4]
+        if type(start) is _After:
+            start = start.state
+        if start is None or not _same_but_units(start, state):
+            return self.key(state)
+        items = self.key_items[self.key(start)]
+        units = dict(items[0])
+        before, base, number = start.units, self.base.units, self._unit_number
+        for uid, u in state.units.items():
+            if before.get(uid) is not u:
+                if base.get(uid) is u:
+                    units.pop(uid, None)
+                else:
+                    units[uid] = number(u)
+        for uid in before.keys() - state.units.keys():
+            units.pop(uid, None)
+        return self._intern(state, _Key((tuple(sorted(units.items())),) + items[1:]))
+
     def _real(self, state):
         """The state itself: built now if it is a state after a difference not built yet
         (`_after`), keyed with the number its handle knows."""
@@ -508,6 +646,7 @@ class Enumerator:
         if built is None:
             built = state.state = state.diff.apply(state.start)
             self.keyed[id(built)] = (built, built.version, built.winner, built.over, state.number)
+            self.derived[id(built)] = (built, state.start, state.diff)
         return built
 
     def _unit_number(self, u) -> int:
@@ -535,17 +674,28 @@ class Enumerator:
         when the difference changed unit records only (and the index of where they are): the
         records it put replace those of the start's key, as `state_key` would find them; None
         otherwise."""
-        if diff.rest or any(name != "at" for name, _, _ in diff.entries):
+        patch = self.patches.get(id(diff))
+        if patch is None or patch[0] is not diff:
+            # (the records the difference puts, as the numbers standing for them in keys; None for
+            # a record removed or the base's own: made once per difference, which is served to
+            # many start states)
+            if diff.rest or any(name != "at" for name, _, _ in diff.entries):
+                puts = None
+            else:
+                base = self.base.units
+                puts = tuple((uid, None if u is None or base.get(uid) is u else self._unit_number(u))
+                             for uid, u in diff.units)
+            patch = self.patches[id(diff)] = (diff, puts)
+        puts = patch[1]
+        if puts is None:
             return None
         items = self.key_items[self.key(start)]
         units = dict(items[0])
-        base = self.base.units
-        number = self._unit_number
-        for uid, u in diff.units:
-            if u is None or base.get(uid) is u:
+        for uid, n in puts:
+            if n is None:
                 units.pop(uid, None)
             else:
-                units[uid] = number(u)
+                units[uid] = n
         k = _Key((tuple(sorted(units.items())),) + items[1:])
         found = self.interned.get(k)
         if found is None:
@@ -580,6 +730,8 @@ class Enumerator:
                 self._run_from(state, memos, begin=True)
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
+                if self.runs % _COLLECT_EVERY == 0:
+                    gc.collect()  # (automatic collection is paused: `_collector_paused`)
                 self.work[label] = self.work.get(label, 0) + 1
                 if self.runs > self.max_runs:
                     raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
@@ -619,7 +771,7 @@ class Enumerator:
         the branch taken picks one. Returns (True, the loop's result)."""
         if any(type(v) is Pending for v in fr.vars.values()):
             return False, None  # a pending count read in the body: run it as plain code
-        locals_key = _freeze({k: v for k, v in fr.vars.items() if k != var})
+        locals_key = _frozen_locals(fr.vars, (var,))
         start = self._start()
         start_key = self.key(start)
         outer = self.log
@@ -651,12 +803,17 @@ class Enumerator:
         next (compiler.sequence_steps): it is then enumerated statement by statement (`_sequence`)."""
         tail = self.tail_ok  # nothing follows this call in the run (compiler: `block`, `_s_CallStmt`)
         start = self._start()
-        memo_key = (name, _freeze(args), self.phase)
+        memo_key = (name, _frozen(args), self.phase)
         memo = self.calls.get(memo_key)
         if memo is None:
             memo = self.calls[memo_key] = ReadMemo()
         same = self.same.get((memo_key, id(start)))
-        found = same[1] if same is not None and same[0] is start else memo.lookup(lambda addr: current(start, addr, self.key))
+        if same is not None and same[0] is start:
+            found = same[1]
+        else:
+            found = self._sibling_entry(memo_key, start)
+            if found is None:
+                found = memo.lookup(lambda addr: current(start, addr, self.key))
         if found is None:
             outer, self.log = self.log, ReadLog(self.key)
             try:
@@ -676,7 +833,7 @@ class Enumerator:
                 self.log = outer
             merged: dict = {}
             for p, end, _, hist, rolled in leaves:
-                k = self.key(end)
+                k = self.key_from(start, end)
                 slot = merged.get(k)
                 if slot is None:
                     slot = merged[k] = [0.0, self._real(end), {}, False]
@@ -701,6 +858,9 @@ class Enumerator:
         else:
             self.call_hits += 1
         self.same[(memo_key, id(start))] = (start, found)
+        derived = self.derived.get(id(start))
+        if derived is not None and derived[0] is start and ("*",) not in found[0]:
+            self.siblings[(memo_key, id(derived[1]))] = (derived[1], found, derived[2])
         path, ends = found
         if self.log is not None:  # what the call read, the caller read (whichever branch is taken)
             self.log.merge(path)
@@ -717,6 +877,35 @@ class Enumerator:
         self._run_from(self._applied(start, diff))
         if self.depth == 0:
             self.rounds = hist
+
+    def _sibling_entry(self, memo_key, start):
+        """The memo entry of a call from `start` found without walking the memo's trie, when
+        `start` was built as `parent` + a difference D (`_real`) and the call was last made from
+        another state built from the same `parent`, parent + D' (a sibling: the states after the
+        attacker's fire from one battle position, where the defender fires). That entry's reads
+        all had their values in parent + D'; a read neither D nor D' changes has the same value
+        in parent, parent + D' and parent + D; so the entry holds for `start` if each of its reads
+        that D or D' may have changed has its value in `start` (checked). None otherwise (the
+        trie is walked)."""
+        derived = self.derived.get(id(start))
+        if derived is None or derived[0] is not start:
+            return None
+        _, parent, diff = derived
+        sibling = self.siblings.get((memo_key, id(parent)))
+        if sibling is None or sibling[0] is not parent:
+            return None
+        found, other = sibling[1], sibling[2]
+        path = found[0]
+        index = self.path_index.get(id(path))
+        if index is None or index[0] is not path:
+            index = self.path_index[id(path)] = (path, _reads_by_change(path))
+        index = index[1]
+        key = self.key
+        for d in (diff, other) if other is not diff else (diff,):
+            for addr in _changed_reads(index, parent, d):
+                if current(start, addr, key) != path[addr]:
+                    return None
+        return found
 
     def _applied(self, start, diff):
         """The state `start` after a call's difference `diff` (computed once per explore)."""
@@ -803,7 +992,7 @@ class Enumerator:
         merged: dict = {}
         st = self._real(st)  # (a state kept by its key alone until a statement runs from it)
         for p, end, result, hist, rolled in self.explore(lambda: compiled(frame()), st, label, tail=True):
-            k2 = self.key(end)
+            k2 = self.key_from(st, end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
@@ -827,12 +1016,15 @@ class Enumerator:
         saved_round = self.round
         try:
             states = {self.key(start): start}  # state key -> the state
-            # live states: key -> {rounds so far: probability}
-            live = {self.key(start): {0: 1.0}}
+            # live states by rounds fought so far: {rounds: {state key: probability}} (in the common
+            # case, every pass fought a round, one group: a pass moves each state's probability
+            # along its moves with one dictionary update a move, not a histogram per state)
+            live = {0: {self.key(start): 1.0}}
             ended: dict = {}  # (state key, stopped) -> [state, stopped, {rounds: probability}]
             any_roll = False
-            # a live state's moves in a pass: (target's hist dict getter key, q, rounds added),
-            # made once per (state, settled) from its memoised transition
+            # a live state's moves in a pass, made once per (state, settled, phase) from its
+            # memoised transition: ((rounds added, ((target key, q), ...)), ...) to live states of
+            # the next pass, and (the end's rounds dict, q, rounds added) to ends
             moves: dict = {}
             for i, x in enumerate(seq):
                 if not live:
@@ -841,45 +1033,43 @@ class Enumerator:
                     self.round = i + 1
                 # a state no pass changes stays so for ever, unless the answers differ next round
                 settled = self.book is None or not outermost or self.book.phase(i + 2) == self.phase
+                phase = self.phase
                 nxt: dict = {}
-                for k, hist in live.items():
-                    made = moves.get((k, settled, self.phase))
-                    if made is None:
-                        made = []
-                        for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, states[k],
-                                                                            locals_key):
-                            any_roll = any_roll or rolled
-                            # stopped, or the same for ever: an end; else a live state of the next pass
-                            end = stopped or (settled and k2 == k and q >= 1.0 - 1e-12)
-                            if end:
-                                if (k2, stopped) not in ended:
-                                    ended[(k2, stopped)] = [st2, stopped, {}]
-                            else:
-                                states.setdefault(k2, st2)
-                            # (an end's target is its own rounds dict, the same for every pass)
-                            made.append((ended[(k2, stopped)][2] if end else None, k2, q, 1 if rolled else 0))
-                        moves[(k, settled, self.phase)] = made
-                    if len(hist) == 1:  # (the common case: every pass so far fought a round)
-                        (r, w), = hist.items()
-                        for target, k2, q, step in made:
-                            if target is None:
-                                target = nxt.get(k2)
-                                if target is None:
-                                    target = nxt[k2] = {}
+                for r, group in live.items():
+                    for k, w in group.items():
+                        made = moves.get((k, settled, phase))
+                        if made is None:
+                            onward: dict = {}  # rounds added -> [(target key, q)]
+                            ends = []
+                            for k2, st2, stopped, q, rolled in self._transition(fr, var, x, body, site, k, states[k],
+                                                                                locals_key):
+                                any_roll = any_roll or rolled
+                                step = 1 if rolled else 0
+                                # stopped, or the same for ever: an end; else a live state of the next pass
+                                if stopped or (settled and k2 == k and q >= 1.0 - 1e-12):
+                                    if (k2, stopped) not in ended:
+                                        ended[(k2, stopped)] = [st2, stopped, {}]
+                                    # (an end's target is its own rounds dict, the same for every pass)
+                                    ends.append((ended[(k2, stopped)][2], q, step))
+                                else:
+                                    states.setdefault(k2, st2)
+                                    onward.setdefault(step, []).append((k2, q))
+                            made = moves[(k, settled, phase)] = (tuple((st, tuple(ts)) for st, ts in onward.items()),
+                                                                 tuple(ends))
+                        onward, ends = made
+                        for target, q, step in ends:
                             rs = r + step
                             target[rs] = target.get(rs, 0.0) + w * q
-                        continue
-                    for target, k2, q, step in made:
-                        if target is None:
-                            target = nxt.get(k2)
-                            if target is None:
-                                target = nxt[k2] = {}
-                        for r, w in hist.items():
-                            target[r + step] = target.get(r + step, 0.0) + w * q
+                        for step, targets in onward:
+                            acc = nxt.get(r + step)
+                            if acc is None:
+                                acc = nxt[r + step] = {}
+                            for k2, q in targets:
+                                acc[k2] = acc.get(k2, 0.0) + w * q
                 live = nxt
-            for k, hist in live.items():
-                target = ended.setdefault((k, False), [states[k], False, {}])[2]
-                for r, w in hist.items():
+            for r, group in live.items():
+                for k, w in group.items():
+                    target = ended.setdefault((k, False), [states[k], False, {}])[2]
                     target[r] = target.get(r, 0.0) + w
             out = []
             for st, stopped, hist in ended.values():
@@ -903,7 +1093,7 @@ class Enumerator:
         merged: dict = {}
         for p, end, result, _, rolled in self.explore(iteration, st, f"loop at line {site.span.line}" if site.span else "loop",
                                                       tail=True):
-            k2 = self.key(end)
+            k2 = self.key_from(st, end)
             stopped = result is STOP
             slot = merged.get((k2, stopped))
             if slot is None:
@@ -1349,11 +1539,48 @@ def effect_words(scene: Scene, key: tuple) -> str:
     return "; ".join(parts)
 
 
+# The cyclic garbage collector during an exact computation. The enumerator keeps almost everything
+# it makes for the whole computation (states, memo entries, keys: ~200,000 containers for the
+# issue's battle, 400,000 made), and neither it nor the rules it runs make reference cycles
+# (readlog.py avoids them; tests/test_odds.py runs collections during every bundled game's combat
+# and finds nothing to collect): the collections its allocations trigger find nothing, they only
+# scan what it keeps. With the default thresholds they were 4 full collections of the process's
+# heap in the issue's battle (0.5-1 s of its ~1.5 s under load), with a young generation of 10,000
+# still ~0.08 s (7 %). Automatic collection is paused for the computation, and a full collection
+# made every _COLLECT_EVERY replays instead, which bounds the garbage of a cycle the rules of
+# another game might make.
+_COLLECT_EVERY = 100_000
+
+
+@contextmanager
+def _collector_paused():
+    """Automatic cyclic garbage collection off during an exact computation (see above); as it was,
+    after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> Odds:
     """The exact outcome distribution (NotEnumerable when the rules draw outside dice, or when it
     needs more than `max_runs` replays: default MAX_RUNS). `shortcuts=False`: every branch
     replayed (the reference of the statement chain, tail leaves and lazy count loops)."""
     start = time.perf_counter()
+    # (the enumerator is dropped before automatic collection resumes: what it kept is freed by
+    # reference counting, and the collector does not start by scanning it)
+    with _collector_paused():
+        weighted, rounds, tables_read, runs, work = _enumerate(scene, max_runs, shortcuts)
+    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, tables_read, work=runs,
+                     replays_by=work)
+
+
+def _enumerate(scene: Scene, max_runs: int | None, shortcuts: bool) -> tuple:
+    """The enumeration of `exact`: the probability of each result (leaf_summary), the distribution
+    of rounds, the tables read, the replays made and by what."""
     ctx = scene.run.ctx
     original = ctx.state
     state = original.snapshot()
@@ -1379,8 +1606,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
         weighted[key] = weighted.get(key, 0.0) + p
         for r, pr in hist.items():
             rounds[r] = rounds.get(r, 0.0) + p * pr
-    return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, enum.tables_read, work=enum.runs,
-                     replays_by=dict(enum.work))
+    return weighted, rounds, enum.tables_read, enum.runs, dict(enum.work)
 
 
 # ==================================================================== Monte Carlo

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import operator
 
 from warcodex.interpreter.chance import RefusingRng
 from warcodex.interpreter.state import GameState, move_in_index
@@ -141,7 +140,8 @@ class ReadLog:
         self.all_read = False
         self.start = state
         self.moves, self.moved = [], set()
-        self.reads.setdefault(("rest",), rest_key(state))
+        if ("rest",) not in self.reads:  # (every run of the log starts from the same state)
+            self.reads[("rest",)] = rest_key(state)
 
     def mark(self) -> tuple:
         """What the run has written so far (`restore` goes back to it)."""
@@ -239,17 +239,12 @@ class LoggedUnit:
         elif name == "vars":
             self._log.unit(u.id, "*", u)
         elif name == "vd":  # generated code reads variables as `unit.vd.get(name)`: one by one
-            value = self.__dict__["vd"] = _LoggedVars(self)
+            d = self.__dict__
+            value = d["vd"] = _LoggedVars(self._u, self._log, d["_vars"])
         return value
 
     def var(self, name: str, default=None):
-        seen = self._vars
-        v = seen.get(name, seen)
-        if v is seen:
-            u = self._u
-            v = seen[name] = u.var(name, _ABSENT)
-            self._log.unit(u.id, ("var", name), v)
-        return default if v is _ABSENT else v
+        return _logged_var(self._u, self._log, self._vars, name, default)
 
     def _whole(self):
         self._log.unit(self._u.id, "*", self._u)
@@ -265,16 +260,29 @@ class LoggedUnit:
         return repr(self._u)
 
 
+def _logged_var(u, log, seen: dict, name: str, default):
+    """Unit variable `name` of record `u` on a recording view, its first read noted in `log`;
+    `seen`: the values read so far (the proxy's, shared with its `vd`)."""
+    v = seen.get(name, seen)
+    if v is seen:
+        v = seen[name] = u.var(name, _ABSENT)
+        log.unit(u.id, ("var", name), v)
+    return default if v is _ABSENT else v
+
+
 class _LoggedVars:
-    """`unit.vd` of a recording view: each variable's first read noted, as `LoggedUnit.var`."""
+    """`unit.vd` of a recording view: each variable's first read noted, as `LoggedUnit.var`. It
+    holds the proxy's record, log and reads, not the proxy (no reference cycle: a proxy and its
+    `vd` are freed by reference counting, not left to the cyclic collector, one pair per unit a
+    replay reads)."""
 
-    __slots__ = ("_unit",)
+    __slots__ = ("_u", "_log", "_seen")
 
-    def __init__(self, unit: LoggedUnit) -> None:
-        self._unit = unit
+    def __init__(self, u, log, seen: dict) -> None:
+        self._u, self._log, self._seen = u, log, seen
 
     def get(self, name: str, default=None):
-        return self._unit.var(name, default)
+        return _logged_var(self._u, self._log, self._seen, name, default)
 
 
 class _LoggedUnits(_LoggedMapping):
@@ -565,6 +573,8 @@ class Difference:
         self.entries = []
         for name in _DICTS:
             sd, ed = getattr(start, name), getattr(end, name)
+            if sd is ed or sd == ed:  # (most of a combat's dictionaries: compared in C, not entry by entry)
+                continue
             skip = moved if name == "at" else ()
             self.entries += [(name, k, _copied(v)) for k, v in ed.items() if sd.get(k, _ABSENT) != v and k not in skip]
             self.entries += [(name, k, _ABSENT) for k in sd if k not in ed and k not in skip]
@@ -645,22 +655,23 @@ _GETTERS: dict = {}  # a unit's field list (as `_grouped` makes them) -> its val
 
 def _getter(fields: tuple):
     """A function giving `unit_values(u, fields)` of an existing unit `u` when the fields are its
-    existence (`?`), whole record (`*`), variables and record fields, without a branch per
-    field."""
+    existence (`?`), whole record (`*`), variables and record fields: one expression made for the
+    field list, `lambda u: (u.loc, u.vd.get('casualty', ABSENT))`, compiled once (a memo lookup
+    reads a unit's fields through it at each step of its trie: one call building the tuple, not a
+    call a field)."""
     parts = []
     for f in fields:
         if type(f) is tuple:  # a unit variable, `("var", name)`
-            parts.append(lambda u, name=f[1]: u.vd.get(name, _ABSENT))
+            parts.append(f"u.vd.get({f[1]!r}, ABSENT)")
         elif f == "?":
-            parts.append(lambda u: True)
+            parts.append("True")
         elif f == "*":
-            parts.append(lambda u: u)
+            parts.append("u")
+        elif f in _UNIT_FIELDS:
+            parts.append(f"u.{f}")
         else:
-            parts.append(operator.attrgetter(f))
-    if len(parts) == 1:
-        one = parts[0]
-        return lambda u: (one(u),)
-    return lambda u: tuple([g(u) for g in parts])
+            parts.append(f"getattr(u, {f!r})")
+    return eval(f"lambda u: ({', '.join(parts)},)", {"ABSENT": _ABSENT, "getattr": getattr})
 
 
 class ReadMemo:
@@ -681,35 +692,38 @@ class ReadMemo:
 
     def lookup(self, value_of):
         """(path, result) of an entry all of whose reads `value_of(address)` gives, or None."""
-        seen: dict = {}
+        return _find(self.root, {}, value_of)
 
-        def find(node):
-            # (most nodes have one read after them: followed in a loop, no recursion)
-            while len(node) == 1:
-                (addr, children), = node.items()
-                if addr is _END:
-                    return children
-                value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
-                try:
-                    node = children.get(value)
-                except TypeError:
-                    return None
-                if node is None:
-                    return None
-            if _END in node:
-                return node[_END]
-            for addr, children in node.items():
-                if addr is _END:
-                    continue
-                value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
-                try:
-                    child = children.get(value)
-                except TypeError:
-                    child = None
-                if child is not None:
-                    found = find(child)
-                    if found is not None:
-                        return found
+
+def _find(node, seen: dict, value_of):
+    """The entry under trie node `node` (see `ReadMemo.lookup`); `seen`: the values read so far.
+    (A function, not a closure calling itself: that would be a reference cycle per lookup, left to
+    the cyclic collector.)"""
+    # (most nodes have one read after them: followed in a loop, no recursion)
+    while len(node) == 1:
+        (addr, children), = node.items()
+        if addr is _END:
+            return children
+        value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
+        try:
+            node = children.get(value)
+        except TypeError:
             return None
+        if node is None:
+            return None
+    if _END in node:
+        return node[_END]
+    for addr, children in node.items():
+        if addr is _END:
+            continue
+        value = seen[addr] if addr in seen else seen.setdefault(addr, value_of(addr))
+        try:
+            child = children.get(value)
+        except TypeError:
+            child = None
+        if child is not None:
+            found = _find(child, seen, value_of)
+            if found is not None:
+                return found
+    return None
 
-        return find(self.root)
