@@ -17,12 +17,18 @@ beginning with it reaches:
   with the focus), taken even when it is worse than where the plan stands: a combined assault is
   worse at every step until it is strong enough (committed, a greedy rollout would stop at once);
 - the candidate's value is the best position along its plan (right after an action, as greedy
-  judges one); the agent plays the candidate of the best plan, then plans again at the next
-  decision, where the rest of that plan is among the candidates (when still legal).
+  judges one); the agent plays the candidate of the best plan, and **keeps that plan**: at the
+  next decision, the rest of the plan followed is judged again from the position reached (its
+  actions played in turn on a snapshot, the first still legal here, or in the side's next step
+  after passing: then the agent passes), and a fresh plan replaces it only if worth more. A plan
+  found at one decision is not dropped at the next for greedy's own draws, whose fresh plans may
+  not find it again (a fresh plan's focus holds only its own places). The plan is dropped when
+  another side decides, at the end of the turn, or when its next action is no longer legal.
 
 Deterministic for a seed; every position looked at has dice of its own (search_support.py); at
-most `budget` actions a decision are played to extend plans (after that, candidates are judged
-one-ply). With `depth=1` it is the greedy agent: the same seed plays the same game.
+most `budget` actions a decision are played to judge the plan followed (first) and to extend
+fresh plans (after that, candidates are judged one-ply). With `depth=1` or `budget=0` it is the
+greedy agent: the same seed plays the same game.
 """
 
 from __future__ import annotations
@@ -107,23 +113,112 @@ class PlanAgent(GreedyAgent):
         self.budget = budget if budget is not None else 8 * self.samples * self.width
         self._spent = 0
         self._plans: dict = {}  # candidate key -> the rest of its best plan, this decision
-        self._rest: list = []  # the rest of the plan of the action chosen last
-        self.plans = self.plan_actions = 0  # plans extended, actions played to extend them
+        self._values: dict = {}  # candidate key -> its value (its plan's, if better), this decision
+        self._rest: list = []  # the plan followed: its actions after the one played last
+        self._rest_from = None  # (state, side, turn, log length) where it was last played
+        self.plans = self.plan_actions = 0  # plans extended, actions played to extend or replay them
+        self.plans_kept = self.plans_replaced = 0  # decisions where the plan followed was kept, replaced
 
     def stats(self) -> dict:
-        return {**super().stats(), "plans": self.plans, "plan_actions": self.plan_actions}
+        return {**super().stats(), "plans": self.plans, "plan_actions": self.plan_actions,
+                "plans_kept": self.plans_kept, "plans_replaced": self.plans_replaced}
 
     # ------------------------------------------------------------------ the decision
-    def candidates(self, legal) -> list:
-        found = super().candidates(legal)
-        if self.depth > 1 and self._rest:
-            # the first action of the plan followed that is legal here (the plan's actions in this
-            # step, or in the step after it)
-            keys = {candidate_key(c) for c in found}
-            nxt = next((c for c in self._rest if self._legal(legal, c)), None)
-            if nxt is not None and candidate_key(nxt) not in keys:
-                found.append(nxt)
-        return found
+    def _choose_action(self, ctx, side, legal):
+        self._spent = 0
+        self._plans, self._values = {}, {}
+        # the plan followed, judged first (its replay is on the budget, so it is always judged
+        # when a budget is given), then greedy's decision over fresh candidates and their plans
+        kept = self._kept(ctx, side, legal)
+        choice = super()._choose_action(ctx, side, legal)
+        if kept is not None:
+            value, first, rest = kept
+            if value >= self._fresh_value(ctx, side, legal, choice):
+                # a fresh plan replaces the plan followed only when worth more: otherwise a combined
+                # attack found at one decision would be dropped at the next for greedy's own draws
+                self.plans_kept += 1
+                self._follow(ctx, side, rest)
+                return first
+            self.plans_replaced += 1
+        self._follow(ctx, side, self._plans.get(candidate_key(choice), []) if choice is not None else [])
+        return choice
+
+    def _fresh_value(self, ctx, side: str, legal, choice) -> float:
+        """What greedy's decision `choice` is worth: its candidate's value (its plan's, if better),
+        or the position's when it passes."""
+        if choice is None:
+            if not legal.may_pass:
+                return -math.inf
+            steps = ctx.steps  # judging is not the decision's rules: not on its step budget (as greedy's)
+            value = value_in(ctx, self.evaluation_name, side)
+            ctx.steps = steps
+            return value
+        key = candidate_key(choice)
+        if key not in self._values:  # a forced action, or one drawn when nothing was found
+            self.value_after(ctx, side, choice)
+        return self._values[key]
+
+    def _follow(self, ctx, side: str, rest: list) -> None:
+        """Follow `rest` (the plan's actions after the one played now) from the next decision;
+        where the game is now tells, then, whether the plan is still this activation's."""
+        self._rest = list(rest)
+        self._rest_from = (ctx.state, side, ctx.state.position.turn, len(ctx.log)) if rest else None
+
+    def _still_followed(self, ctx, side: str) -> bool:
+        """Whether the plan followed is still this activation's: the same game and turn, and no
+        other side decided since (a plan is one side's actions in a row)."""
+        if not self._rest or self._rest_from is None:
+            return False
+        state, own, turn, seen = self._rest_from
+        if ctx.state is not state or own != side or ctx.state.position.turn != turn or len(ctx.log) < seen:
+            return False
+        return all(e.get("side") == side for e in ctx.log[seen:] if e.get("k") in ("action", "pass"))
+
+    def _kept(self, ctx, side: str, legal):
+        """The plan followed, re-judged from here: (its value, the action to play now, None to
+        pass to the step where it goes on, the plan's actions after it), or None when there is
+        no plan to follow: none, another activation's, its next action no longer legal here nor
+        after passing, or no budget to judge it."""
+        if self.depth < 2 or not self._still_followed(ctx, side) or self._spent >= self.budget:
+            self._rest = []
+            return None
+        rest, self._rest = self._rest, []
+        first = rest[0]
+        if self._legal(legal, first):
+            start, now = (ctx, legal), first
+        elif legal.may_pass:
+            node = Context(ctx.engine, private_snapshot(ctx.state, self.rng))
+            node.carry_memos(ctx)
+            start, now = self._after_pass(node, side), None
+            if start is None or not self._legal(start[1], first):
+                return None
+        else:
+            return None
+        value, played = self._replay(start, side, rest)
+        if not played:
+            return None
+        return value, now, played[1:] if now is not None else played
+
+    def _replay(self, start, side: str, actions: list) -> tuple[float, list]:
+        """`actions` played in turn from `start` (a context and its legal actions), each where the
+        plan may go on (`_decisions`) and still legal there: the best value along them, and the
+        actions up to that best position (none when the first is refused or no budget is left)."""
+        base, legal = start
+        best, upto, node = -math.inf, 0, None
+        for i, choice in enumerate(actions):
+            if self._spent >= self.budget:
+                break
+            if i > 0:
+                base, legal = next(((b, lg) for b, lg in self._decisions(node, side) if self._legal(lg, choice)),
+                                   (None, None))
+                if base is None:
+                    break
+            value, node = self._play(base, side, choice)
+            if node is None:
+                break
+            if value > best:
+                best, upto = value, i + 1
+        return best, actions[:upto]
 
     def _legal(self, legal, choice) -> bool:
         if choice.action not in legal.names:
@@ -134,18 +229,10 @@ class PlanAgent(GreedyAgent):
             return False
         return True
 
-    def _choose_action(self, ctx, side, legal):
-        self._spent = 0
-        self._plans = {}
-        choice = super()._choose_action(ctx, side, legal)
-        if choice is not None:
-            self._rest = self._plans.get(candidate_key(choice), [])
-        # passing keeps the plan followed: its rest may be in the side's next step (the attack
-        # the moves prepared, in the Combat segment after the Movement segment)
-        return choice
-
     def value_after(self, ctx, side: str, choice) -> float:
         value, sim = self.look(ctx, side, choice)
+        key = candidate_key(choice)
+        self._values[key] = value
         if sim is None or self.depth < 2 or self._spent >= self.budget:
             return value
         focus = Focus(ctx.engine.board, self.reach)
@@ -155,9 +242,9 @@ class PlanAgent(GreedyAgent):
         self.plans += 1
         best, rest = self._extend(sim, side, focus)
         if best > value:
-            self._plans[candidate_key(choice)] = rest
-            return best
-        return value
+            self._plans[key] = rest
+            self._values[key] = best
+        return self._values[key]
 
     # ------------------------------------------------------------------ plans
     def _extend(self, node: Context, side: str, focus: Focus) -> tuple[float, list]:

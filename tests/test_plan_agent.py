@@ -87,6 +87,53 @@ def test_plan_makes_the_combined_assault_one_ply_search_misses(assault, seed):
     assert len(storm["args"]["attackers"]) == 3
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_plan_followed_is_carried_out_where_a_fresh_look_would_abandon_it(assault, seed):
+    # scenario `led`: the sergeant approaches first, then a recruit on either side of him (two
+    # hexes apart), then the storm; with reach 1, a plan begun by one recruit cannot reach the
+    # other, so a fresh look after the sergeant's approach finds nothing worth approaching for
+    plan, _ = _log(assault, "led", ["plan:reach=1", "random"], seed)
+    assert _actions(plan) == ["approach"] * 3 + ["storm"] and plan.state.vars["fort_taken"]
+    storm = [e for e in plan.log if e.get("action") == "storm"][0]
+    assert len(storm["args"]["attackers"]) == 3
+    agent = plan.agents["red"]
+    assert agent.plans_kept == 4 and agent.plans_replaced == 0  # two approaches, the pass, the storm
+
+    g = start(assault, "led", seed, agents_for(assault, ["plan:reach=1", "random"], seed))
+    g.run(max_actions=1)
+    assert [e["text"] for e in g.log if e.get("k") == "action"] == ["approach(u=Sergeant #2 (red, 03.02), to=04.03)"]
+    fresh = make_agent("plan:reach=1", seed)
+    assert fresh.choose_action(g.ctx, "red", LegalActions(assault, g.ctx, ["approach"])) is None  # it would pass
+    kept = g.agents["red"].choose_action(g.ctx, "red", LegalActions(assault, g.ctx, ["approach"]))
+    assert kept is not None and kept.action == "approach"
+
+
+def test_a_plan_worth_more_replaces_the_plan_followed(assault):
+    # after the first approach, the plan followed is made a poorer one (one more approach, no
+    # storm: two soldiers exposed); a fresh plan (the two approaches and the storm) is worth more
+    g = start(assault, "basic", 1, agents_for(assault, ["plan", "random"], 1))
+    g.run(max_actions=1)
+    agent = g.agents["red"]
+    legal = LegalActions(assault, g.ctx, ["approach"])
+    poorer = next(c for c in agent._rest if c.action == "approach")
+    agent._follow(g.ctx, "red", [poorer])
+    choice = agent.choose_action(g.ctx, "red", legal)
+    assert (agent.plans_kept, agent.plans_replaced) == (0, 1)
+    assert choice.action == "approach" and [c.action for c in agent._rest] == ["approach", "storm"]
+
+
+def test_a_plan_is_not_followed_into_another_activation(assault):
+    # a plan is one side's actions in a row: once another side decided, or in another game, it is dropped
+    g = start(assault, "basic", 1, agents_for(assault, ["plan", "random"], 1))
+    g.run(max_actions=1)
+    agent = g.agents["red"]
+    assert agent._still_followed(g.ctx, "red") and not agent._still_followed(g.ctx, "blue")
+    g.ctx.log.append({"k": "pass", "phase": "approach_step", "side": "blue"})
+    assert not agent._still_followed(g.ctx, "red")
+    other = start(assault, "basic", 1, agents_for(assault, ["random", "random"], 1))
+    assert not agent._still_followed(other.ctx, "red")
+
+
 def test_plans_too_short_or_out_of_budget_do_not_assault(assault):
     # the assault needs four actions (three approaches and the storm): a plan of three sees only
     # exposed soldiers, and so does one whose budget runs out first
