@@ -71,6 +71,7 @@ _SPEC = [
     Builtin("difference", ("attack: num", "defense: num"), "int", "Attack minus defense, for differential tables."),
     Builtin("allowed", ("table: table", "column: any"), "bool", "False when the column falls under an `illegal` beyond-the-table rule."),
     Builtin("cell_of", ("*codes: name",), "cell", "The table cell holding these result codes, as a table prints it: `cell_of(D1, Adv2)` is the cell D1/Adv2 (to apply or pass on a result that no lookup gave, e.g. in a rule test)."),
+    Builtin("result_arg", ("cell: cell", "result: name"), "int", "The argument a table cell gives a result with one: `result_arg(crt[4:1, 3], D)` is 1 for the cell D1/Dr1, and 0 for a cell without a D code (the arguments of several D codes in one cell are added). For reading what a cell does (the steps, the hexes of a retreat), as a search's evaluation weighs an attack on the CRT."),
     Builtin("column", ("table: table", "value: any"), "any", "The printed column a value is looked up in, after the beyond-the-table rules and rounding down to a printed column: `column(crt, 8:1)` is 7:1 when 8-1 is resolved on 7-1; a beyond rule that gives a result directly gives that result (`column(crt, 12:1) == DS`); none when the value is not allowed."),
     Builtin("round_up", ("x: num",), "int", "The smallest whole number not below x."),
     Builtin("round_down", ("x: num",), "int", "The largest whole number not above x."),

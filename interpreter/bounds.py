@@ -25,7 +25,7 @@ from warcodex.interpreter.dependencies import BOARD_STATIC, POSITION_READERS
 
 # built-ins that read the board, the state or their arguments and never evaluate a rule
 LEAF_BUILTINS = BOARD_STATIC | POSITION_READERS | frozenset({
-    "eliminated_units", "units_in_box", "unit_by_id", "cell_of", "column", "hand", "deck_size", "cards",
+    "eliminated_units", "units_in_box", "unit_by_id", "cell_of", "column", "result_arg", "hand", "deck_size", "cards",
     "discard_pile", "removed_cards", "set_aside_cards", "card_places", "card_holder", "times_played",
     "last_played", "last_paid", "pile",
 })

@@ -238,6 +238,24 @@ def b_cell_of(ctx, span, *codes):
     return CellValue(tuple(parts))
 
 
+def b_result_arg(ctx, span, cell, result):
+    if not (isinstance(result, Entity) and result.kind == "result"):
+        raise RuleError(f"result_arg: {show(result)} is not a result", span)
+    if cell is None:
+        return 0  # an empty cell: no code at all
+    if isinstance(cell, Entity) and cell.kind == "result":
+        cell = CellValue((Code(cell),))
+    if not isinstance(cell, CellValue):
+        raise RuleError(f"result_arg: {show(cell)} is not a table cell", span)
+    total = 0
+    for code in cell.codes:
+        if code.result is not None and code.result.name == result.name:
+            if len(code.args) != 1 or isinstance(code.args[0], bool) or not isinstance(code.args[0], (int, Fraction)):
+                raise RuleError(f"result_arg: the code {code} of the cell {cell} does not give {result.name} one number", span)
+            total += code.args[0]
+    return total
+
+
 def b_unit_by_id(ctx, span, n):
     if isinstance(n, bool) or not isinstance(n, int):
         raise RuleError(f"unit_by_id needs a whole number, got {show(n)}", span)

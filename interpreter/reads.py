@@ -43,7 +43,7 @@ from warcodex.dsl.stdlib import BUILTINS
 _PURE = frozenset({
     "distance", "terrain", "edge", "sides", "enemies", "allies", "is_enemy", "odds", "difference", "allowed",
     "round_up", "round_down", "abs", "range", "count", "sum", "min", "max", "any", "all", "contains", "number",
-    "hex_col", "hex_row", "sheet", "cell_of", "column",
+    "hex_col", "hex_row", "sheet", "cell_of", "column", "result_arg",
 })
 _PASS = frozenset({"list"})  # the value of its argument
 _ELEMENT = frozenset({"first"})  # an element of its argument
