@@ -361,7 +361,9 @@ class _Checker:
         # what the rules do with it: checked against the map once it is loaded (_location_literals)
         self.loc_literals: list[tuple[ast.Str, str]] = []
         self._test_decl_literals: list[tuple[ast.Str, str]] = []  # those of test-only declarations
+        self._on_map: set[int] = set()  # (ids of) those checked against the game's map
         self.loc_var_literals: set[int] = set()  # (ids of) those whose location variable is read or set
+        self._key_literals: dict[int, ast.Str] = {}  # a table key looked up by location, as the literal it is
         self.pile_calls: list[ast.Call] = []  # pile(D, "p"), move_card(D, c, "p"): checked against D's piles
         self.card_moves: list[ast.Call] = []  # every call that puts a card into a pile (CARD_DESTINATIONS)
         self.emitted: dict[str, ast.Expr] = {}
@@ -694,9 +696,12 @@ class _Checker:
     def _walk_action(self, action: ast.Action) -> None:
         # Each param's source sees the earlier params; its `where` also sees the param itself.
         w = self.walker()
-        for param in action.params:
+        for i, param in enumerate(action.params):
             w.expr(param.source)
             w.bind_element(param.name, param.source, param.subset)
+            if not param.subset:
+                w.locate(param.name, param.source, [param.where, action.params[i + 1:], action.props, action.requires,
+                                                    action.body], each=True)
             if param.where is not None:
                 w.cond(param.where)
         for p in action.props:
@@ -950,8 +955,8 @@ class _Checker:
                 if lit and decl.type in stdlib.TYPES and not _fits(decl.type, lit):
                     self.diags.error("E-type", f"{decl.scope} '{decl.name}' is {decl.type}, but its default is "
                                      f"the {lit} literal {_literal_text(decl.default)}", decl.default.span)
-                elif decl.type == "location" and isinstance(decl.default, ast.Str):
-                    self.loc_literals.append((decl.default, f"the default of {decl.scope} '{decl.name}'"))
+                elif decl.type == "location":
+                    self.expect_location(decl.default, f"the default of {decl.scope} '{decl.name}'")
         self._check_faces()
 
     def _check_faces(self) -> None:
@@ -1111,7 +1116,9 @@ class _Checker:
                 self._location_id(call.args[0])
         tests = self.game.test_files
         in_tests = [x for x in self.loc_literals if x[0].span is not None and x[0].span.file in tests]
-        self._location_literals([x for x in self.loc_literals if not any(x is y for y in in_tests)], self.board)
+        on_map = [x for x in self.loc_literals if not (x[0].span is not None and x[0].span.file in tests)]
+        self._location_literals(on_map, self.board)
+        self._on_map = {id(x[0]) for x in on_map}  # checked: a test that uses them again does not repeat it
         self._test_decl_literals = in_tests  # a test-only helper's: checked with the test boards (check_tests)
         for call in self.pile_calls:
             deck = self.game.names.get(call.args[0].id) if call.args and isinstance(call.args[0], ast.Name) else None
@@ -1243,6 +1250,31 @@ class _Checker:
             self.diags.error("E-unknown-location", f"unknown location \"{arg.value}\"", arg.span,
                              hint=did_you_mean(arg.value, board.locations)
                              or f"the map {board.name!r} has no location with this id")
+
+    def expect_location(self, e: ast.Expr | None, doing: str) -> None:
+        """`e` is used where the rules expect a location: a string literal there must name one, or
+        the run stops on it. The one place that decides it, whatever the construct (a map
+        attribute or location variable of a string, a `location` parameter or variable, an
+        element of a list of locations, a comparison with a location, a table's key looked up by
+        location): `doing` says which, for the message. _location_literals checks them against
+        the map once it is loaded."""
+        if isinstance(e, ast.Str):
+            self.loc_literals.append((e, doing))
+        elif isinstance(e, ast.Cond):
+            self.expect_location(e.then, doing)
+            self.expect_location(e.orelse, doing)
+
+    def table_keys_are_locations(self, table: ast.Table, axis: str) -> None:
+        """`table[..., h]` with h a location: the keys of that axis (`"row"` or `"column"`) name
+        locations (Stargard's VP markers, one row per hex)."""
+        printed = table.rows if axis == "row" else table.columns
+        keys = list(printed.keys) if printed is not None else []
+        if axis == "row":
+            keys += [row.key for row in table.table_rows]
+        for key in keys:
+            if key.kind == "name":  # a number or a range is no location id: a name or a "string" is
+                lit = self._key_literals.setdefault(id(key), ast.Str(value=key.name, span=key.span))
+                self.expect_location(lit, f"a {axis} of table '{table.name}', looked up by location")
 
     def is_location_var(self, name: str) -> bool:
         decl = self.game.names.get(name)
@@ -1492,9 +1524,9 @@ class _Checker:
                 declared |= set(loaded.index)
             except DiagnosticError as exc:
                 self.diags.extend(exc.diagnostics)
-        self._test_helper_literals(declared)
         declared = frozenset(declared)
         choices = self._choice_names()
+        reached: list[tuple[ast.Str, str]] = []  # literals of declarations a test's lines use (`vp_hexes()`)
         for test in g.tests.values():
             board = self.board
             items = list(test.body)
@@ -1523,9 +1555,18 @@ class _Checker:
             self.place_calls, self.loc_calls, self.loc_literals = [], [], []
             try:
                 self._walk_test(items, board, choices)
-                self._location_literals(self.loc_literals, board, test=True, elsewhere=declared)
+                own = [x for x in self.loc_literals if _within(x[0].span, test.span)]
+                reached += [x for x in self.loc_literals if not _within(x[0].span, test.span)]
+                self._location_literals(own, board, test=True, elsewhere=declared)
             finally:
                 self.place_calls, self.loc_calls, self.loc_literals = saved
+        # a declaration's literal is the same for every test that uses it: the game's are on the
+        # game's map, a test-only helper's on some board
+        tests = g.test_files
+        self._location_literals([x for x in reached if x[0].span is not None and x[0].span.file not in tests
+                                 and id(x[0]) not in self._on_map], self.board)
+        self._test_decl_literals += [x for x in reached if x[0].span is not None and x[0].span.file in tests]
+        self._test_helper_literals(declared)
 
     def _test_helper_literals(self, test_boards: set[str]) -> None:
         """A test-only declaration (a helper function of tests/*.wcx) may name a location of any
@@ -1775,6 +1816,29 @@ def _join(a: str | None, b: str | None) -> str | None:
     return a if a == b else None
 
 
+def _within(span: Span | None, outer: Span | None) -> bool:
+    """Whether `span` lies inside `outer` (a literal inside a test block)."""
+    if span is None or outer is None or span.file != outer.file:
+        return False
+    end = (span.end_line or span.line, span.end_column or span.column)
+    outer_end = (outer.end_line, outer.end_column or 0) if outer.end_line is not None else (outer.line + 1, 0)
+    return (outer.line, outer.column) <= (span.line, span.column) and end <= outer_end
+
+
+def _typed_args(call: ast.Call, builtin, decl) -> list[tuple[str, str, ast.Expr]]:
+    """(parameter name, its type, the argument) for each argument a call gives, positional or
+    named, of a built-in (`stdlib`) or a rule (function, quantity, procedure)."""
+    if builtin is not None:
+        params = [(p.split(":")[0].lstrip("*").rstrip("?").strip(), p.split(":")[1].strip().rstrip("?"))
+                  for p in builtin.params]
+    elif isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
+        params = [(p.name, p.type) for p in decl.params]
+    else:
+        return []
+    given = list(zip(params, call.args)) + [(p, call.kwargs[p[0]]) for p in params if p[0] in call.kwargs]
+    return [(name, type_, arg) for (name, type_), arg in given]
+
+
 class _Walker:
     """Walks one body (or one expression context) in order, tracking local names.
 
@@ -1788,12 +1852,14 @@ class _Walker:
         self.diags = checker.diags
         self.locals = locals_
         self.lists: dict[str, str] = {}  # local lists whose elements' type is known
+        self.held: dict[str, ast.Expr] = {}  # what a `let` put in a local, for the literals it holds
         self.free = free
 
     # ------------------------------------------------------------ what is known of a value's type
     def bind(self, name: str, type_: str | None, elements: str | None = None) -> None:
         """A local name (re)defined: its type, and for a list the type of its elements."""
         self.locals[name] = type_
+        self.held.pop(name, None)
         if elements is None:
             self.lists.pop(name, None)
         else:
@@ -1850,6 +1916,8 @@ class _Walker:
             declared = builtin.returns if builtin is not None else getattr(decl, "type", None)
             if isinstance(decl, (ast.Function, type(None))) and declared in ("unit", "location", "side"):
                 return declared
+        if isinstance(e, ast.Attr) and e.name == "loc" and self.value_type(e.obj) == "unit":
+            return "location"  # `u.loc`
         if isinstance(e, ast.Cond):
             return _join(self.value_type(e.then), self.value_type(e.orelse))
         return None
@@ -1866,8 +1934,13 @@ class _Walker:
 
     # ------------------------------------------------------------ statements
     def body(self, stmts: list[ast.Stmt]) -> None:
-        for s in stmts:
+        for i, s in enumerate(stmts):
             self.stmt(s)
+            if isinstance(s, ast.Let):  # a local is seen by the rest of the body
+                self.held[s.name] = s.value
+                self.locate(s.name, s.value, stmts[i + 1:], each=False)
+            elif isinstance(s, ast.Choose) and not s.subset:
+                self.locate(s.var, s.source, stmts[i + 1:], each=True)
 
     def stmt(self, s: ast.Stmt) -> None:
         if isinstance(s, ast.Let):
@@ -1891,6 +1964,7 @@ class _Walker:
         elif isinstance(s, ast.For):
             self.expr(s.source)
             self.bind_element(s.var, s.source)
+            self.locate(s.var, s.source, s.body, each=True)
             self.body(s.body)
         elif isinstance(s, ast.Choose):
             self.expr(s.source)
@@ -1925,8 +1999,8 @@ class _Walker:
         elif isinstance(t, ast.Attr):
             self.expr(t.obj)
             self.attr_name(t)
-            if isinstance(t.obj, ast.Str):
-                self.c.loc_literals.append((t.obj, f"setting its '{t.name}'"))
+            if isinstance(t.obj, ast.Str):  # a string has no attribute: it names a location
+                self.c.expect_location(t.obj, f"setting its '{t.name}'")
                 if self.c.is_location_var(t.name):
                     self.c.loc_var_literals.add(id(t.obj))
         elif isinstance(t, ast.Index):
@@ -1955,8 +2029,8 @@ class _Walker:
         elif not _fits(var.type, lit):
             self.diags.error("E-type", f"{var.scope} '{var.name}' is {var.type}, but is set to the {lit} literal "
                              f"{_literal_text(s.value)}", s.value.span)
-        elif var.type == "location" and isinstance(s.value, ast.Str):
-            self.c.loc_literals.append((s.value, f"the value of {var.scope} '{var.name}'"))
+        elif var.type == "location":
+            self.c.expect_location(s.value, f"the value of {var.scope} '{var.name}'")
 
     def apply(self, s: ast.Apply) -> None:
         # Result bodies see the names of the place that applies them: check those names here.
@@ -1997,14 +2071,15 @@ class _Walker:
         elif isinstance(e, ast.Attr):
             self.expr(e.obj)
             self.attr_name(e)
-            if isinstance(e.obj, ast.Str):
-                self.c.loc_literals.append((e.obj, f"reading its '{e.name}'"))
+            if isinstance(e.obj, ast.Str):  # a string has no attribute: it names a location
+                self.c.expect_location(e.obj, f"reading its '{e.name}'")
                 if self.c.is_location_var(e.name):
                     self.c.loc_var_literals.add(id(e.obj))
         elif isinstance(e, ast.Index):
             self.expr(e.obj)
             for a in e.args:
                 self.expr(a)
+            self.table_lookup(e)
         elif isinstance(e, ast.BinOp):
             for operand, other in ((e.left, e.right), (e.right, e.left)):
                 lit = _literal_type(operand)
@@ -2017,6 +2092,10 @@ class _Walker:
         elif isinstance(e, (ast.Compare, ast.And, ast.Or)):
             self.expr(e.left)
             self.expr(e.right)
+            if isinstance(e, ast.Compare) and e.op in ("==", "!="):
+                for one, other in ((e.left, e.right), (e.right, e.left)):
+                    if self.value_type(one) == "location":
+                        self.c.expect_location(other, "compared with a location")
         elif isinstance(e, ast.Neg):
             lit = _literal_type(e.operand)
             if lit in ("bool", "str"):
@@ -2034,6 +2113,7 @@ class _Walker:
         elif isinstance(e, ast.In):
             self.expr(e.item)
             self.expr(e.collection)
+            self.membership(e.item, e.collection)
         elif isinstance(e, ast.Cond):
             self.cond(e.test)
             self.expr(e.then)
@@ -2111,20 +2191,104 @@ class _Walker:
             self.expr(a)
 
     def location_args(self, call: ast.Call, builtin, decl) -> None:
-        """The string literals a call passes to a `location` parameter, a built-in's or a rule's
-        (`adjacent("0606")`, `attack_strength(u, "0606")`), for _location_literals. `place` is
-        checked on its own (_place)."""
-        if builtin is not None and call.func != "place":
-            params = [(p.split(":")[0].lstrip("*").rstrip("?").strip(), p.split(":")[1].strip().rstrip("?"))
-                      for p in builtin.params]
-        elif isinstance(decl, (ast.Quantity, ast.Function, ast.Procedure)):
-            params = [(p.name, p.type) for p in decl.params]
-        else:
+        """The arguments a call passes to a `location` parameter, a built-in's or a rule's
+        (`adjacent("0606")`, `attack_strength(u, "0606")`), or to a built-in's list of locations
+        (`traceable(m, h, ["0606"], s)`); `contains(xs, x)` is `x in xs`. `place` is checked on
+        its own (_place)."""
+        if call.func == "contains" and builtin is not None and len(call.args) == 2:
+            self.membership(call.args[1], call.args[0])
+        for name, type_, arg in _typed_args(call, builtin, decl):
+            if type_ == "location" and call.func != "place":
+                self.c.expect_location(arg, f"the `{name}` of {call.func}()")
+            elif builtin is not None and name in builtin.location_lists:
+                self.expect_locations(arg, f"in the `{name}` of {call.func}()")
+
+    # ------------------------------------------------------------ string literals used as locations
+    def expect_locations(self, e: ast.Expr | None, doing: str, seen: frozenset = frozenset(),
+                         scoped: bool = True) -> None:
+        """`e` is used where a list of locations is expected: each string literal it is made of
+        must name one (_Checker.expect_location). A list literal, either branch of `if`, both
+        sides of `+`, `list(...)`, what a local's `let` or a global list's default holds, and
+        the body of a function returning it (`vp_hexes()`: a list of hex ids), followed once
+        each (`seen`); inside a function's body (`scoped` False) a name is not this body's."""
+        if isinstance(e, ast.ListLit):
+            for item in e.items:
+                self.c.expect_location(item, doing)
+        elif isinstance(e, ast.Cond):
+            self.expect_locations(e.then, doing, seen, scoped)
+            self.expect_locations(e.orelse, doing, seen, scoped)
+        elif isinstance(e, ast.BinOp) and e.op == "+":
+            self.expect_locations(e.left, doing, seen, scoped)
+            self.expect_locations(e.right, doing, seen, scoped)
+        elif isinstance(e, ast.Call) and e.func == "list" and len(e.args) == 1:
+            self.expect_locations(e.args[0], doing, seen, scoped)
+        elif isinstance(e, ast.Call) and e.func not in seen and e.func not in stdlib.BUILTINS:
+            decl = self.game.names.get(e.func)
+            if isinstance(decl, ast.Function):  # its parameters are no global name
+                self.expect_locations(decl.body, doing, seen | {e.func} | {p.name for p in decl.params}, scoped=False)
+        elif isinstance(e, ast.Name) and e.id not in seen:
+            if scoped and e.id in self.locals:
+                self.expect_locations(self.held.get(e.id), doing, seen | {e.id}, scoped)
+            else:
+                decl = self.game.names.get(e.id)
+                if isinstance(decl, ast.VarDecl) and decl.scope == "var":
+                    self.expect_locations(decl.default, doing, seen | {e.id}, scoped=False)
+
+    def membership(self, item: ast.Expr, collection: ast.Expr) -> None:
+        """`item in collection`: a location looked for in a list makes it a list of locations, and
+        what is looked for in a list of locations is one (`"26.08" in supply_region(g)`)."""
+        if self.value_type(item) == "location":
+            self.expect_locations(collection, "in a list a location is looked for in")
+        elif self.elements(collection) == "location":
+            self.c.expect_location(item, "looked for in a list of locations")
+
+    def table_lookup(self, e: ast.Index) -> None:
+        """`table[column, row]` (`table[row]` for a table of rows only): a location looked up
+        makes that axis's keys locations."""
+        table = self.game.names.get(e.obj.id) if isinstance(e.obj, ast.Name) and e.obj.id not in self.locals else None
+        if not isinstance(table, ast.Table):
             return
-        given = list(zip(params, call.args)) + [(p, call.kwargs[p[0]]) for p in params if p[0] in call.kwargs]
-        for (name, type_), arg in given:
-            if type_ == "location" and isinstance(arg, ast.Str):
-                self.c.loc_literals.append((arg, f"the `{name}` of {call.func}()"))
+        axes = ("column", "row") if table.columns is not None else ("row",)
+        for axis, arg in zip(axes, e.args):
+            if self.value_type(arg) == "location":
+                self.c.table_keys_are_locations(table, axis)
+
+    def locate(self, var: str, source: ast.Expr, scope: list, each: bool) -> None:
+        """A local of unknown type (`for h in vp_hexes()`, `let h = "0606"`, `choose h from
+        [...]`) that its scope uses as a location is one: its loop's list is a list of
+        locations (each=True), or its value is a location; and the local is typed a location
+        for what follows (a table looked up by it, a comparison). A name an inner loop reuses
+        in the scope is not told apart from it (the rules seldom do that)."""
+        if self.locals.get(var) is not None:
+            return
+        kept, self.c.loc_literals = self.c.loc_literals, []
+        try:  # the literals the source holds, if any: most hold none, and then the scope is not read
+            if each:
+                self.expect_locations(source, f"in a list whose elements, '{var}', are used as locations")
+            else:
+                self.c.expect_location(source, f"the value of '{var}', used as a location")
+        finally:
+            found, self.c.loc_literals = self.c.loc_literals, kept
+        use = self.used_as_location(var, scope) if found else None
+        if use is not None:
+            self.c.loc_literals.extend(found)
+            if use == "variable":  # like `"0606".controller`: fine off a test's partial board
+                self.c.loc_var_literals.update(id(lit) for lit, _ in found)
+            self.locals[var] = "location"
+
+    def used_as_location(self, var: str, scope: list) -> str | None:
+        """How `scope` uses the local `var` as a location: "location" when it passes it to a
+        `location` parameter (`adjacent(h)`), else "variable" when it only reads or sets its
+        location variables (`h.controller`), else None."""
+        use = None
+        for n in _iter_nodes(scope):
+            if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == var and self.c.is_location_var(n.name):
+                use = "variable"
+            elif isinstance(n, ast.Call) and any(type_ == "location" and isinstance(arg, ast.Name) and arg.id == var
+                                                 for _, type_, arg in _typed_args(n, stdlib.BUILTINS.get(n.func),
+                                                                                  self.game.names.get(n.func))):
+                return "location"
+        return use
 
     def special_builtin(self, call: ast.Call) -> None:
         if call.func == "place":
@@ -2153,6 +2317,7 @@ class _Walker:
         saved = self.locals, self.lists
         self.locals, self.lists = dict(saved[0]), dict(saved[1])
         self.bind_element(e.var, e.source)
+        self.locate(e.var, e.source, [e.element, e.where], each=True)
         self.expr(e.element)
         if e.where is not None:
             self.cond(e.where)

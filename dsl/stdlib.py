@@ -24,6 +24,9 @@ class Builtin:
     # for a list: what its elements are, when always the same type (the checker types a loop
     # variable running over it, to catch `u.atack` for a unit's `attack`)
     elements: str | None = None
+    # the `list` parameters that hold locations (`traceable`'s targets): a string literal in
+    # them must name a location of the map (the checker's E-unknown-location)
+    location_lists: tuple[str, ...] = ()
 
     @property
     def min_args(self) -> int:
@@ -62,7 +65,7 @@ _SPEC = [
     Builtin("reachable", ("u: unit", "mode: mode"), "list", "The locations `u` can end a move in under a movement mode.", elements="location"),
     Builtin("path_cost", ("u: unit", "to: location", "mode: mode"), "num", "The cheapest cost for `u` to reach `to` under a movement mode, or none."),
     Builtin("must_stop", ("u: unit", "to: location", "mode: mode"), "bool", "True when `u`, moving under a mode along its cheapest path, must stop on entering `to` (a `stop` condition of the mode holds there, or the move used the one-hex allowance); none when `to` is not reachable."),
-    Builtin("traceable", ("mode: mode", "start: location", "targets: list", "s: side"), "bool", "True when a path from `start` reaches one of `targets` under a trace mode (supply lines...)."),
+    Builtin("traceable", ("mode: mode", "start: location", "targets: list", "s: side"), "bool", "True when a path from `start` reaches one of `targets` under a trace mode (supply lines...).", location_lists=("targets",)),
     # ---- numbers, odds and tables
     Builtin("odds", ("attack: num", "defense: num"), "odds", "The odds ratio, rounded down in the defender's favour to a whole ratio (7:2 -> 3-1, 5:6 -> 1-2)."),
     Builtin("difference", ("attack: num", "defense: num"), "int", "Attack minus defense, for differential tables."),
@@ -105,8 +108,8 @@ _SPEC = [
     # ---- appended: generic board geometry, cell numbers and region traces
     Builtin("common_neighbors", ("a: location", "b: location"), "list", "The locations adjacent to both `a` and `b`, in the board order of `a`'s neighbours (ZOC bonds: one for a hex bond, two for a hexside bond).", elements="location"),
     Builtin("number", ("x: any",), "num", "The number held by a one-number table cell (`number(tec[mech, forest])`); a cell written `1/2` is the fraction one half; a number is returned as is; none for an empty cell."),
-    Builtin("trace_region", ("mode: mode", "starts: list", "s: side", "limit: num?"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources. With `limit`, paths cost at most `limit` instead of the mode's allowance (the spaces within k moves).", elements="location"),
-    Builtin("trace_back", ("mode: mode", "targets: list", "s: side"), "list", "Every location from which a trace mode reaches one of `targets` (the targets included): `h in trace_back(m, ts, s)` equals `traceable(m, h, ts, s)` for every h, in one backward search (the mode may not read `origin`).", elements="location"),
+    Builtin("trace_region", ("mode: mode", "starts: list", "s: side", "limit: num?"), "list", "Every location a trace mode reaches from any of `starts` (the starts included): a supply network traced once from all sources. With `limit`, paths cost at most `limit` instead of the mode's allowance (the spaces within k moves).", elements="location", location_lists=("starts",)),
+    Builtin("trace_back", ("mode: mode", "targets: list", "s: side"), "list", "Every location from which a trace mode reaches one of `targets` (the targets included): `h in trace_back(m, ts, s)` equals `traceable(m, h, ts, s)` for every h, in one backward search (the mode may not read `origin`).", elements="location", location_lists=("targets",)),
     Builtin("hex_col", ("h: location",), "int", "The printed column of a hex (`hex_col(\"2743\")` is 27); none on an area map."),
     Builtin("hex_row", ("h: location",), "int", "The printed row of a hex (`hex_row(\"2743\")` is 43): rules such as \"on or north of hexrow xx43\"; none on an area map."),
     Builtin("sheet", ("h: location",), "str", "The name of the map sheet a location lies on (\"A\", \"C1\"...), or none when the map has no sheets."),

@@ -4,10 +4,12 @@ Both judge positions with an `evaluation` the game declares (interpreter/evaluat
 ahead on state snapshots (`GameState.snapshot()` shares unit records, so copies are cheap):
 
 - GreedyAgent: samples up to `samples` distinct legal actions, applies each to a snapshot and
-  keeps the one whose position is worth most to its side (ties broken at random); it passes when
-  every sampled action makes the position worse than passing, or after `idle` actions in a row
-  that improved nothing (when the step lets it pass), and it plays a forced decision (one legal
-  action, no pass) without looking ahead.
+  keeps the one whose position is worth most to its side (ties broken at random); an action that
+  rolls dice is judged by the mean of `rolls` lookaheads, each on dice of its own, and a candidate
+  drawn again in one decision keeps its first value; it passes when every sampled action makes
+  the position worse than passing, or after `idle` actions in a row that improved nothing (when
+  the step lets it pass), and it plays a forced decision (one legal action, no pass) without
+  looking ahead.
 - MCTSAgent (interpreter/mcts.py): UCT over the same sampled candidates, with rollouts.
 
 What the two share (the candidate samplers, dice of their own for every snapshot, replaying an
@@ -23,6 +25,7 @@ Both are deterministic for a seed: the same seed, game and opponents give the sa
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 
@@ -30,9 +33,9 @@ from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, kept_position, lookahead_failure,
-                                                 private_snapshot, replay_context, stratified_candidates,
-                                                 value_in)
+from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, candidate_key, kept_position,
+                                                 lookahead_failure, private_snapshot, replay_context,
+                                                 stratified_candidates, value_in)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 
@@ -46,9 +49,12 @@ class GreedyAgent(RandomAgent):
     units that take the losses) are searched too, by playing the action again from before it."""
 
     def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3,
-                 follow: int = 0, breadth: int = 1) -> None:
+                 follow: int = 0, breadth: int = 1, rolls: int = 1) -> None:
         super().__init__(seed)
+        if rolls < 1:
+            raise ValueError("greedy rolls must be at least 1")
         self.samples = samples
+        self.rolls = rolls  # lookaheads of a candidate that rolls dice, each on dice of its own: judged by their mean
         self.evaluation_name = evaluation
         self.idle = idle
         self.breadth = breadth  # instances drawn from each stratum (a unit's destinations...)
@@ -86,7 +92,24 @@ class GreedyAgent(RandomAgent):
 
     def look(self, ctx, side: str, choice) -> tuple[float, Context | None]:
         """(the utility to `side` of the position after `choice`, the lookahead's context there;
-        None when the rules refuse the action there): played on a snapshot, as `value_after`."""
+        None when the rules refuse the action there): played on a snapshot, as `value_after`.
+        An action whose lookahead rolled dice (a combat) is played `rolls` times, each time on
+        dice of its own, and judged by the mean of the values: one lucky roll must not make a
+        1-3 attack look good. The context returned is the first lookahead's. An action that rolled
+        no die is played once (its choices inside, made at random, are not averaged)."""
+        value, sim, rolled = self._look_once(ctx, side, choice)
+        if sim is None or not rolled or self.rolls < 2:
+            return value, sim
+        values = [value]
+        for _ in range(self.rolls - 1):
+            again, other, _ = self._look_once(ctx, side, choice)
+            if other is None:
+                return -math.inf, None  # refused on other dice: no better than an illegal action
+            values.append(again)
+        return sum(values) / len(values), sim
+
+    def _look_once(self, ctx, side: str, choice) -> tuple[float, Context | None, bool]:
+        """One lookahead of `look`: (the value, the context, whether it rolled its dice)."""
         engine = ctx.engine
         before = private_snapshot(ctx.state, self.rng)
         snap = before.snapshot()
@@ -97,9 +120,10 @@ class GreedyAgent(RandomAgent):
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
         sim.carry_memos(ctx)  # the game's memos of rule values, valid for the snapshot
         sim.choices = []  # the choices made in it, for the lines that search one of them
+        dice = snap.rng.getstate()
         if not self._run_body(engine, sim, choice):
-            return -math.inf, None  # refused here: no better than an illegal action
-        return value_in(sim, self.evaluation_name, side), sim
+            return -math.inf, None, False  # refused here: no better than an illegal action
+        return value_in(sim, self.evaluation_name, side), sim, sim.state.rng.getstate() != dice
 
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
@@ -122,13 +146,19 @@ class GreedyAgent(RandomAgent):
         engine = ctx.engine
         here = None
         scored: list = []
-        # A sample that finds nothing better than the position is drawn again (other strata,
-        # other dice) up to `idle` more times before the agent gives up the step: passing ends the
-        # step for good, and one unlucky roll in a lookahead must not end a Combat Phase.
+        judged: set = set()  # the candidates' keys
+        # A sample that finds nothing better than the position, or no candidate at all, is drawn
+        # again (other strata, other instances) up to `idle` more times before the agent gives up
+        # the step: passing ends the step for good, and one unlucky draw of strata must not end a
+        # Combat Phase with attacks left (an unlucky roll is answered by `rolls`, in `look`). A
+        # draw that looked at every stratum and found nothing is not drawn again: nothing else
+        # is there to find.
         for _ in range(1 + self.idle):
             candidates = self.candidates(legal)
             if not candidates:
-                break
+                if getattr(candidates, "exhaustive", False):
+                    break
+                continue
             if len(candidates) == 1 and not legal.may_pass and not scored:
                 return candidates[0]  # forced: nothing to compare it with
             if here is None:
@@ -136,8 +166,13 @@ class GreedyAgent(RandomAgent):
                 with ctx.untraced():  # the game's own memos: what the enumeration computed is reused
                     here = utility(engine, ctx, evaluation_named(engine, self.evaluation_name), side)
                 ctx.steps = steps
-            scored += [(self.value_after(ctx, side, c), c) for c in candidates]
-            if max(v for v, _ in scored) > here:
+            # a candidate judged already in this decision keeps its value: judged again on other
+            # dice, the best of its judgements would be kept, and a bad attack redrawn often
+            # enough would look good on one of them
+            fresh = [c for c in candidates if candidate_key(c) not in judged]
+            judged.update(candidate_key(c) for c in fresh)
+            scored += [(self.value_after(ctx, side, c), c) for c in fresh]
+            if scored and max(v for v, _ in scored) > here:
                 break
         if not scored:
             # the sample found nothing; a side that may not pass (an `until` obligation of the
@@ -207,12 +242,17 @@ class GreedyAgent(RandomAgent):
         return list(range(len(options))) + ([-1] if optional else [])
 
     def _subset_picks(self, options, lo: int, hi) -> list:
+        """At most `follow` groups to weigh: the largest allowed (every option, or a random group
+        of the largest size allowed: the strongest attack is often everything that may join it),
+        then random groups of random sizes."""
         top = len(options) if hi is None else min(hi, len(options))
         if lo > top:
             return []
+        largest = tuple(range(top)) if top == len(options) else tuple(sorted(self.rng.sample(range(len(options)), top)))
         draws = (tuple(sorted(self.rng.sample(range(len(options)), self.rng.randint(lo, top))))
                  for _ in range(2 * self.follow))
-        return list(dict.fromkeys(draws))
+        picks = list(dict.fromkeys(itertools.chain([largest], draws)))
+        return picks[:max(1, self.follow)]
 
     def choose(self, ctx, who, what, options, optional):
         if self.follow:
@@ -274,11 +314,11 @@ def _args(engine, ctx, choice) -> str:
     return "(" + ", ".join(f"{k}={engine.describe(ctx, v)}" for k, v in choice.args) + ")"
 
 
-GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 3}  # of the `greedy` agent spec, unless given
+GREEDY_DEFAULTS = {"samples": 12, "breadth": 3, "follow": 3, "rolls": 3}  # of the `greedy` agent spec, unless given
 
 AGENT_OPTIONS = {
-    "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int},
-    "plan": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int,
+    "greedy": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int, "rolls": int},
+    "plan": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int, "rolls": int,
              "depth": int, "width": int, "reach": int, "budget": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str,
              "budget": int, "widen": float, "idle": int, "sampler": str},

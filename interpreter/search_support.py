@@ -55,8 +55,19 @@ def sampled_candidates(legal, rng: random.Random, limit: int):
         yield choice
 
 
+class Draw(list):
+    """The candidates of one draw (a list), and whether the draw looked at every stratum there
+    was (`exhaustive`): an empty exhaustive draw means no stratum has a legal instance, so
+    drawing again would find nothing either."""
+
+    exhaustive = False
+
+
+STRATA_LOOKED = 16  # x limit: the strata a draw looks at, at most, failing ones included
+
+
 def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 1, focus=None, scan: int = 24,
-                          strata: int | None = None, largest: bool = False) -> list:
+                          strata: int | None = None, largest: bool = False) -> Draw:
     """Up to `limit` distinct legal actions, at most one from each stratum, the strata drawn
     uniformly without replacement. A stratum is an action kind and the value of its first
     parameter (the unit that moves, the hex attacked, the card played...); a kind without
@@ -65,17 +76,24 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
     drawing per kind and unit gives every unit the same chance. Each stratum drawn is tested
     lazily (its first value must pass its `where` and lead to a legal instance), then up to
     `breadth` of its instances are drawn at random (a unit's move judged by a single random
-    destination is mostly a move sideways); at most `4 x limit` strata are tested, so a
-    decision's cost is bounded whatever the number of units. Deterministic for the rng's state.
+    destination is mostly a move sideways); when the stratum's next parameter is a subset (the
+    attackers of a hex attacked), the first of them, with `breadth` 2 or more, is the whole
+    eligible group (`_whole_group`), the others random groups. The strata are looked at until
+    `limit` candidates are found: a stratum that fails (its `where`, a requirement) does not take the place of one
+    that passes, so a kind with many failing raw candidates (a filter over a big source, options
+    that are off) does not crowd the others out; at most `16 x limit` strata are looked at,
+    failing ones included, so a decision's cost is bounded whatever the number of units (looking
+    at a failing stratum costs a `where`, a lookahead thousands of them). The draw tells whether
+    it looked at every stratum (`Draw.exhaustive`). Deterministic for the rng's state.
 
     `focus` (a predicate on an action's place, `Focus` in plan_agent.py) keeps only the instances
     whose place (their first location argument) it accepts: the instances of a stratum are drawn
     until `breadth` are kept or `scan` were looked at, and a stratum whose first value is a place
-    it refuses is skipped untested; `strata` (default `4 x limit`) bounds the strata tested;
+    it refuses is skipped untested; `strata` (default `16 x limit`) bounds the strata looked at;
     `largest` draws a subset parameter's groups largest first (`CompiledAction.candidates`).
     Without them, the draws are exactly those above."""
     ctx, engine = legal.ctx, legal.engine
-    tested = 4 * limit if strata is None else strata
+    looked = STRATA_LOOKED * limit if strata is None else strata
     strata = []  # (action, its first parameter or None, part, part frame, value)
     with ctx.untraced():
         for name in legal.names:
@@ -89,10 +107,13 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
             p = action.params[0]
             strata.extend((action, p, part, pfr, value) for part, pfr, value in action._candidates(fr, p))
         rng.shuffle(strata)
-        found, seen = [], set()
-        for action, p, part, pfr, value in strata[:tested]:
+        found, seen = Draw(), set()
+        found.exhaustive = looked >= len(strata)
+        for action, p, part, pfr, value in strata[:looked]:
             if p is None:
                 drawn = action.instances(ctx, rng, largest=largest)
+                if breadth > 1 and not largest:
+                    drawn = itertools.chain(_whole_group(action, Frame(ctx), 0, rng), drawn)
             else:
                 if focus is not None and not focus.admits_first(value):
                     continue  # its place is away from the focus: no instance of it would be kept
@@ -103,6 +124,8 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
                 if not action.requirements_hold(fr, 1):
                     continue
                 drawn = action.completions(fr, 1, rng, largest=largest)
+                if breadth > 1 and not largest:
+                    drawn = itertools.chain(_whole_group(action, fr, 1, rng), drawn)
             if focus is not None:
                 drawn = (c for c in itertools.islice(drawn, scan) if focus.admits(c))
             drawn = itertools.islice(drawn, breadth)
@@ -112,8 +135,30 @@ def stratified_candidates(legal, rng: random.Random, limit: int, breadth: int = 
                     seen.add(key)
                     found.append(choice)
             if len(found) >= limit:
+                found.exhaustive = False  # (it stopped there)
                 break
-    return found[:limit]
+    del found[limit:]
+    return found
+
+
+def _whole_group(action, fr: Frame, i: int, rng: random.Random):
+    """The instance (at most one) whose parameter `i`, a subset, is the largest group allowed:
+    every eligible value (a random group of the largest size its `max` allows, when that is
+    fewer), the parameters before it as bound in `fr`, the later ones drawn at random. A random
+    subset has a random size, so the strongest attack, often "every unit next to the target",
+    would come up in few draws; this gives it a place in every draw of the stratum. One test of
+    the requirements: an instance whose whole group the rules refuse is not looked for further."""
+    if i >= len(action.params) or not action.params[i].subset:
+        return
+    p = action.params[i]
+    wf = Frame(fr.ctx, dict(fr.vars))
+    items = list(action._values(wf, p))
+    top = len(items) if p.max is None else min(p.max, len(items))
+    if top < max(p.min, 1):
+        return
+    wf.vars[p.name] = tuple(items) if top == len(items) else tuple(rng.sample(items, top))
+    if action.requirements_hold(wf, i + 1):
+        yield from itertools.islice(action.completions(wf, i + 1, rng), 1)
 
 
 # ------------------------------------------------------------------------------ private dice

@@ -586,3 +586,91 @@ unit hq6 "HQ 6" : staff §2.1 { side: soviet move: 8 face: "{move}" }
         ("E-face", "`face:` of class 'staff' prints 'range', which unit type 'hq5' does not have", 4, 36,
          "did you mean 'ranges'?"),
     ], rendered(diags)
+
+
+def test_every_literal_the_rules_use_as_a_location_is_checked_the_same_way(tmp_path):
+    """Besides a string's map attribute and a `location` parameter or variable, a string literal is
+    a location wherever the rules use it as one: an element of a list of locations (one a
+    location is looked for in, a built-in's `targets`, a list whose loop variable is used as a
+    location, from a function's body or a global list's default), a value compared with a
+    location or looked for in a list of locations, a local used as a location, and a table key
+    looked up by location. Each is the same located error with the closest id; the map's own ids
+    and strings that are no location (`"a" in ["a"]`, a table looked up by name) are not."""
+    folder = _tiny_copy(tmp_path, '''function vp_hexes(): list "VP hexes" §9 = ["0110", "0110x"]
+var goals: list = ["0805", "0808q"] §9
+table held "Held hexes" §9 {
+  columns: vp
+  rows: "0110" "0109z"
+  row "0110": 1
+  row "0109z": 2
+}
+function probe(h: location, u: unit): bool "probe" §9 = h in ["0909", "0909x"] or "1205x" in adjacent(h)
+  or h == "0707q" or "0606q" != u.loc or contains(adjacent(h), "0505q") or traceable(ground, h, ["0404q"], soviet)
+  or "a" in ["a"] or held["vp", "0110"] == 1
+function vp_total(): int "VP" §9 = sum(number(held["vp", h]) for h in vp_hexes() where h.controller == soviet)
+procedure claim() "claim" §9 {
+  for g in goals { set g.controller = axis }
+  let spot = "0303q"
+  for n in adjacent(spot) { set n.controller = axis }
+  choose t from ["0202", "0202q"] by soviet
+  set t.controller = soviet
+}
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    each = "in a list whose elements, '{}', are used as locations"
+    assert got == [
+        ("E-unknown-location", f'unknown location "0110x" ({each.format("h")})', 1, 52, "did you mean '0110'?"),
+        ("E-unknown-location", f'unknown location "0808q" ({each.format("g")})', 2, 28, "did you mean '0808'?"),
+        ("E-unknown-location", 'unknown location "0109z" (a row of table \'held\', looked up by location)', 5, 16,
+         "did you mean '0109'?"),
+        ("E-unknown-location", 'unknown location "0109z" (a row of table \'held\', looked up by location)', 7, 7,
+         "did you mean '0109'?"),
+        ("E-unknown-location", 'unknown location "0909x" (in a list a location is looked for in)', 9, 71,
+         "did you mean '0909'?"),
+        ("E-unknown-location", 'unknown location "1205x" (looked for in a list of locations)', 9, 83,
+         "did you mean '1205'?"),
+        ("E-unknown-location", 'unknown location "0707q" (compared with a location)', 10, 11, "did you mean '0707'?"),
+        ("E-unknown-location", 'unknown location "0606q" (compared with a location)', 10, 22, "did you mean '0606'?"),
+        ("E-unknown-location", 'unknown location "0505q" (looked for in a list of locations)', 10, 64,
+         "did you mean '0505'?"),
+        ("E-unknown-location", 'unknown location "0404q" (in the `targets` of traceable())', 10, 98,
+         "did you mean '0404'?"),
+        ("E-unknown-location", "unknown location \"0303q\" (the value of 'spot', used as a location)", 15, 14,
+         "did you mean '0303'?"),
+        ("E-unknown-location", f'unknown location "0202q" ({each.format("t")})', 17, 26, "did you mean '0202'?"),
+    ], rendered(diags)
+    lines = (folder / "extra.wcx").read_text(encoding="utf-8").splitlines()
+    for d in diags.errors:  # the caret is under the literal, quotes included
+        assert d.span.end_line == d.span.line, d.render()
+        assert lines[d.span.line - 1][d.span.column - 1:d.span.end_column - 1] == d.message.split(" ")[2], d.render()
+
+
+def test_a_rule_test_using_a_list_of_the_rules_checks_its_hexes_on_the_games_map(tmp_path):
+    """A rule test that walks a list the rules declare (`for h in vp_hexes()`) uses the rules'
+    literals: they are locations of the game's map, not of the test's partial board (no warning
+    for them there), a typo among them is reported once, at the rules' line. The test's own
+    literals are the test board's: a hex the board leaves out is fine when only its location
+    variables are read (`h.controller`, as for `"0909".controller`), a warning when it is used
+    on the board (`adjacent(h)` would stop the test)."""
+    folder = _tiny_copy(tmp_path, '''function vp_hexes(): list "VP hexes" §9 = ["0805", "0808q"]
+''', tests='''map strip "a 4 x 4 strip" {
+  grid hex flat odd cols 1..4 rows 1..4 ids CCRR
+  default terrain clear
+}
+test held "no VP hex is held at the start" §9 {
+  map strip
+  expect count(h for h in vp_hexes() where h.controller != none) == 0
+  expect count(h for h in ["0101", "0909"] where h.controller != none) == 0
+  expect count(h for h in ["0101", "0909"] where count(adjacent(h)) > 0) == 2
+}
+''')
+    _, diags = check_path(folder, tests=True)
+    got = [(d.code, d.message, d.span.file.rsplit("/", 1)[-1], d.span.line, d.span.column) for d in diags.items
+           if d.code != "W-provisional"]
+    each = "in a list whose elements, 'h', are used as locations"
+    assert got == [
+        ("E-unknown-location", f'unknown location "0808q" ({each})', "extra.wcx", 1, 52),
+        ("W-location-off-board", f'location "0909" ({each}) is not on this test\'s board, only on the game\'s map',
+         "t.wcx", 9, 36),
+    ], rendered(diags)
