@@ -6,9 +6,7 @@ diagnostics that say what was expected in words, never a Lark traceback.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import re
 from fractions import Fraction
 from importlib import resources
@@ -16,6 +14,7 @@ from importlib import resources
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from warcodex.collector import cycle_collection_paused
 from warcodex.dsl import ast
 from warcodex.dsl.limits import MAX_DIGITS, MAX_NESTING
 from warcodex.dsl.diagnostics import Diagnostic, DiagnosticError, Severity, Span, remember_source
@@ -53,20 +52,6 @@ def _check_limits(tree: Tree, path: str) -> None:
         stack.extend((child, depth + 1) for child in node.children)
 
 
-@contextlib.contextmanager
-def _no_cycle_collection():
-    """Building a parse tree and its AST allocates millions of objects and frees none: Python's
-    cycle collector would scan the growing heap again and again (time quadratic in the file's
-    size), and would find nothing to free. Reference counting still frees as usual."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def parse_text(text: str, path: str = "<text>") -> ast.Module:
     """Parse one file's text. Raises DiagnosticError (with a located syntax error) on bad input."""
     return parse_with_tree(text, path)[1]
@@ -77,7 +62,9 @@ def parse_with_tree(text: str, path: str = "<text>") -> tuple[Tree, ast.Module]:
 
     The tree keeps every name token with its grammar rule, which the AST does not (the language
     server classifies names by it). Raises DiagnosticError like `parse_text`."""
-    with _no_cycle_collection():
+    # (building a parse tree and its AST allocates millions of objects and frees none: time
+    # quadratic in the file's size with the collector on)
+    with cycle_collection_paused():
         return _parse(text, path)
 
 

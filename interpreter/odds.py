@@ -30,10 +30,10 @@ import random
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from warcodex.collector import cycle_collection_paused
 from warcodex.dsl import ast
 from warcodex.interpreter.chance import (
     Branch, NotEnumerable, Pending, RefusingRng, dice_distribution, hit_probability, poisson_binomial,
@@ -599,12 +599,9 @@ class Enumerator:
         is not keyed again (the states the enumerator keeps are not changed any more: an end
         state is met by the run that reached it, the call merging its leaves and the chain
         merging its outcomes; a state still running is changed with a new version, or by `win`)."""
-        if type(state) is _After:
-            return state.number
-        hit = self.keyed.get(id(state))
-        if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
-                and hit[3] == state.over:
-            return hit[4]
+        known = self._known_key(state)
+        if known is not None:
+            return known
         return self._intern(state, state_key(state, self.base, self._unit_number))
 
     def key_from(self, start, state) -> int:
@@ -614,12 +611,9 @@ class Enumerator:
         start's with the unit records that differ put in it, not computed from every unit and
         every dictionary again (`state_key` would find the same: it keys units and dictionaries
         apart, relative to the base)."""
-        if type(state) is _After:
-            return state.number
-        hit = self.keyed.get(id(state))
-        if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
-                and hit[3] == state.over:
-            return hit[4]
+        known = self._known_key(state)
+        if known is not None:
+            return known
         if type(start) is _After:
             start = start.state
         if start is None or not _same_but_units(start, state):
@@ -636,6 +630,16 @@ class Enumerator:
         for uid in before.keys() - state.units.keys():
             units.pop(uid, None)
         return self._intern(state, _Key((tuple(sorted(units.items())),) + items[1:]))
+
+    def _known_key(self, state):
+        """The key of `state` when it was keyed before and has not changed since, else None."""
+        if type(state) is _After:
+            return state.number
+        hit = self.keyed.get(id(state))
+        if hit is not None and hit[0] is state and hit[1] == state.version and hit[2] == state.winner \
+                and hit[3] == state.over:
+            return hit[4]
+        return None
 
     def _real(self, state):
         """The state itself: built now if it is a state after a difference not built yet
@@ -731,7 +735,7 @@ class Enumerator:
                 self.ctx.steps = 0  # the step limit bounds each replay; MAX_RUNS bounds their number
                 self.runs += 1
                 if self.runs % _COLLECT_EVERY == 0:
-                    gc.collect()  # (automatic collection is paused: `_collector_paused`)
+                    gc.collect()  # (automatic collection is paused: `exact`)
                 self.work[label] = self.work.get(label, 0) + 1
                 if self.runs > self.max_runs:
                     raise NotEnumerable(f"more than {self.max_runs:,} branches to replay")
@@ -1552,19 +1556,6 @@ def effect_words(scene: Scene, key: tuple) -> str:
 _COLLECT_EVERY = 100_000
 
 
-@contextmanager
-def _collector_paused():
-    """Automatic cyclic garbage collection off during an exact computation (see above); as it was,
-    after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> Odds:
     """The exact outcome distribution (NotEnumerable when the rules draw outside dice, or when it
     needs more than `max_runs` replays: default MAX_RUNS). `shortcuts=False`: every branch
@@ -1572,7 +1563,7 @@ def exact(scene: Scene, max_runs: int | None = None, shortcuts: bool = True) -> 
     start = time.perf_counter()
     # (the enumerator is dropped before automatic collection resumes: what it kept is freed by
     # reference counting, and the collector does not start by scanning it)
-    with _collector_paused():
+    with cycle_collection_paused():
         weighted, rounds, tables_read, runs, work = _enumerate(scene, max_runs, shortcuts)
     return summarise(scene, weighted, rounds, "exact", time.perf_counter() - start, tables_read, work=runs,
                      replays_by=work)

@@ -386,7 +386,7 @@ def test_crt_odds_equal_the_combat_played_with_each_face_of_the_die(game, file):
     (AA, SCENES, "odds_small", 40),
 ] + [(ROOT / "games" / game, ROOT / "games" / game / "scenes" / file, None, 4) for game, file in CRT_SCENES])
 def test_an_exact_computation_leaves_no_cyclic_garbage(game, file, name, every, monkeypatch):
-    """Automatic garbage collection is paused during an exact computation (odds._collector_paused:
+    """Automatic garbage collection is paused during an exact computation (odds.exact, warcodex.collector:
     the enumerator keeps what it makes, collections would only scan it), so the enumerator and
     the rules it runs must free what they drop by reference counting: the full collections it
     makes every few replays instead (here every `every`) find nothing to collect, on every
