@@ -817,3 +817,10 @@ unit blank "Blank" §2.1 { side: axis attack: 1 defense: 1 move: 1 face: "" }
     assert data.unit_type("own_face").factors(1) == "{2}"
     assert data.unit_type("blank").factors(1) == ""
     assert data.unit_type("tank_corps").face is None and data.unit_type("tank_corps").factors(1) == "3-2-6"
+    # the module's About page says what each face prints, in words; a brace printed as such stays
+    # one brace (the names spaced, not every brace dropped)
+    from warcodex.exporters.vassal.module import _factors_note
+
+    assert (hq.face_words(), data.unit_type("own_face").face_words()) == ("command range-move", "{move}")
+    note = _factors_note(data)
+    assert "Army HQ: command range-move." in note and "Own face: {move}." in note and "Blank: no factors." in note

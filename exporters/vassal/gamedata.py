@@ -51,6 +51,15 @@ class UnitType:
         return "".join(literal + ("" if name is None else player_text(vals.get(name)))
                        for literal, name, _spec, _conv in string.Formatter().parse(self.face))
 
+    def face_words(self) -> str:
+        """What the `face:` prints, in words, for a reader: each `{name}` as its name spaced
+        ("{command_range}-{move}" -> "command range-move"), a brace printed as such (`{{`, `}}`)
+        as one brace; "" without a face."""
+        if self.face is None:
+            return ""
+        return "".join(literal + ("" if name is None else name.replace("_", " "))
+                       for literal, name, _spec, _conv in string.Formatter().parse(self.face))
+
 
 @dataclass
 class Reinforcement:

@@ -455,11 +455,11 @@ def _factors_note(data: gamedata.GameData) -> str:
     faces: dict[str, list[str]] = {}
     for ut in data.unit_types:
         if ut.face is not None:
-            faces.setdefault(ut.face, []).append(ut.label)
+            faces.setdefault(ut.face_words(), []).append(ut.label)
     note = "Factors are attack-defense-move."
-    for face, labels in faces.items():
+    for words, labels in faces.items():
         who = ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
-        note += f" {who}: {face.replace('{', '').replace('}', '').replace('_', ' ') or 'no factors'}."
+        note += f" {who}: {words or 'no factors'}."
     return note
 
 
