@@ -1333,8 +1333,11 @@ class _Checker:
                 if id(lit) in self.loc_var_literals:
                     continue
                 where = "the game's map" if lit.value in game_map else "another test board"
-                report = self.diags.error if id(lit) in self.on_board_literals else self.diags.warning
-                report("E-unknown-location" if report == self.diags.error else "W-location-off-board",
+                # a unit stands there (or `loc()` finds it): an error; otherwise only a warning
+                stands = id(lit) in self.on_board_literals
+                report, code = (self.diags.error, "E-unknown-location") if stands else \
+                    (self.diags.warning, "W-location-off-board")
+                report(code,
                        f"location \"{lit.value}\" ({doing}) is not on this test's board, only on {where}", lit.span,
                        hint="this board has no terrain or map attribute for it (reading one stops the test) and no "
                        "unit can stand there: add it to the test's board, or name a location of the board")
