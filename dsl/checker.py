@@ -2216,6 +2216,7 @@ class _Walker:
             self.diags.error("E-undefined", f"unknown function '{func}'", call.span,
                              hint=did_you_mean(func, self.c.callables))
         self.location_args(call, builtin, decl)
+        self.table_args(call, builtin, decl)
         args = call.args
         if func == "emit" and args and isinstance(args[0], ast.Name) and args[0].id not in self.locals:
             self.c.emitted.setdefault(args[0].id, args[0])  # an event name, checked in _check_events
@@ -2238,6 +2239,35 @@ class _Walker:
             elif (builtin is not None and name in builtin.location_lists) or (
                     builtin is None and type_ == "list" and self.c.location_list_param(decl, name)):
                 self.expect_locations(arg, f"in the `{name}` of {call.func}()")
+
+    def table_args(self, call: ast.Call, builtin, decl) -> None:
+        """An argument passed to a `table` parameter (`rolls(crt)`, `allowed(crt, c)`) must name a
+        declared table: a name declared as something else, a literal or a local of another known
+        type is an error here, not a stop in the middle of a game."""
+        tables = [t.name for t in self.game.tables]
+        for name, type_, arg in _typed_args(call, builtin, decl):
+            if type_ != "table":
+                continue
+            what = None
+            if isinstance(arg, ast.Name):
+                if arg.id in self.locals:
+                    known = self.locals[arg.id]
+                    what = f"the local '{arg.id}', a {known}" if known not in (None, "table", "any") else None
+                else:
+                    found = self.game.names.get(arg.id)
+                    what = f"'{arg.id}', a {_kind(found)}" if found is not None and not isinstance(found, ast.Table) else None
+                    if call.func == "rolls" and isinstance(found, ast.Table) and (found.rows is None or found.rows.kind != "roll"):
+                        self.diags.error("E-type", f"rolls(): the rows of table '{arg.id}' are not a die roll", arg.span,
+                                         hint=f"rolls() reads a `rows roll d6: 1..6` line; rows({arg.id}) gives its printed rows")
+                hint = did_you_mean(arg.id, tables)
+            else:
+                known = _literal_type(arg) or self.value_type(arg)
+                what = f"{'an' if known and known[0] in 'aeiou' else 'a'} {known}" if known not in (None, "table", "any") else None
+                hint = None
+            if what is not None:
+                self.diags.error("E-type", f"the `{name}` of {call.func}() must be a table, not {what}", arg.span,
+                                 hint=hint or (f"the tables: {', '.join(tables)}" if 0 < len(tables) <= 8
+                                               else None if tables else "declare one with `table NAME { ... }`"))
 
     # ------------------------------------------------------------ string literals used as locations
     def expect_locations(self, e: ast.Expr | None, doing: str, seen: frozenset = frozenset(),

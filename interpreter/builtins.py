@@ -219,11 +219,28 @@ def b_difference(ctx, span, attack, defense):
     return attack - defense
 
 
-def b_allowed(ctx, span, table, column):
+def _table(ctx, table, span):
     t = ctx.engine.tables.get(table.name if isinstance(table, Entity) else table)
     if t is None:
         raise RuleError(f"{show(table)} is not a table", span)
-    return t.allowed(column)
+    return t
+
+
+def b_allowed(ctx, span, table, column):
+    return _table(ctx, table, span).allowed(column)
+
+
+def b_rolls(ctx, span, table):
+    t = _table(ctx, table, span)
+    rolls = t.rolls()
+    if rolls is None:
+        raise RuleError(f"the rows of the {t.title} are not a die roll (`rows roll d6: 1..6`): use rows({t.name})", span)
+    return rolls
+
+
+def b_rows(ctx, span, table):
+    entities = ctx.engine.entities
+    return tuple(entities.get(k, k) if isinstance(k, str) else k for k in _table(ctx, table, span).row_keys())
 
 
 def b_cell_of(ctx, span, *codes):
@@ -265,9 +282,7 @@ def b_unit_by_id(ctx, span, n):
 def b_column(ctx, span, table, value):
     from warcodex.interpreter.tables import IllegalColumn
 
-    t = ctx.engine.tables.get(table.name if isinstance(table, Entity) else table)
-    if t is None:
-        raise RuleError(f"{show(table)} is not a table", span)
+    t = _table(ctx, table, span)
     if not t.columns:
         raise RuleError(f"the {t.title} has no columns", span)
     try:

@@ -176,6 +176,24 @@ class CompiledTable:
         return False
 
     # ------------------------------------------------------------ rows
+    def rolls(self) -> tuple[int, ...] | None:
+        """Every roll the rows are read with (`rows roll d6: 1..6` gives 1 to 6), in order: the
+        declared axis, not the printed rows (a weather table's `row 1..2` is two rolls). None
+        when the rows are not a die roll."""
+        axis = self.decl.rows
+        if axis is None or axis.kind != "roll":
+            return None
+        out: list[int] = []
+        for key in axis.keys:
+            if key.kind in ("int", "range"):
+                out.extend(range(key.low, (key.high if key.high is not None else key.low) + 1))
+        return tuple(out)
+
+    def row_keys(self) -> tuple:
+        """One value per printed row, in order, that looks that row up: its number, the first
+        number of a range (`row 2..4` is 2), or its name (comparable, as `key_value` gives it)."""
+        return tuple(low for low, _high, _cells, _text in self.rows)
+
     def row_for(self, value, span):
         v = lookup_value(value)
         if isinstance(v, int) and self.clamp and self.row_min is not None:
