@@ -331,6 +331,46 @@ def _iter_nodes(node):
             stack.extend(reversed(list(n.values())))
 
 
+def _rebinds(stmt, var: str) -> bool:
+    """Whether statement `stmt` gives the local `var` a new value for the statements after it
+    (locals are the procedure's: a `for` loop leaves its variable holding its last element)."""
+    if isinstance(stmt, ast.Let):
+        return stmt.name == var
+    if isinstance(stmt, (ast.For, ast.Choose)):
+        return stmt.var == var
+    return isinstance(stmt, ast.SetStmt) and stmt.op == "=" and isinstance(stmt.target, ast.Name) and stmt.target.id == var
+
+
+def _binding_nodes(var: str, node):
+    """The nodes under `node` (a node, or a list of them) where the name `var` still means the
+    value followed: not inside a loop, comprehension or `choose` that binds `var` again (a local
+    shadowed by an inner loop variable), nor after a statement that gives `var` a new value in
+    the same block (`_rebinds`). Depth first, in order."""
+    if isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _binding_nodes(var, item)
+            if isinstance(item, ast.Stmt) and _rebinds(item, var):
+                return
+        return
+    if isinstance(node, dict):
+        for item in node.values():
+            yield from _binding_nodes(var, item)
+        return
+    if not isinstance(node, ast.Node):
+        return
+    yield node
+    if isinstance(node, (ast.For, ast.Comprehension, ast.Choose)) and node.var == var:
+        inner = ("source", "by", "otherwise")  # what is read before the name is bound again
+    elif isinstance(node, ast.Let) and node.name == var:
+        inner = ("value",)
+    else:
+        inner = reversed(_child_fields(type(node)))
+    for field in inner:
+        value = getattr(node, field, None)
+        if value is not None and not isinstance(value, (str, int, bool)):
+            yield from _binding_nodes(var, value)
+
+
 # ================================================================ the checker
 class _Checker:
     def __init__(self, game: GameDef, diags: Diagnostics, map_loader=None, node_cache: dict | None = None) -> None:
@@ -1886,9 +1926,14 @@ class _Walker:
         self.game = checker.game
         self.diags = checker.diags
         self.locals = locals_
+        self.declared = dict(locals_)  # the parameters' declared types, while no `let` or loop rebinds them
         self.lists: dict[str, str] = {}  # local lists whose elements' type is known
         self.held: dict[str, ast.Expr] = {}  # what a `let` put in a local, for the literals it holds
         self.free = free
+        # where a statement being walked stands: the rest of each enclosing block, innermost last,
+        # and the bodies of the enclosing loops (what runs after a `set` of a local)
+        self.after: list[list[ast.Stmt]] = []
+        self.loops: list[list[ast.Stmt]] = []
 
     # ------------------------------------------------------------ what is known of a value's type
     def bind(self, name: str, type_: str | None, elements: str | None = None) -> None:
@@ -1902,6 +1947,7 @@ class _Walker:
 
     def bind_element(self, name: str, source: ast.Expr, subset: bool = False) -> None:
         """`for x in SOURCE`, `choose x from SOURCE` (a `subset` is a list of its elements)."""
+        self.declared.pop(name, None)
         if subset:
             self.bind(name, "list", self.elements(source))
         else:
@@ -1970,7 +2016,11 @@ class _Walker:
     # ------------------------------------------------------------ statements
     def body(self, stmts: list[ast.Stmt]) -> None:
         for i, s in enumerate(stmts):
-            self.stmt(s)
+            self.after.append(stmts[i + 1:])
+            try:
+                self.stmt(s)
+            finally:
+                self.after.pop()
             if isinstance(s, ast.Let):  # a local is seen by the rest of the body
                 self.held[s.name] = s.value
                 self.locate(s.name, s.value, stmts[i + 1:], each=False)
@@ -1980,6 +2030,7 @@ class _Walker:
     def stmt(self, s: ast.Stmt) -> None:
         if isinstance(s, ast.Let):
             self.expr(s.value)
+            self.declared.pop(s.name, None)
             self.bind(s.name, self.value_type(s.value), self.elements(s.value))
         elif isinstance(s, ast.SetStmt):
             self.target(s.target)
@@ -1989,9 +2040,14 @@ class _Walker:
             if name is not None and name not in self.locals and self.c._passed is not None:
                 self.c.assigned(name, s.value, self)
             if name in self.locals:  # a local set again: what it holds now is what both values have in common
+                if s.op == "=":
+                    self.locate_set(name, s.value)
                 held = _join(self.lists[name], self.elements(s.value)) if name in self.lists and s.op == "=" else None
+                literals = self.held.get(name)
                 self.bind(name, _join(self.locals[name], self.value_type(s.value)) if s.op == "=" else self.locals[name],
                           held)
+                if literals is not None and s.op == "=":  # the literals of both values, for a list used as locations
+                    self.held[name] = ast.BinOp(op="+", left=literals, right=s.value, span=s.value.span)
         elif isinstance(s, ast.If):
             self.cond(s.test)
             self.body(s.body)
@@ -2000,7 +2056,11 @@ class _Walker:
             self.expr(s.source)
             self.bind_element(s.var, s.source)
             self.locate(s.var, s.source, s.body, each=True)
-            self.body(s.body)
+            self.loops.append(s.body)
+            try:
+                self.body(s.body)
+            finally:
+                self.loops.pop()
         elif isinstance(s, ast.Choose):
             self.expr(s.source)
             self.bind_element(s.var, s.source, s.subset)
@@ -2319,12 +2379,26 @@ class _Walker:
             if self.value_type(arg) == "location":
                 self.c.table_keys_are_locations(table, axis)
 
-    def locate(self, var: str, source: ast.Expr, scope: list, each: bool) -> None:
+    def locate_set(self, name: str, value: ast.Expr) -> None:
+        """`set h = "0606"` of a local: the value is a location when the local is a `location`
+        parameter, or when what runs after the `set` uses the local as one: the rest of each
+        enclosing block and, inside a loop, its whole body (the next pass), as for a `let`
+        (`locate`). A local the rules used as a location before may hold a label afterwards."""
+        if self.declared.get(name) == "location":
+            self.c.expect_location(value, f"the value set to '{name}', a location parameter")
+            return
+        scope = [*self.loops, *reversed(self.after)]
+        typed, self.locals[name] = self.locals.get(name), None  # what it held before does not type this value
+        self.locate(name, value, scope, each=False, doing=f"the value set to '{name}', used as a location")
+        if self.locals[name] is None:
+            self.locals[name] = typed
+
+    def locate(self, var: str, source: ast.Expr, scope: list, each: bool, doing: str | None = None) -> None:
         """A local of unknown type (`for h in vp_hexes()`, `let h = "0606"`, `choose h from
         [...]`) that its scope uses as a location is one: its loop's list is a list of
         locations (each=True), or its value is a location; and the local is typed a location
-        for what follows (a table looked up by it, a comparison). A name an inner loop reuses
-        in the scope is not told apart from it (the rules seldom do that)."""
+        for what follows (a table looked up by it, a comparison). An inner loop's variable of
+        the same name is another local (`used_as_location`)."""
         if self.locals.get(var) is not None:
             return
         kept, self.c.loc_literals = self.c.loc_literals, []
@@ -2332,7 +2406,7 @@ class _Walker:
             if each:
                 self.expect_locations(source, f"in a list whose elements, '{var}', are used as locations")
             else:
-                self.c.expect_location(source, f"the value of '{var}', used as a location")
+                self.c.expect_location(source, doing or f"the value of '{var}', used as a location")
         finally:
             found, self.c.loc_literals = self.c.loc_literals, kept
         use = self.used_as_location(var, scope) if found else None
@@ -2345,9 +2419,11 @@ class _Walker:
     def used_as_location(self, var: str, scope: list) -> str | None:
         """How `scope` uses the local `var` as a location: "location" when it passes it to a
         `location` parameter (`adjacent(h)`), else "variable" when it only reads or sets its
-        location variables (`h.controller`), else None."""
+        location variables (`h.controller`), else None. A use of an inner loop's variable of the
+        same name, or after `var` is given another value, is not a use of this one
+        (`_binding_nodes`)."""
         use = None
-        for n in _iter_nodes(scope):
+        for n in _binding_nodes(var, scope):
             if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == var and self.c.is_location_var(n.name):
                 use = "variable"
             elif isinstance(n, ast.Call) and any(type_ == "location" and isinstance(arg, ast.Name) and arg.id == var
@@ -2383,11 +2459,11 @@ class _Walker:
                              "used as a statement", e.span)
         self.expr(e.source)
         # The variable is visible inside the comprehension only.
-        saved = self.locals, self.lists
-        self.locals, self.lists = dict(saved[0]), dict(saved[1])
+        saved = self.locals, self.lists, self.held
+        self.locals, self.lists, self.held = dict(saved[0]), dict(saved[1]), dict(saved[2])
         self.bind_element(e.var, e.source)
         self.locate(e.var, e.source, [e.element, e.where], each=True)
         self.expr(e.element)
         if e.where is not None:
             self.cond(e.where)
-        self.locals, self.lists = saved
+        self.locals, self.lists, self.held = saved

@@ -741,3 +741,97 @@ function probe(h: location): bool "probe" §9 = held(["0101", "0101q"]) > 0 or a
     lines = (folder / "extra.wcx").read_text(encoding="utf-8").splitlines()
     for d in diags.errors:  # the caret is under the literal, quotes included
         assert lines[d.span.line - 1][d.span.column - 1:d.span.end_column - 1] == d.message.split(" ")[2], d.render()
+
+
+def test_a_value_set_to_a_local_used_as_a_location_is_checked_like_a_lets(tmp_path):
+    """`set spot = "0303q"` of a local the rules then use as a location is a location literal as
+    `let spot = "0303q"` is: after `let spot = none`, after a first value, in a branch, in a loop
+    whose next pass uses it, of a `location` parameter, and a list local set again whose loop
+    variable is used as a location. A local the rules used as a location before and that is set
+    to a label used as none afterwards is no error (s6)."""
+    folder = _tiny_copy(tmp_path, '''procedure s1() "after none" §9 {
+  let spot = none
+  set spot = "0303q"
+  for n in adjacent(spot) { set n.controller = axis }
+}
+procedure s2() "after a first value" §9 {
+  let spot = "0303"
+  set spot = "0304q"
+  set spot.controller = axis
+}
+procedure s3() "in a branch" §9 {
+  let spot = none
+  if turn > 1 { set spot = "0305q" }
+  if spot != none { for n in adjacent(spot) { set n.controller = axis } }
+}
+procedure s4() "in a loop, used by the next pass" §9 {
+  let h = "0101"
+  for u in units_of(axis) { if h != none { set h.controller = axis } set h = "0307q" }
+}
+procedure s5(h: location) "of a location parameter" §9 {
+  set h = "0308q"
+}
+procedure s6() "a label afterwards" §9 {
+  let h = "0101"
+  set h.controller = axis
+  set h = "not a hex"
+  log "{h}"
+}
+procedure s7() "a list set again" §9 {
+  let hexes = ["0101"]
+  set hexes = ["0102", "0309q"]
+  for h in hexes { set h.controller = axis }
+}
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [
+        ("E-unknown-location", "unknown location \"0303q\" (the value set to 'spot', used as a location)", 3, 14,
+         "did you mean '0303'?"),
+        ("E-unknown-location", "unknown location \"0304q\" (the value set to 'spot', used as a location)", 8, 14,
+         "did you mean '0304'?"),
+        ("E-unknown-location", "unknown location \"0305q\" (the value set to 'spot', used as a location)", 13, 28,
+         "did you mean '0305'?"),
+        ("E-unknown-location", "unknown location \"0307q\" (the value set to 'h', used as a location)", 18, 78,
+         "did you mean '0307'?"),
+        ("E-unknown-location", "unknown location \"0308q\" (the value set to 'h', a location parameter)", 21, 11,
+         "did you mean '0308'?"),
+        ("E-unknown-location", "unknown location \"0309q\" (in a list whose elements, 'h', are used as locations)", 31, 24,
+         "did you mean '0309'?"),
+    ], rendered(diags)
+    lines = (folder / "extra.wcx").read_text(encoding="utf-8").splitlines()
+    for d in diags.errors:  # the caret is under the literal, quotes included
+        assert lines[d.span.line - 1][d.span.column - 1:d.span.end_column - 1] == d.message.split(" ")[2], d.render()
+
+
+def test_a_local_shadowed_by_an_inner_loop_variable_is_told_apart_from_it(tmp_path):
+    """A name an inner loop, comprehension or `choose` binds again is another local inside it:
+    its uses there are not uses of the outer one (u1: the outer is a label, the inner loop's
+    variable the location), and the outer keeps what it holds (u2: a list local whose name a
+    comprehension reuses is still checked when a later loop uses its elements as locations; u3:
+    the outer local used as a location after the comprehension)."""
+    folder = _tiny_copy(tmp_path, '''procedure u1() "the outer is a label" §9 {
+  let h = "Moscow front"
+  log "{h}"
+  for u in units_of(axis) { for h in adjacent(u.loc) { set h.controller = axis } }
+  let n = count(h for h in adjacent("0101") where h.controller == axis)
+}
+procedure u2() "a list local whose name a comprehension reuses" §9 {
+  let hexes = ["0101", "0310q"]
+  let n = count(hexes for hexes in [1, 2])
+  for h in hexes { set h.controller = axis }
+}
+procedure u3() "the outer used after a comprehension reusing its name" §9 {
+  let h = "0401q"
+  let n = count(h for h in [1, 2] where h > 1)
+  set h.controller = axis
+}
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [
+        ("E-unknown-location", "unknown location \"0310q\" (in a list whose elements, 'h', are used as locations)", 8, 24,
+         "did you mean '0310'?"),
+        ("E-unknown-location", "unknown location \"0401q\" (the value of 'h', used as a location)", 13, 11,
+         "did you mean '0401'?"),
+    ], rendered(diags)
