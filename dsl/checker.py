@@ -345,30 +345,32 @@ def _binding_nodes(var: str, node):
     """The nodes under `node` (a node, or a list of them) where the name `var` still means the
     value followed: not inside a loop, comprehension or `choose` that binds `var` again (a local
     shadowed by an inner loop variable), nor after a statement that gives `var` a new value in
-    the same block (`_rebinds`). Depth first, in order."""
-    if isinstance(node, (list, tuple)):
-        for item in node:
-            yield from _binding_nodes(var, item)
-            if isinstance(item, ast.Stmt) and _rebinds(item, var):
-                return
-        return
-    if isinstance(node, dict):
-        for item in node.values():
-            yield from _binding_nodes(var, item)
-        return
-    if not isinstance(node, ast.Node):
-        return
-    yield node
-    if isinstance(node, (ast.For, ast.Comprehension, ast.Choose)) and node.var == var:
-        inner = ("source", "by", "otherwise")  # what is read before the name is bound again
-    elif isinstance(node, ast.Let) and node.name == var:
-        inner = ("value",)
-    else:
-        inner = reversed(_child_fields(type(node)))
-    for field in inner:
-        value = getattr(node, field, None)
-        if value is not None and not isinstance(value, (str, int, bool)):
-            yield from _binding_nodes(var, value)
+    the same block (`_rebinds`). Depth first, in order (a stack, as `_iter_nodes`)."""
+    stack = [node]
+    node_type, stmt_type, binders = ast.Node, ast.Stmt, (ast.For, ast.Comprehension, ast.Choose)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, node_type):
+            yield n
+            if isinstance(n, binders) and n.var == var:
+                fields = ("otherwise", "by", "source")  # what is read before the name is bound again
+            elif isinstance(n, ast.Let) and n.name == var:
+                fields = ("value",)
+            else:
+                fields = _child_fields(type(n))
+            for field in fields:
+                value = getattr(n, field, None)
+                if value is not None and not isinstance(value, (str, int, bool)):
+                    stack.append(value)
+        elif isinstance(n, (list, tuple)):
+            end = len(n)
+            for i, item in enumerate(n):
+                if isinstance(item, stmt_type) and _rebinds(item, var):
+                    end = i + 1  # the statements after it read the new value
+                    break
+            stack.extend(reversed(n[:end]))
+        elif isinstance(n, dict):
+            stack.extend(reversed(list(n.values())))
 
 
 # ================================================================ the checker
@@ -1930,9 +1932,9 @@ class _Walker:
         self.lists: dict[str, str] = {}  # local lists whose elements' type is known
         self.held: dict[str, ast.Expr] = {}  # what a `let` put in a local, for the literals it holds
         self.free = free
-        # where a statement being walked stands: the rest of each enclosing block, innermost last,
-        # and the bodies of the enclosing loops (what runs after a `set` of a local)
-        self.after: list[list[ast.Stmt]] = []
+        # where a statement being walked stands: each enclosing block and where its rest begins,
+        # innermost last, and the bodies of the enclosing loops (what runs after a `set` of a local)
+        self.after: list[tuple[list[ast.Stmt], int]] = []
         self.loops: list[list[ast.Stmt]] = []
 
     # ------------------------------------------------------------ what is known of a value's type
@@ -2015,12 +2017,11 @@ class _Walker:
 
     # ------------------------------------------------------------ statements
     def body(self, stmts: list[ast.Stmt]) -> None:
+        after = self.after
         for i, s in enumerate(stmts):
-            self.after.append(stmts[i + 1:])
-            try:
-                self.stmt(s)
-            finally:
-                self.after.pop()
+            after.append((stmts, i + 1))
+            self.stmt(s)
+            after.pop()
             if isinstance(s, ast.Let):  # a local is seen by the rest of the body
                 self.held[s.name] = s.value
                 self.locate(s.name, s.value, stmts[i + 1:], each=False)
@@ -2275,8 +2276,9 @@ class _Walker:
         else:
             self.diags.error("E-undefined", f"unknown function '{func}'", call.span,
                              hint=did_you_mean(func, self.c.callables))
-        self.location_args(call, builtin, decl)
-        self.table_args(call, builtin, decl)
+        typed = _typed_args(call, builtin, decl)
+        self.location_args(call, builtin, decl, typed)
+        self.table_args(call, typed)
         args = call.args
         if func == "emit" and args and isinstance(args[0], ast.Name) and args[0].id not in self.locals:
             self.c.emitted.setdefault(args[0].id, args[0])  # an event name, checked in _check_events
@@ -2286,28 +2288,29 @@ class _Walker:
         for a in call.kwargs.values():
             self.expr(a)
 
-    def location_args(self, call: ast.Call, builtin, decl) -> None:
+    def location_args(self, call: ast.Call, builtin, decl, typed: list) -> None:
         """The arguments a call passes to a `location` parameter, a built-in's or a rule's
         (`adjacent("0606")`, `attack_strength(u, "0606")`), or to a built-in's list of locations
         (`traceable(m, h, ["0606"], s)`); `contains(xs, x)` is `x in xs`. `place` is checked on
         its own (_place)."""
         if call.func == "contains" and builtin is not None and len(call.args) == 2:
             self.membership(call.args[1], call.args[0])
-        for name, type_, arg in _typed_args(call, builtin, decl):
+        for name, type_, arg in typed:
             if type_ == "location" and call.func != "place":
                 self.c.expect_location(arg, f"the `{name}` of {call.func}()")
             elif (builtin is not None and name in builtin.location_lists) or (
                     builtin is None and type_ == "list" and self.c.location_list_param(decl, name)):
                 self.expect_locations(arg, f"in the `{name}` of {call.func}()")
 
-    def table_args(self, call: ast.Call, builtin, decl) -> None:
+    def table_args(self, call: ast.Call, typed: list) -> None:
         """An argument passed to a `table` parameter (`rolls(crt)`, `allowed(crt, c)`) must name a
         declared table: a name declared as something else, a literal or a local of another known
         type is an error here, not a stop in the middle of a game."""
+        given = [(name, arg) for name, type_, arg in typed if type_ == "table"]
+        if not given:
+            return
         tables = [t.name for t in self.game.tables]
-        for name, type_, arg in _typed_args(call, builtin, decl):
-            if type_ != "table":
-                continue
+        for name, arg in given:
             what = None
             if isinstance(arg, ast.Name):
                 if arg.id in self.locals:
@@ -2387,7 +2390,7 @@ class _Walker:
         if self.declared.get(name) == "location":
             self.c.expect_location(value, f"the value set to '{name}', a location parameter")
             return
-        scope = [*self.loops, *reversed(self.after)]
+        scope = [*self.loops, *(stmts[i:] for stmts, i in reversed(self.after))]
         typed, self.locals[name] = self.locals.get(name), None  # what it held before does not type this value
         self.locate(name, value, scope, each=False, doing=f"the value set to '{name}', used as a location")
         if self.locals[name] is None:
