@@ -446,6 +446,7 @@ class Generator:
             return source
         kind, h, x, span = shape
         found, t = self.const(SideFilter(kind, span)), self.temp("sf")
+        # the side filter's guard, as the closure compiler writes it (`SideFilter`)
         return (f"({t} if ctx.chance is not None and IS_VIEW(ctx.state) and "
                 f"({t} := {found}(ctx, {self.expr(h, scope)}, {self.expr(x, scope)})) is not None else {source})")
 

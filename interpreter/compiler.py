@@ -20,6 +20,7 @@ from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
 from warcodex.dsl.walk import walk
 from warcodex.interpreter.chance import Pending, addable
 from warcodex.interpreter.narrowing import comprehension_condition, for_condition, narrowed, tagged_locations, tagged_units, walk_tagged_locations
+from warcodex.interpreter.readlog import is_view
 from warcodex.interpreter.values import CellValue, Derivation, Entity, Odds, RuleError, RuleRefusal, UnitRef
 
 Fn = Callable[["Frame"], Any]
@@ -360,7 +361,8 @@ class Compiler:
 
         def run(fr):
             ctx = fr.ctx
-            seq = by_side(fr) if by_side is not None and ctx.chance is not None else None
+            # the side filter's guard, as the generated code writes it (`SideFilter`)
+            seq = by_side(fr) if by_side is not None and ctx.chance is not None and is_view(ctx.state) else None
             if seq is None:
                 seq = source(fr)
             if not seq:
@@ -432,11 +434,9 @@ class Compiler:
         aggregate depends on the stack only through that list: a casualty loop over a side's
         units at the battle is then served again whatever the other side's units there. None
         when the comprehension has not that shape (or the function returns None where the rules
-        read otherwise: not a recording state, a side that is not a declared side). The shape:
-        `side_filter_shape`; the filter: `SideFilter` (the generated code of the exact odds
-        engine uses both too)."""
-        from warcodex.interpreter.readlog import is_view
-
+        read otherwise: a side that is not a declared side). Called on a recording view only (the
+        guard of `SideFilter`). The shape: `side_filter_shape`; the filter: `SideFilter` (the
+        generated code of the exact odds engine uses both too)."""
         shape = side_filter_shape(e, scope, self.engine.game.names)
         if shape is None:
             return None
@@ -446,10 +446,7 @@ class Compiler:
         found = SideFilter(kind, span)
 
         def by_side(fr):
-            ctx = fr.ctx
-            if not is_view(ctx.state):
-                return None
-            return found(ctx, where_h(fr), value_x(fr))
+            return found(fr.ctx, where_h(fr), value_x(fr))
         return by_side
 
     def may_roll(self, node) -> bool:
@@ -1169,9 +1166,17 @@ def side_filter_shape(e: ast.Comprehension, scope, names):
 
 class SideFilter:
     """The units at a location passing a side test, read as one value on a recording view
-    (`Compiler.side_filter`): called with the context, the location and the side x (a recording
-    state only); None where the rules read the stack as usual (x not a side, a unit of an
-    undeclared side there). The sides passing are found once per x (the engine's alliances)."""
+    (`Compiler.side_filter`): called with the context, the location and the side x; None where
+    the rules read the stack as usual (x not a side, a unit of an undeclared side there). The
+    sides passing are found once per x (the engine's alliances).
+
+    Both evaluators call it behind the same guard, before evaluating the location and x:
+    `ctx.chance is not None and is_view(ctx.state)`. The view is what the filter needs: it
+    changes what a recording view notes as read (readlog.py: `side_filtered` notes its one read
+    in the view's log), not what the rules see, so on any other state the stack is read as usual.
+    Only the exact odds engine installs recording views, while its oracle is `ctx.chance`: the
+    oracle is tested first, a field read that keeps play and Monte Carlo (`Sampler`: an oracle,
+    no view) from calling `is_view` (tests/test_side_filter.py runs both evaluators in each)."""
 
     __slots__ = ("kind", "span", "accepted", "known")
 

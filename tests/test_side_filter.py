@@ -4,11 +4,13 @@ compiler and the odds engine's generated code read as one value on a recording v
 of these sides at h" (readlog.side_filtered). Each shape it takes, each it leaves to the ordinary
 reads, and the sides each test lets through. Its effect on odds (a casualty loop served again when
 only the other side's units at the hex changed) is tests/data/odds/tiny_side_reads.wcx's, audited
-in test_odds.py and test_odds_evaluators.py."""
+in test_odds.py and test_odds_evaluators.py; both evaluators filter under exact odds only, the
+same stacks (the last test)."""
 
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,8 @@ from warcodex.interpreter.engine import Engine
 
 
 PREFIX = "function f(h: location, a: side, v: unit): int = "
+TINY_GAME = Path(__file__).resolve().parent.parent / "games" / "tiny"
+SIDE_READS = Path(__file__).resolve().parent / "data" / "odds" / "tiny_side_reads.wcx"
 
 
 def _shape(text: str, scope=(), names=None):
@@ -136,3 +140,70 @@ def test_a_side_filter_is_cached_in_generated_code_without_what_it_found(aa, mon
     found(Context(aa, aa.new_game("world_1941", 1)), "karelia", aa.entities["germany"])
     again = pickle.loads(pickle.dumps(found))
     assert (again.kind, again.accepted, again.known) == ("enemy of", {}, None)
+
+
+def _battles(scene, seeds, sampled: bool):
+    """The scene's combat played once per seed from its start (as `odds.monte_carlo` plays it):
+    with the Monte Carlo oracle (`Sampler`: an oracle, on plain states) or without any (play)."""
+    import random
+
+    from warcodex.interpreter import odds
+
+    ctx = scene.run.ctx
+    start = ctx.state.snapshot()
+    combat = scene.combat()
+    ends = []
+    for seed in seeds:
+        state = start.snapshot()
+        state.rng = random.Random(seed)
+        ctx.install(state)
+        ctx.steps = 0
+        ctx.chance = odds.Sampler(ctx) if sampled else None
+        try:
+            combat()
+        finally:
+            ctx.chance = None
+        ends.append(odds.leaf_summary(scene, ctx.state))
+    ctx.install(start)
+    return ends
+
+
+@pytest.mark.parametrize("name", ["odds_side_enemy_arrives", "odds_side_friend_leaves"])
+def test_both_evaluators_filter_by_side_under_exact_odds_only_and_the_same_stacks(name, monkeypatch, tmp_path):
+    """The side filter's guard is the same in the closure compiler and in the odds engine's
+    generated code (`SideFilter`: an oracle and a recording view): under exact odds both read the
+    same stacks by side, in the same order, and give the same distribution; in play (no oracle)
+    and in Monte Carlo (an oracle, no recording view) neither filters, and both play the same
+    battles."""
+    from warcodex.interpreter import odds
+
+    monkeypatch.setenv("WARCODEX_CACHE_DIR", str(tmp_path))
+    original, mode = readlog.side_filtered, [None]
+    reads: dict = {}
+
+    def noted(state, h, names, known):
+        reads.setdefault(mode[0], []).append((h, tuple(sorted(names))))
+        return original(state, h, names, known)
+
+    monkeypatch.setattr(readlog, "side_filtered", noted)
+    found = {}
+    for evaluator in ("reference", "odds"):
+        scene = odds.load_scene(TINY_GAME, SIDE_READS, name, evaluator=evaluator)
+        if evaluator == "odds":  # the casualty loop is generated code, with the filter in it
+            assert "IS_VIEW(ctx.state)" in scene.run.engine.generated.show("odds_side_take")
+        mode[0] = (evaluator, "played")
+        played = _battles(scene, range(1, 9), sampled=False)
+        mode[0] = (evaluator, "sampled")
+        sampled = _battles(scene, range(1, 9), sampled=True)
+        mode[0] = (evaluator, "exact")
+        exact = odds.exact(scene)
+        found[evaluator] = (played, sampled, exact.distribution)
+    assert found["reference"][:2] == found["odds"][:2]
+    start = odds.leaf_summary(scene, scene.run.ctx.state)
+    assert all(end != start for end in found["odds"][0] + found["odds"][1])  # each battle was fought
+    assert found["reference"][2].keys() == found["odds"][2].keys()
+    for k, p in found["reference"][2].items():
+        assert found["odds"][2][k] == pytest.approx(p, abs=1e-15)
+    assert set(reads) == {("reference", "exact"), ("odds", "exact")}  # never in play nor in Monte Carlo
+    assert reads[("reference", "exact")] == reads[("odds", "exact")]
+    assert reads[("odds", "exact")][0] == ("0905", ("soviet",))  # the enemies of axis at the target hex
