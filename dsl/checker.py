@@ -2093,16 +2093,22 @@ class _Walker:
         if isinstance(t, ast.Name):
             self.name(t)
         elif isinstance(t, ast.Attr):
-            self.expr(t.obj)
-            self.attr_name(t)
-            if isinstance(t.obj, ast.Str):  # a string has no attribute: it names a location
-                self.c.expect_location(t.obj, f"setting its '{t.name}'")
-                if self.c.is_location_var(t.name):
-                    self.c.loc_var_literals.add(id(t.obj))
+            self.attribute(t, "setting")
         elif isinstance(t, ast.Index):
             self.expr(t.obj)
             for a in t.args:
                 self.expr(a)
+
+    def attribute(self, e: ast.Attr, doing: str) -> None:
+        """`x.name` read or set (`doing`): a string has no attribute, so a string literal there
+        names a location (`"0110".terrain`, `set "0805".controller = ...`); one whose location
+        variable is read or set may lie off a rule test's partial board (`loc_var_literals`)."""
+        self.expr(e.obj)
+        self.attr_name(e)
+        if isinstance(e.obj, ast.Str):
+            self.c.expect_location(e.obj, f"{doing} its '{e.name}'")
+            if self.c.is_location_var(e.name):
+                self.c.loc_var_literals.add(id(e.obj))
 
     def set_type(self, s: ast.SetStmt) -> None:
         """`set x = LITERAL`: the literal must fit the variable's declared type."""
@@ -2165,12 +2171,7 @@ class _Walker:
         elif isinstance(e, ast.Comprehension):
             self.comprehension(e)
         elif isinstance(e, ast.Attr):
-            self.expr(e.obj)
-            self.attr_name(e)
-            if isinstance(e.obj, ast.Str):  # a string has no attribute: it names a location
-                self.c.expect_location(e.obj, f"reading its '{e.name}'")
-                if self.c.is_location_var(e.name):
-                    self.c.loc_var_literals.add(id(e.obj))
+            self.attribute(e, "reading")
         elif isinstance(e, ast.Index):
             self.expr(e.obj)
             for a in e.args:
