@@ -723,6 +723,8 @@ class _Checker:
                     w.cond(m.when)
         elif isinstance(decl, ast.Function):
             self.params_walker(decl).expr(decl.body)
+            if decl.type == "location":  # `function capital(s: side): location = if ... then "0505" else ...`
+                self.expect_location(decl.body, f"the value of function '{decl.name}', a location")
         elif isinstance(decl, ast.Movement):
             w = self.walker(MOVEMENT_NAMES)
             for p in decl.props:

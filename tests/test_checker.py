@@ -835,3 +835,16 @@ procedure u3() "the outer used after a comprehension reusing its name" §9 {
         ("E-unknown-location", "unknown location \"0401q\" (the value of 'h', used as a location)", 13, 11,
          "did you mean '0401'?"),
     ], rendered(diags)
+
+
+def test_what_a_function_declared_location_returns_is_a_location(tmp_path):
+    """`function capital(...): location = if ... then "0310q" else "0101"`: a literal the function
+    returns is checked like a `location` variable's value (either branch of `if`); a function of
+    another type returning a string is not."""
+    folder = _tiny_copy(tmp_path, '''function capital(x: int): location "capital" §9 = if x > 1 then "0310q" else "0101"
+function label(x: int): str "label" §9 = if x > 1 then "0310q" else "0101"
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    assert got == [("E-unknown-location", "unknown location \"0310q\" (the value of function 'capital', a location)", 1, 65,
+                    "did you mean '0310'?")], rendered(diags)
