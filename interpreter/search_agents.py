@@ -29,6 +29,7 @@ import itertools
 import math
 import time
 
+from warcodex.collector import cycle_collection_paused
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
@@ -128,7 +129,8 @@ class GreedyAgent(RandomAgent):
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
         try:
-            choice = self._choose_action(ctx, side, legal)
+            with cycle_collection_paused():  # a decision's lookaheads make no cycles worth a scan (DECISION_GC)
+                choice = self._choose_action(ctx, side, legal)
         finally:
             self.cpu += time.process_time() - t0
             self.decisions += 1
@@ -258,7 +260,8 @@ class GreedyAgent(RandomAgent):
         if self.follow:
             t0 = time.process_time()
             try:
-                found = self._pick(ctx, show(who), self._picks(options, optional))
+                with cycle_collection_paused():  # as a decision (choose_action)
+                    found = self._pick(ctx, show(who), self._picks(options, optional))
             finally:
                 self.cpu += time.process_time() - t0
             if found is not None:
@@ -269,7 +272,8 @@ class GreedyAgent(RandomAgent):
         if self.follow:
             t0 = time.process_time()
             try:
-                found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
+                with cycle_collection_paused():  # as a decision (choose_action)
+                    found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
             finally:
                 self.cpu += time.process_time() - t0
             if found is not None:
