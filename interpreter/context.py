@@ -88,7 +88,16 @@ class Context:
         and the snapshot's own journal drops, in the copy, what its changes may change (a
         lookahead then evaluates only what its action touched). Movement searches are not
         carried, and not remembered here either (a new search memo would start the memos afresh)."""
-        if other._memos is None or other.state.version != self.state.version or self.state.journal:
+        if other.state.version != self.state.version or self.state.journal:
+            return
+        # the movement searches of this very version (movement.reachable): a lookahead's action
+        # moves a unit the enumeration of its candidates searched for. Shared, not copied: this
+        # context writes into it only while its state is still the same as `other`'s (a search
+        # of a mode that rolls dice is kept apart, per context)
+        reach = other.cache.get("reach")
+        if reach is not None and reach[0] == self.state.version and other.state is not self.state:
+            self.cache["reach"] = reach
+        if other._memos is None:
             return
         if other.memo_version != other.state.version or other._memo_state is not other.state:
             other.sync_memos()

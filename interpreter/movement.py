@@ -229,12 +229,16 @@ class MovementMode:
     def _remembered(self, ctx):
         """The context's search memo if this mode's searches may be remembered across versions
         (what they read, and where, is found when first asked: `search_memo.mode_watch`)."""
+        return ctx.search_memo() if self._watch(ctx).cacheable else None
+
+    def _watch(self, ctx):
+        """What this mode's searches read, and where, found when first asked (`search_memo.mode_watch`)."""
         watch = self.watch
         if watch is None:
             from warcodex.interpreter.search_memo import mode_watch
 
             watch = self.watch = mode_watch(ctx.engine, self.decl, list(zip(PARAMS, _PARAM_TYPES)))
-        return ctx.search_memo() if watch.cacheable else None
+        return watch
 
     def _at_table(self, ctx, side) -> dict:
         """The dict a search keeps the per-location conditions it evaluated in: shared by every
@@ -254,8 +258,21 @@ class MovementMode:
 
     def reachable(self, ctx, unit: UnitRef) -> dict[str, tuple]:
         state = ctx.state
-        key = ("reach", self.name, unit.id, state.version)
-        cached = ctx.cache.get(key)
+        if self._watch(ctx).cacheable:
+            # the searches of this state version, in one table replaced at the next version (a
+            # table a version, not a key a version: a game's context kept every search it ever
+            # made); a lookahead's context starts from the game's (Context.carry_memos): its
+            # action's own move finds the search the enumeration of its candidates made
+            key = (self.name, unit.id)
+            found = ctx.cache.get("reach")
+            if found is None or found[0] != state.version:
+                found = ctx.cache["reach"] = (state.version, {})
+            cached = found[1].get(key)
+            table = found[1]
+        else:  # a mode that rolls dice or reads hidden information: per context, never carried
+            key = ("reach", self.name, unit.id, state.version)
+            cached = ctx.cache.get(key)
+            table = ctx.cache
         if cached is not None:
             return cached
         u = state.units[unit.id]
@@ -276,7 +293,7 @@ class MovementMode:
         else:
             result = self.search(ctx, u.loc, unit, side)
             result = {k: v for k, v in result.items() if k != u.loc}
-        ctx.cache[key] = result
+        table[key] = result
         return result
 
     def explain_steps(self, ctx, unit: UnitRef, path: list[str]) -> list:

@@ -29,6 +29,7 @@ import itertools
 import math
 import time
 
+from warcodex.collector import cycle_collection_paused
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
@@ -111,10 +112,12 @@ class GreedyAgent(RandomAgent):
     def _look_once(self, ctx, side: str, choice) -> tuple[float, Context | None, bool]:
         """One lookahead of `look`: (the value, the context, whether it rolled its dice)."""
         engine = ctx.engine
-        before = private_snapshot(ctx.state, self.rng)
-        snap = before.snapshot()
+        seed = self.rng.getrandbits(64)  # the lookahead's own dice (private_snapshot)
+        snap = private_snapshot(ctx.state, self.rng, seed)
         if self.follow:
-            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, ctx, before, choice)
+            # the position before the action, with the same dice, made only when a choice in it is
+            # searched (most actions have none): a second snapshot a lookahead was a tenth of one
+            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, ctx, seed, choice)
         else:
             chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
@@ -128,7 +131,8 @@ class GreedyAgent(RandomAgent):
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
         try:
-            choice = self._choose_action(ctx, side, legal)
+            with cycle_collection_paused():  # a decision's lookaheads make no cycles worth a scan (DECISION_GC)
+                choice = self._choose_action(ctx, side, legal)
         finally:
             self.cpu += time.process_time() - t0
             self.decisions += 1
@@ -258,7 +262,8 @@ class GreedyAgent(RandomAgent):
         if self.follow:
             t0 = time.process_time()
             try:
-                found = self._pick(ctx, show(who), self._picks(options, optional))
+                with cycle_collection_paused():  # as a decision (choose_action)
+                    found = self._pick(ctx, show(who), self._picks(options, optional))
             finally:
                 self.cpu += time.process_time() - t0
             if found is not None:
@@ -269,7 +274,8 @@ class GreedyAgent(RandomAgent):
         if self.follow:
             t0 = time.process_time()
             try:
-                found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
+                with cycle_collection_paused():  # as a decision (choose_action)
+                    found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
             finally:
                 self.cpu += time.process_time() - t0
             if found is not None:
@@ -282,17 +288,19 @@ class _FollowChooser(RandomAgent):
     after combat...) are searched as the agent searches them in play, one level deep (the lines
     it plays to judge them choose at random); the other sides choose at random."""
 
-    def __init__(self, seed: int, agent: GreedyAgent, side: str, game_ctx, before, action) -> None:
+    def __init__(self, seed: int, agent: GreedyAgent, side: str, game_ctx, dice_seed: int, action) -> None:
         super().__init__(seed)
         self.agent, self.side, self.action = agent, side, action
-        self.game_ctx, self.before_state, self._kept = game_ctx, before, None
+        self.game_ctx, self.dice_seed, self._kept = game_ctx, dice_seed, None
 
     @property
     def before(self):
-        """The position before the action looked at, with the game's memos (the game does not
-        move during a decision): made at the first choice searched, most actions have none."""
+        """The position before the action looked at, with the lookahead's dice as they were and
+        the game's memos (the game does not move during a decision): made at the first choice
+        searched, most actions have none."""
         if self._kept is None:
-            self._kept = kept_position(self.game_ctx, self.before_state)
+            before = private_snapshot(self.game_ctx.state, None, self.dice_seed)
+            self._kept = kept_position(self.game_ctx, before)
         return self._kept
 
     def choose(self, ctx, who, what, options, optional):

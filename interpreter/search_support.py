@@ -167,11 +167,11 @@ def fresh_dice(state, rng: random.Random) -> None:
     state.rng = random.Random(rng.getrandbits(64))
 
 
-def private_snapshot(state, rng: random.Random):
-    """A snapshot of `state` to look ahead on, with dice of its own drawn from `rng`."""
-    snap = state.snapshot()
-    fresh_dice(snap, rng)
-    return snap
+def private_snapshot(state, rng: random.Random, seed: int | None = None):
+    """A snapshot of `state` to look ahead on, with dice of its own drawn from `rng` (as
+    `fresh_dice`; the state's own are not copied), or seeded with `seed` (drawn from `rng`
+    before: the same position again, with the same dice)."""
+    return state.snapshot(dice=random.Random(rng.getrandbits(64) if seed is None else seed))
 
 
 def kept_position(ctx, state=None) -> Context:

@@ -248,9 +248,10 @@ class GameState:
     watched_units: list | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------ snapshots
-    def snapshot(self) -> "GameState":
-        """A copy sharing unit records with this state; changing either leaves the other intact."""
-        rng = copy_dice(self.rng)
+    def snapshot(self, dice=None) -> "GameState":
+        """A copy sharing unit records with this state; changing either leaves the other intact.
+        `dice`: the copy's dice when given (a search's own: this state's are not copied)."""
+        rng = copy_dice(self.rng) if dice is None else dice
         return GameState(
             scenario=self.scenario, seed=self.seed, units=dict(self.units), at=dict(self.at),
             vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
