@@ -33,9 +33,9 @@ from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, candidate_key, kept_position,
-                                                 lookahead_failure, private_snapshot, replay_context,
-                                                 stratified_candidates, value_in)
+from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, NextDecision, StepReplay,
+                                                 candidate_key, kept_position, lookahead_failure, private_snapshot,
+                                                 replay_context, stratified_candidates, value_in)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 
@@ -194,7 +194,13 @@ class GreedyAgent(RandomAgent):
             return None
         return self.rng.choice([c for v, c in scored if v == best])
 
-    # ------------------------------------------------------------ choices inside its own actions
+    # ------------------------------------------------ choices inside its actions and automatic steps
+    @property
+    def searches_automatic_steps(self) -> bool:
+        """Whether the game keeps the position before each automatic step for this agent
+        (sequence.AutoStep): with `follow`, the choices its side makes there are searched."""
+        return self.follow > 0
+
     def _before_this_action(self, ctx):
         """(the snapshot before the action being applied, the action) when it is the one this
         agent chose (its log entry is not written yet), else None: a choice in another side's
@@ -206,18 +212,51 @@ class GreedyAgent(RandomAgent):
             return None
         return before, choice
 
-    def _pick(self, ctx, side: str, picks: list, before=None, action=None):
-        """Among `picks` (option indices, -1 for none, or tuples of indices), the one whose line
-        is worth most to `side`, judged by playing `action` again from `before` with the choices
-        made so far in it and then that pick (at most `follow` picks, drawn at random); None
-        when the choice cannot be searched (it is then made at random)."""
-        if before is None:
-            found = self._before_this_action(ctx)
-            if found is None:
-                return None
+    def _line_of_choice(self, ctx):
+        """How to weigh a choice being made in the game: (the position before what it is made
+        in, the replaying agent's class, how to play that again on a context there: False when the
+        rules refuse it), for its own action being applied or an automatic step being run (the
+        game keeps the position before it, `sequence.AutoStep`); None otherwise (another side's
+        action): the choice is then made at random."""
+        found = self._before_this_action(ctx)
+        if found is not None:
             before, action = found
+            return before, ChoiceReplay, lambda sim: self._run_body(sim.engine, sim, action)
+        step = ctx.auto_step
+        if step is not None and ctx.choices is not None:
+            return step.before, StepReplay, lambda sim: self._play_step(step, sim)
+        return None
+
+    def _play_step(self, step, sim) -> bool:
+        """The automatic step `step` played again on `sim`, then the game on to its next decision
+        (AutoStep.play_again); False when the rules refuse it there."""
+        self.lookaheads += 1
+        try:
+            step.play_again(sim)
+        except NextDecision:
+            pass  # the position where the game next asks a player: the one judged
+        except RuleRefusal:
+            return False
+        except RuleError as exc:
+            raise lookahead_failure(f"after {step.label}", exc) from exc
+        except RecursionError:
+            raise lookahead_failure(f"after {step.label}", sim.too_deep()) from None
+        return True
+
+    def _pick(self, ctx, side: str, picks: list, line=None):
+        """Among `picks` (option indices, -1 for none, or tuples of indices), the one whose line
+        is worth most to `side`, judged by playing the action or automatic step it is made in
+        again from the position before it (`line`, by default `_line_of_choice`) with the choices
+        made so far in it and then that pick (at most `follow` picks, drawn at random), dice of
+        its own from the pick on; None when the choice cannot be searched (it is then made at
+        random)."""
+        if line is None:
+            line = self._line_of_choice(ctx)
+            if line is None:
+                return None
         if len(picks) < 2:
             return None
+        before, replaying, play = line
         engine = ctx.engine
         made = list(ctx.choices)
         if len(picks) > self.follow:
@@ -225,9 +264,9 @@ class GreedyAgent(RandomAgent):
         scored = []
         try:
             for pick in picks:
-                replay = ChoiceReplay(self.rng.getrandbits(32), made, pick, self.rng)
+                replay = replaying(self.rng.getrandbits(32), made, pick, self.rng)
                 sim = replay_context(before, {s.name: replay for s in engine.side_entities})
-                value = value_in(sim, self.evaluation_name, side) if self._run_body(engine, sim, action) else -math.inf
+                value = value_in(sim, self.evaluation_name, side) if play(sim) else -math.inf
                 if replay.mismatch or replay.calls <= len(made):
                     return None  # the replay did not reach this choice: nothing to compare
                 scored.append((value, pick))
@@ -295,16 +334,20 @@ class _FollowChooser(RandomAgent):
             self._kept = kept_position(self.game_ctx, self.before_state)
         return self._kept
 
+    def _line(self):
+        """The action looked at, played again from the position before it (GreedyAgent._pick)."""
+        return self.before, ChoiceReplay, lambda sim: self.agent._run_body(sim.engine, sim, self.action)
+
     def choose(self, ctx, who, what, options, optional):
         if show(who) == self.side:
-            found = self.agent._pick(ctx, self.side, self.agent._picks(options, optional), self.before, self.action)
+            found = self.agent._pick(ctx, self.side, self.agent._picks(options, optional), self._line())
             if found is not None:
                 return None if found < 0 else found
         return super().choose(ctx, who, what, options, optional)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
         if show(who) == self.side:
-            found = self.agent._pick(ctx, self.side, self.agent._subset_picks(options, lo, hi), self.before, self.action)
+            found = self.agent._pick(ctx, self.side, self.agent._subset_picks(options, lo, hi), self._line())
             if found is not None:
                 return list(found)
         return super().choose_subset(ctx, who, what, options, lo, hi)
