@@ -63,13 +63,15 @@ class GreedyAgent(RandomAgent):
         self._acting = None  # (state, log length, kept position before the action, the action): the one it chose
         # the decision budget, measured: decisions, lookaheads (actions played on snapshots), CPU s
         self.decisions = self.choices_searched = self.lookaheads = 0
+        self.step_choices_searched = 0  # of the choices searched, those made in automatic steps
         self.cpu = 0.0
 
     def stats(self) -> dict:
         """What its decisions cost (balance records it per game)."""
         n = max(1, self.decisions + self.choices_searched)
         return {"decisions": self.decisions, "choices_searched": self.choices_searched,
-                "lookaheads": self.lookaheads, "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
+                "step_choices_searched": self.step_choices_searched, "lookaheads": self.lookaheads,
+                "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
 
     def _run_body(self, engine, sim, choice) -> bool:
         """The action's effects on the snapshot of `sim`; False when the rules refuse them there."""
@@ -214,34 +216,54 @@ class GreedyAgent(RandomAgent):
 
     def _line_of_choice(self, ctx):
         """How to weigh a choice being made in the game: (the position before what it is made
-        in, the replaying agent's class, how to play that again on a context there: False when the
-        rules refuse it), for its own action being applied or an automatic step being run (the
-        game keeps the position before it, `sequence.AutoStep`); None otherwise (another side's
-        action): the choice is then made at random."""
+        in, the replaying agent's class, how to judge a line played from there: `judge(sim,
+        side)`, the value to `side`, -inf when the rules refuse it), for its own action being
+        applied or an automatic step being run (the game keeps the position before it,
+        `sequence.AutoStep`); None otherwise (another side's action): the choice is then made at
+        random."""
         found = self._before_this_action(ctx)
         if found is not None:
-            before, action = found
-            return before, ChoiceReplay, lambda sim: self._run_body(sim.engine, sim, action)
+            return found[0], ChoiceReplay, self._action_judge(found[1])
         step = ctx.auto_step
         if step is not None and ctx.choices is not None:
-            return step.before, StepReplay, lambda sim: self._play_step(step, sim)
+            return step.before, StepReplay, lambda sim, side: self._step_value(step, sim, side)
         return None
 
-    def _play_step(self, step, sim) -> bool:
-        """The automatic step `step` played again on `sim`, then the game on to its next decision
-        (AutoStep.play_again); False when the rules refuse it there."""
+    def _action_judge(self, action):
+        """Judges a line that plays `action` again: the position right after it."""
+        def judge(sim, side: str) -> float:
+            if not self._run_body(sim.engine, sim, action):
+                return -math.inf
+            return value_in(sim, self.evaluation_name, side)
+
+        return judge
+
+    def _step_value(self, step, sim, side: str) -> float:
+        """The value to `side` of a line that plays the automatic step `step` again on `sim`
+        (AutoStep.play_again), -inf when the rules refuse it there. The line goes on to the game's
+        next decision: what a choice in an automatic step changes (the HQ a chit activates) shows
+        in what the side can do next, not in the position right after the step. When that
+        decision is `side`'s own, the line is worth the best of the position there and of the
+        actions a decision of this agent draws there, each judged as it judges them (one ply);
+        another side's decision is judged as it stands."""
         self.lookaheads += 1
         try:
             step.play_again(sim)
-        except NextDecision:
-            pass  # the position where the game next asks a player: the one judged
+            decision = None  # the game ended, or the turns allowed were over
+        except NextDecision as reached:
+            decision = reached
         except RuleRefusal:
-            return False
+            return -math.inf
         except RuleError as exc:
             raise lookahead_failure(f"after {step.label}", exc) from exc
         except RecursionError:
             raise lookahead_failure(f"after {step.label}", sim.too_deep()) from None
-        return True
+        value = value_in(sim, self.evaluation_name, side)
+        if decision is None or decision.side != side:
+            return value
+        for choice in self.candidates(decision.legal):
+            value = max(value, self.look(sim, side, choice)[0])  # one ply (a plan's value_after extends plans)
+        return value
 
     def _pick(self, ctx, side: str, picks: list, line=None):
         """Among `picks` (option indices, -1 for none, or tuples of indices), the one whose line
@@ -256,7 +278,7 @@ class GreedyAgent(RandomAgent):
                 return None
         if len(picks) < 2:
             return None
-        before, replaying, play = line
+        before, replaying, judge = line
         engine = ctx.engine
         made = list(ctx.choices)
         if len(picks) > self.follow:
@@ -266,12 +288,13 @@ class GreedyAgent(RandomAgent):
             for pick in picks:
                 replay = replaying(self.rng.getrandbits(32), made, pick, self.rng)
                 sim = replay_context(before, {s.name: replay for s in engine.side_entities})
-                value = value_in(sim, self.evaluation_name, side) if play(sim) else -math.inf
+                value = judge(sim, side)
                 if replay.mismatch or replay.calls <= len(made):
                     return None  # the replay did not reach this choice: nothing to compare
                 scored.append((value, pick))
         finally:
             self.choices_searched += 1
+            self.step_choices_searched += replaying is StepReplay
         best = max(v for v, _ in scored)
         if best == -math.inf:
             return None
@@ -336,7 +359,7 @@ class _FollowChooser(RandomAgent):
 
     def _line(self):
         """The action looked at, played again from the position before it (GreedyAgent._pick)."""
-        return self.before, ChoiceReplay, lambda sim: self.agent._run_body(sim.engine, sim, self.action)
+        return self.before, ChoiceReplay, self.agent._action_judge(self.action)
 
     def choose(self, ctx, who, what, options, optional):
         if show(who) == self.side:

@@ -241,7 +241,12 @@ class ChoiceReplay(RandomAgent):
 
 
 class NextDecision(Exception):
-    """A line played on after an automatic step reached a decision: it is judged there."""
+    """A line played on after an automatic step reached a decision: whose, and its legal
+    actions (the line is judged there)."""
+
+    def __init__(self, side: str, legal) -> None:
+        super().__init__(side)
+        self.side, self.legal = side, legal
 
 
 class StepReplay(ChoiceReplay):
@@ -251,7 +256,7 @@ class StepReplay(ChoiceReplay):
     game next waits for a player is the one judged."""
 
     def choose_action(self, ctx, side, legal):
-        raise NextDecision(side)
+        raise NextDecision(side, legal)
 
 
 # ------------------------------------------------------------------------- judging, failing
