@@ -120,3 +120,16 @@ def test_greedy_keeps_the_position_before_each_automatic_step_only_while_it_runs
     assert [b for _, b, _ in seen] == [a for a, _, _ in seen] and "Orders" in [a for a, _, _ in seen]
     assert all(same for _, _, same in seen)
     assert g.ctx.auto_step is None  # cleared once the step is over: not seen by an action's choices
+
+
+def test_a_choice_that_shows_only_in_what_the_side_can_do_next_is_weighed_by_it(greedy_games, random_games):
+    # "ready" and "idle" leave the same position at Red's next decision; only there can a ready
+    # Red strike (+3): the line is worth the best of the actions greedy draws at that decision
+    readiness = [_choice(g, "Readiness") for g in greedy_games]
+    assert readiness == ["ready"] * len(SEEDS)
+    assert "idle" in [_choice(g, "Readiness") for g in random_games]
+
+
+def _choice(game, step: str):
+    entry = next(e for e in game.log if e.get("k") == "auto" and e.get("what") == step)
+    return entry["choices"][0]["value"]
