@@ -17,7 +17,8 @@ action with one of its choices fixed, the value of a position, lookahead failure
 search_support.py. What the agents cannot foresee, they do not: every snapshot gets dice of its
 own, drawn from the agent's RNG (never the game's), so lookahead cannot peek at the rolls the game
 will make. Choices inside procedures (`choose` retreat hexes, step losses...) are made at random
-by MCTS, and by greedy except its own inside its own actions (`follow`, below).
+by MCTS, and by greedy except its side's inside its own actions and in automatic steps (`follow`,
+below: a step's choice is judged at the game's next decision, by the best action it draws there).
 Agents read the whole state, hidden information included (documented in docs/balance.md).
 
 Both are deterministic for a seed: the same seed, game and opponents give the same log.
@@ -46,7 +47,9 @@ class _Chooser(RandomAgent):
 class GreedyAgent(RandomAgent):
     """One-ply lookahead over stratified samples of the legal actions, judged by the game's
     evaluation; with `follow`, its own choices inside its actions (an advance after combat, the
-    units that take the losses) are searched too, by playing the action again from before it."""
+    units that take the losses) are searched too, by playing the action again from before it,
+    and its side's choices in automatic steps (the HQ a chit activates), by playing the step
+    again from before it and the game on to its next decision (sequence.AutoStep)."""
 
     def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3,
                  follow: int = 0, breadth: int = 1, rolls: int = 1) -> None:
