@@ -31,6 +31,8 @@ class Context:
         self.tracing = False
         self._trace_stack: list[list[Derivation]] = []
         self.choices: list[dict] | None = None  # decisions made inside the current action
+        # the automatic step being run, when an agent searches the choices made in it (sequence.AutoStep)
+        self.auto_step = None
         self.hidden_owners: set = set()  # sides whose hidden variables the current log entry read or set
         self.cache: dict = {}
         self.log: list[dict] = []

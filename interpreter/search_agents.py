@@ -17,7 +17,8 @@ action with one of its choices fixed, the value of a position, lookahead failure
 search_support.py. What the agents cannot foresee, they do not: every snapshot gets dice of its
 own, drawn from the agent's RNG (never the game's), so lookahead cannot peek at the rolls the game
 will make. Choices inside procedures (`choose` retreat hexes, step losses...) are made at random
-by MCTS, and by greedy except its own inside its own actions (`follow`, below).
+by MCTS, and by greedy except its side's inside its own actions and in automatic steps (`follow`,
+below: a step's choice is judged at the game's next decision, by the best action it draws there).
 Agents read the whole state, hidden information included (documented in docs/balance.md).
 
 Both are deterministic for a seed: the same seed, game and opponents give the same log.
@@ -34,9 +35,9 @@ from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, candidate_key, kept_position,
-                                                 lookahead_failure, private_snapshot, replay_context,
-                                                 stratified_candidates, value_in)
+from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, NextDecision, StepReplay,
+                                                 candidate_key, kept_position, lookahead_failure, private_snapshot,
+                                                 replay_context, stratified_candidates, value_in)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 
@@ -47,7 +48,9 @@ class _Chooser(RandomAgent):
 class GreedyAgent(RandomAgent):
     """One-ply lookahead over stratified samples of the legal actions, judged by the game's
     evaluation; with `follow`, its own choices inside its actions (an advance after combat, the
-    units that take the losses) are searched too, by playing the action again from before it."""
+    units that take the losses) are searched too, by playing the action again from before it,
+    and its side's choices in automatic steps (the HQ a chit activates), by playing the step
+    again from before it and the game on to its next decision (sequence.AutoStep)."""
 
     def __init__(self, seed: int = 0, samples: int = 8, evaluation: str | None = None, idle: int = 3,
                  follow: int = 0, breadth: int = 1, rolls: int = 1) -> None:
@@ -64,13 +67,15 @@ class GreedyAgent(RandomAgent):
         self._acting = None  # (state, log length, kept position before the action, the action): the one it chose
         # the decision budget, measured: decisions, lookaheads (actions played on snapshots), CPU s
         self.decisions = self.choices_searched = self.lookaheads = 0
+        self.step_choices_searched = 0  # of the choices searched, those made in automatic steps
         self.cpu = 0.0
 
     def stats(self) -> dict:
         """What its decisions cost (balance records it per game)."""
         n = max(1, self.decisions + self.choices_searched)
         return {"decisions": self.decisions, "choices_searched": self.choices_searched,
-                "lookaheads": self.lookaheads, "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
+                "step_choices_searched": self.step_choices_searched, "lookaheads": self.lookaheads,
+                "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
 
     def _run_body(self, engine, sim, choice) -> bool:
         """The action's effects on the snapshot of `sim`; False when the rules refuse them there."""
@@ -198,7 +203,13 @@ class GreedyAgent(RandomAgent):
             return None
         return self.rng.choice([c for v, c in scored if v == best])
 
-    # ------------------------------------------------------------ choices inside its own actions
+    # ------------------------------------------------ choices inside its actions and automatic steps
+    @property
+    def searches_automatic_steps(self) -> bool:
+        """Whether the game keeps the position before each automatic step for this agent
+        (sequence.AutoStep): with `follow`, the choices its side makes there are searched."""
+        return self.follow > 0
+
     def _before_this_action(self, ctx):
         """(the snapshot before the action being applied, the action) when it is the one this
         agent chose (its log entry is not written yet), else None: a choice in another side's
@@ -210,18 +221,71 @@ class GreedyAgent(RandomAgent):
             return None
         return before, choice
 
-    def _pick(self, ctx, side: str, picks: list, before=None, action=None):
+    def _line_of_choice(self, ctx):
+        """How to weigh a choice being made in the game: (the position before what it is made
+        in, the replaying agent's class, how to judge a line played from there: `judge(sim,
+        side)`, the value to `side`, -inf when the rules refuse it), for its own action being
+        applied or an automatic step being run (the game keeps the position before it,
+        `sequence.AutoStep`); None otherwise (another side's action): the choice is then made at
+        random."""
+        found = self._before_this_action(ctx)
+        if found is not None:
+            return found[0], ChoiceReplay, self._action_judge(found[1])
+        step = ctx.auto_step
+        if step is not None and ctx.choices is not None:
+            return step.before, StepReplay, lambda sim, side: self._step_value(step, sim, side)
+        return None
+
+    def _action_judge(self, action):
+        """Judges a line that plays `action` again: the position right after it."""
+        def judge(sim, side: str) -> float:
+            if not self._run_body(sim.engine, sim, action):
+                return -math.inf
+            return value_in(sim, self.evaluation_name, side)
+
+        return judge
+
+    def _step_value(self, step, sim, side: str) -> float:
+        """The value to `side` of a line that plays the automatic step `step` again on `sim`
+        (AutoStep.play_again), -inf when the rules refuse it there. The line goes on to the game's
+        next decision: what a choice in an automatic step changes (the HQ a chit activates) shows
+        in what the side can do next, not in the position right after the step. When that
+        decision is `side`'s own, the line is worth the best of the position there and of the
+        actions a decision of this agent draws there, each judged as it judges them (one ply);
+        another side's decision is judged as it stands."""
+        self.lookaheads += 1
+        try:
+            step.play_again(sim)
+            decision = None  # the game ended, or the turns allowed were over
+        except NextDecision as reached:
+            decision = reached
+        except RuleRefusal:
+            return -math.inf
+        except RuleError as exc:
+            raise lookahead_failure(f"after {step.label}", exc) from exc
+        except RecursionError:
+            raise lookahead_failure(f"after {step.label}", sim.too_deep()) from None
+        value = value_in(sim, self.evaluation_name, side)
+        if decision is None or decision.side != side:
+            return value
+        for choice in self.candidates(decision.legal):
+            value = max(value, self.look(sim, side, choice)[0])  # one ply (a plan's value_after extends plans)
+        return value
+
+    def _pick(self, ctx, side: str, picks: list, line=None):
         """Among `picks` (option indices, -1 for none, or tuples of indices), the one whose line
-        is worth most to `side`, judged by playing `action` again from `before` with the choices
-        made so far in it and then that pick (at most `follow` picks, drawn at random); None
-        when the choice cannot be searched (it is then made at random)."""
-        if before is None:
-            found = self._before_this_action(ctx)
-            if found is None:
+        is worth most to `side`, judged by playing the action or automatic step it is made in
+        again from the position before it (`line`, by default `_line_of_choice`) with the choices
+        made so far in it and then that pick (at most `follow` picks, drawn at random), dice of
+        its own from the pick on; None when the choice cannot be searched (it is then made at
+        random)."""
+        if line is None:
+            line = self._line_of_choice(ctx)
+            if line is None:
                 return None
-            before, action = found
         if len(picks) < 2:
             return None
+        before, replaying, judge = line
         engine = ctx.engine
         made = list(ctx.choices)
         if len(picks) > self.follow:
@@ -229,14 +293,15 @@ class GreedyAgent(RandomAgent):
         scored = []
         try:
             for pick in picks:
-                replay = ChoiceReplay(self.rng.getrandbits(32), made, pick, self.rng)
+                replay = replaying(self.rng.getrandbits(32), made, pick, self.rng)
                 sim = replay_context(before, {s.name: replay for s in engine.side_entities})
-                value = value_in(sim, self.evaluation_name, side) if self._run_body(engine, sim, action) else -math.inf
+                value = judge(sim, side)
                 if replay.mismatch or replay.calls <= len(made):
                     return None  # the replay did not reach this choice: nothing to compare
                 scored.append((value, pick))
         finally:
             self.choices_searched += 1
+            self.step_choices_searched += replaying is StepReplay
         best = max(v for v, _ in scored)
         if best == -math.inf:
             return None
@@ -303,16 +368,20 @@ class _FollowChooser(RandomAgent):
             self._kept = kept_position(self.game_ctx, before)
         return self._kept
 
+    def _line(self):
+        """The action looked at, played again from the position before it (GreedyAgent._pick)."""
+        return self.before, ChoiceReplay, self.agent._action_judge(self.action)
+
     def choose(self, ctx, who, what, options, optional):
         if show(who) == self.side:
-            found = self.agent._pick(ctx, self.side, self.agent._picks(options, optional), self.before, self.action)
+            found = self.agent._pick(ctx, self.side, self.agent._picks(options, optional), self._line())
             if found is not None:
                 return None if found < 0 else found
         return super().choose(ctx, who, what, options, optional)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
         if show(who) == self.side:
-            found = self.agent._pick(ctx, self.side, self.agent._subset_picks(options, lo, hi), self.before, self.action)
+            found = self.agent._pick(ctx, self.side, self.agent._subset_picks(options, lo, hi), self._line())
             if found is not None:
                 return list(found)
         return super().choose_subset(ctx, who, what, options, lo, hi)

@@ -7,9 +7,10 @@
 - **Private dice**: every position a search looks at gets dice of its own, drawn from the agent's
   RNG, never the game's (`fresh_dice`, `private_snapshot`): lookahead cannot peek at the rolls the
   game will make.
-- **Replaying an action** from the position before it with one of its choices fixed
-  (`kept_position`, `replay_context`, `ChoiceReplay`): how greedy searches a choice inside its
-  own action.
+- **Replaying an action or an automatic step** from the position before it with one of its
+  choices fixed (`kept_position`, `replay_context`, `ChoiceReplay`; `StepReplay` plays on to the
+  next decision after an automatic step): how greedy searches a choice its side makes inside its
+  own action or in an automatic step.
 - **Judging and failing**: the utility of a position for a side (`position_value`, `value_in`
   a lookahead's context with its memos), and what a
   lookahead reports when it meets an error that is not the rules' refusal (`LookaheadFailure`,
@@ -237,6 +238,25 @@ class ChoiceReplay(RandomAgent):
         if "option" in entry:
             return list(entry["option"])
         return list(entry.get("indices", ()))
+
+
+class NextDecision(Exception):
+    """A line played on after an automatic step reached a decision: whose, and its legal
+    actions (the line is judged there)."""
+
+    def __init__(self, side: str, legal) -> None:
+        super().__init__(side)
+        self.side, self.legal = side, legal
+
+
+class StepReplay(ChoiceReplay):
+    """`ChoiceReplay` for an automatic step (`sequence.AutoStep.play_again`): the step's choices
+    as they were made, the option searched, then random choices as the sequence goes on, which
+    stops at the first action any side is asked for (`NextDecision`): the position where the
+    game next waits for a player is the one judged."""
+
+    def choose_action(self, ctx, side, legal):
+        raise NextDecision(side, legal)
 
 
 # ------------------------------------------------------------------------- judging, failing

@@ -17,6 +17,12 @@ Two blocks are decided while the turn is played, not when the program is built:
 
 So a loop of chit draws, each activating the side that owns the chit, is still one flat program,
 and a game saved in the middle of an activation resumes exactly.
+
+An automatic step (a `do` block, the triggers of a turn or phase boundary, the game's start and
+end) may ask a side to `choose`. A search agent that wants to weigh such a choice
+(`searches_automatic_steps`) is given the step being run (`Context.auto_step`, an `AutoStep`): the
+position before it and how to play it again there, then on to the next decision (`play_again`).
+The position is kept only when one of the game's agents asks for it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from dataclasses import dataclass
 
 from warcodex.dsl import ast
 from warcodex.interpreter.compiler import Frame
+from warcodex.interpreter.search_support import kept_position
 from warcodex.interpreter.values import Derivation, Entity, RuleError, show
 
 ALLOW_SAFETY_LIMIT = 10_000  # actions in one `allow` step without a declared limit
@@ -151,6 +158,36 @@ class TurnSequence:
                 self._emit(ctx, item.items, side, ops)
 
 
+class AutoStep:
+    """An automatic step being run (`Runner._auto`), for an agent that searches a choice made in
+    it: `before`, the position before the step (a context on a snapshot of the state, holding the
+    game's memos of rule values there: `search_support.kept_position`), and how to play the step
+    again from there. Never changed itself: each line plays on a snapshot of it
+    (`search_support.replay_context`)."""
+
+    def __init__(self, label: str, before, body, after: str) -> None:
+        self.label = label
+        self.before = before
+        self.body = body  # the step's rules, on a context: body(ctx)
+        self.after = after  # what the sequence does after it: "op" (next operation), "run" (go on), "end"
+
+    def play_again(self, ctx, turns: int = 1) -> None:
+        """Play the step again on `ctx` (a context on a snapshot of `before`, asking its agents),
+        then the sequence on, untraced, until the game asks a side for an action (the agents'
+        `choose_action` decides whether that stops the line: the searches raise there), the game
+        ends, or `turns` more turns are over."""
+        pos = ctx.state.position
+        runner = Runner(ctx.engine, ctx, ctx.agents, trace=False)
+        ctx.steps = 0
+        ctx.hidden_owners = set()
+        self.body(ctx)
+        if self.after == "end":
+            return  # the game's end: nothing follows
+        if self.after == "op":
+            pos.op += 1
+        runner.run(until_turn=pos.turn + turns)
+
+
 def obligation_text(r: ast.Require) -> str:
     cite = "".join(f" §{c}" for c in r.citations)
     return f"{r.message or 'an obligation is not met'}{cite}"
@@ -170,6 +207,8 @@ class Runner:
         self.on_action = None  # optional callback(entry) after each logged action (progress bars)
         self.on_entry = None  # optional callback(entry) after each log entry, the state as it left it (watchers)
         self.passes: dict[tuple[int, int], int] = {}  # (turn, repeat op) -> passes made (a safety net)
+        # an agent searches the choices made in automatic steps: the position before each is kept
+        self.keep_steps = any(getattr(a, "searches_automatic_steps", False) for a in agents.values())
 
     def side_of(self, op: Op) -> str | None:
         """The side an operation is played by: its own, or its player_turn's, decided when that
@@ -186,21 +225,25 @@ class Runner:
             self.on_entry(entry)
         return entry
 
-    def _auto(self, label: str, fn) -> None:
-        """Run automatic rules (do blocks, triggers) and log what they did, if anything."""
+    def _auto(self, label: str, fn, after: str = "op") -> None:
+        """Run automatic rules (do blocks, triggers: `fn(ctx)`) and log what they did, if anything;
+        `after` says what the sequence does next (AutoStep)."""
         ctx = self.ctx
+        if self.keep_steps:
+            ctx.auto_step = AutoStep(label, kept_position(ctx), fn, after)
         if self.trace:
             ctx.begin_trace()
         ctx.choices = []
         ctx.hidden_owners = set()
         ctx.steps = 0  # the step limit bounds one automatic step, not a whole game
         try:
-            fn()
+            fn(ctx)
         except RecursionError:
             raise ctx.too_deep() from None
         finally:
             trace = ctx.end_trace() if self.trace else []
             choices, ctx.choices = ctx.choices, None
+            ctx.auto_step = None
         if trace or choices:
             entry = {"k": "auto", "what": label, "phase": ctx.state.phase, "side": ctx.state.active}
             if ctx.hidden_owners:
@@ -223,7 +266,7 @@ class Runner:
         pos = state.position
         if not pos.started:
             pos.started = True
-            self._auto("game start", lambda: engine.fire(ctx, "game_start"))
+            self._auto("game start", lambda c: engine.fire(c, "game_start"), "run")
         last = engine.last_turn(state)
         while not state.over:
             if pos.turn > last or (until_turn is not None and pos.turn > until_turn):
@@ -255,7 +298,7 @@ class Runner:
             return
         was_over = state.over
         state.over = False  # game_end triggers may still compute VP and declare the winner
-        self._auto("game end", lambda: engine.fire(ctx, "game_end"))
+        self._auto("game end", lambda c: engine.fire(c, "game_end"), "end")
         state.over = True
         state.phase = None
         state.active = None
@@ -277,28 +320,28 @@ class Runner:
         pos = state.position
         if op.kind == "turn_start":
             self._enter(None, None)
-            self._auto(f"turn {pos.turn} start", lambda: engine.fire(ctx, "turn_start"))
+            self._auto(f"turn {pos.turn} start", lambda c: engine.fire(c, "turn_start"))
             pos.op += 1
         elif op.kind == "turn_end":
             self._enter(None, None)
-            self._auto(f"turn {pos.turn} end", lambda: engine.fire(ctx, "turn_end"))
+            self._auto(f"turn {pos.turn} end", lambda c: engine.fire(c, "turn_end"))
             pos.op += 1
         elif op.kind == "phase_start":
             self._enter(op.phase.name, self.side_of(op))
             if op.when is not None and not op.when(Frame(ctx)):
                 pos.op = op.end + 1  # a conditional phase that does not happen this turn
                 return
-            self._auto(f"{op.phase.name} start", lambda: engine.fire(ctx, "phase_start", (op.phase.name,)))
+            self._auto(f"{op.phase.name} start", lambda c: engine.fire(c, "phase_start", (op.phase.name,)))
             pos.op += 1
         elif op.kind == "phase_end":
             self._enter(op.phase.name, self.side_of(op))
-            self._auto(f"{op.phase.name} end", lambda: engine.fire(ctx, "phase_end", (op.phase.name,)))
+            self._auto(f"{op.phase.name} end", lambda c: engine.fire(c, "phase_end", (op.phase.name,)))
             if self.check_invariants:
                 engine.check_invariants(ctx, "phase_end", op.phase.name)
             pos.op += 1
         elif op.kind == "do":
             self._enter(op.phase.name, self.side_of(op))
-            self._auto(op.phase.header.label or op.phase.name, lambda: op.run(Frame(ctx)))
+            self._auto(op.phase.header.label or op.phase.name, lambda c: op.run(Frame(c)))
             pos.op += 1
         elif op.kind == "repeat":
             self._repeat(op)
