@@ -3,7 +3,9 @@
     .venv/bin/python bench/greedy_turn.py [--game games/stalingrad42] [--scenario fall_blau]
         [--turns 1] [--seed 1] [--agent greedy] [--json] [--no-search-memo]
 
-Plays the first `--turns` turns with the same agent spec on every side and prints the CPU time
+Plays the first `--turns` turns of the scenario (from its first turn) with the same agent spec on
+every side, or one a side (`--agent mcts:playouts=32:horizon=0,greedy`, in the rules' order of the
+sides), and prints the CPU time
 and, per side of a greedy agent, the decisions, the choices searched inside actions, the
 lookaheads and their CPU time (`process_time`,
 not wall time: the machine is shared), plus a digest of the log: two versions of the engine that
@@ -32,7 +34,7 @@ def main() -> None:
     ap.add_argument("--scenario", default="fall_blau")
     ap.add_argument("--turns", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--agent", default="greedy")
+    ap.add_argument("--agent", default="greedy", help="one agent spec for every side, or one a side, comma-separated")
     ap.add_argument("--json", action="store_true", help="one line of JSON instead of text")
     ap.add_argument("--no-search-memo", action="store_true",
                     help="run every movement search afresh (measures what search_memo.py saves)")
@@ -45,9 +47,9 @@ def main() -> None:
     if diags.errors:
         raise SystemExit(f"{args.game} has errors")
     engine = Engine(game).for_scenario(args.scenario)
-    g = start(engine, args.scenario, args.seed, agents_for(engine, [args.agent], args.seed), trace=False)
+    g = start(engine, args.scenario, args.seed, agents_for(engine, args.agent.split(","), args.seed), trace=False)
     t = time.process_time()
-    g.run(until_turn=args.turns + 1)
+    g.run(until_turn=g.state.position.turn + args.turns)  # the scenario's first turn and the next ones
     cpu = time.process_time() - t
     sides = {name: agent.stats() for name, agent in g.agents.items() if hasattr(agent, "stats")}  # search agents
     decisions = sum(s["decisions"] + s["choices_searched"] for s in sides.values())
@@ -56,7 +58,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(out))
         return
-    print(f"{args.game} {args.scenario}, {args.turns} turn(s), seed {args.seed}, {args.agent} on every side")
+    print(f"{args.game} {args.scenario}, {args.turns} turn(s), seed {args.seed}, {args.agent} ({'one a side' if ',' in args.agent else 'on every side'})")
     print(f"CPU {out['cpu_s']} s, {decisions} decisions (choices searched included), "
           f"{out['cpu_ms_per_decision']} ms a decision, log {out['log_entries']} entries sha1 {out['log_sha1']}")
     for name, s in sides.items():

@@ -15,9 +15,16 @@ it: a forced decision is played without search; a candidate whose application is
 rollout, `horizon=0`, its value too); progressive widening (`widen`) adds sampled candidates as
 playouts grow; after `idle` actions in a row no better than passing, the agent passes.
 
-It shares the greedy agent's ground rules and their code (search_support.py): snapshots get dice of
-their own (never the game's), only the rules' refusals make a line hopeless, and the same seed gives
-the same log; its choices inside procedures are random.
+Its own choices inside its own actions (the advance after combat, the units that take the losses,
+a retreat hex) are searched as greedy searches them (`follow` options a choice, each judged by
+playing the action again from the position before it): in play, and in each playout, while the
+candidate is applied (one level deep: the lines played to judge a choice choose at random). Other
+choices (another side's, the rollouts', automatic steps') are random. Before s8 all of them were
+random: an attack was judged, and played, with a random advance and random losses.
+
+It shares the greedy agent's ground rules and their code (search_support.py, and greedy's search of
+a choice, search_agents.py): snapshots get dice of their own (never the game's), only the rules'
+refusals make a line hopeless, and the same seed gives the same log.
 """
 
 from __future__ import annotations
@@ -27,10 +34,10 @@ import time
 from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
-from warcodex.interpreter.search_agents import GreedyAgent
-from warcodex.interpreter.search_support import (lookahead_failure, position_value, private_snapshot, sampled_candidates,
-                                                 stratified_candidates)
-from warcodex.interpreter.values import RuleError, RuleRefusal
+from warcodex.interpreter.search_agents import GreedyAgent, _FollowChooser
+from warcodex.interpreter.search_support import (kept_position, lookahead_failure, position_value, private_snapshot,
+                                                 sampled_candidates, stratified_candidates)
+from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 PASS = None  # a candidate that ends the side's actions in the current step
 
@@ -41,7 +48,8 @@ class MCTSAgent(RandomAgent):
 
     def __init__(self, seed: int = 0, playouts: int = 32, horizon: int = 20, rollout: str = "random",
                  candidates: int = 8, exploration: float = 1.4, evaluation: str | None = None,
-                 budget: int | None = None, widen: float = 0.0, idle: int = 3, sampler: str = "kind") -> None:
+                 budget: int | None = None, widen: float = 0.0, idle: int = 3, sampler: str = "kind",
+                 follow: int = 3) -> None:
         super().__init__(seed)
         if sampler not in ("kind", "stratified"):
             raise ValueError(f"mcts sampler must be kind or stratified, not '{sampler}'")
@@ -50,8 +58,8 @@ class MCTSAgent(RandomAgent):
         for name, value in (("playouts", playouts), ("candidates", candidates)):
             if value < 1:
                 raise ValueError(f"mcts {name} must be at least 1, not {value}")
-        if horizon < 0 or (budget is not None and budget < 1) or widen < 0 or idle < 0:
-            raise ValueError("mcts horizon, widen and idle must not be negative, and a budget is at least 1")
+        if horizon < 0 or (budget is not None and budget < 1) or widen < 0 or idle < 0 or follow < 0:
+            raise ValueError("mcts horizon, widen, idle and follow must not be negative, and a budget is at least 1")
         self.playouts = playouts
         self.horizon = horizon
         self.rollout = rollout
@@ -66,6 +74,14 @@ class MCTSAgent(RandomAgent):
         # kind and unit each, three instances a stratum): a side with many kinds of action gets its
         # moves weighed (docs/balance.md, fourth part)
         self.sampler = sampler
+        # its own choices inside its own actions, searched by greedy's search of a choice (the
+        # options weighed, their lines played again from before the action, judged by the same
+        # evaluation): a greedy agent of its own, with its own RNG (seeded: the same game again),
+        # that only searches choices; 0: random choices, as before s8
+        self.follow = follow
+        self._chooser = GreedyAgent(seed, evaluation=evaluation, follow=follow) if follow else None
+        self._acting = None  # (state, log length, kept position before it, the action): the one it chose
+        self._choice_cpu = 0.0  # CPU of its choices searched in play (the decisions' is `cpu`)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
         self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
         # the decisions' cost, as greedy counts it (balance records it per game): decisions, engine
@@ -75,8 +91,10 @@ class MCTSAgent(RandomAgent):
 
     def stats(self) -> dict:
         """What its decisions cost (balance records it per game, as GreedyAgent.stats)."""
-        return {"decisions": self.decisions, "choices_searched": 0, "lookaheads": self.actions_played,
-                "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / max(1, self.decisions), 2)}
+        searched = self._chooser.choices_searched if self._chooser else 0
+        cpu = self.cpu + self._choice_cpu
+        return {"decisions": self.decisions, "choices_searched": searched, "lookaheads": self.actions_played,
+                "cpu_s": round(cpu, 3), "cpu_ms_per_decision": round(1000 * cpu / max(1, self.decisions + searched), 2)}
 
     def _rollout_agents(self, engine) -> tuple:
         seed = self.rng.getrandbits(32)
@@ -111,12 +129,26 @@ class MCTSAgent(RandomAgent):
         if cached is not None and self.horizon == 0:
             return cached[1], 0  # no rollout: the position after the candidate, already judged
         chooser, agents = self._rollout_agents(engine)
-        snap = private_snapshot(cached[0] if cached is not None else ctx.state, self.rng)
+        searching = None  # the side's chooser while the candidate is applied, when it searches its choices
+        if cached is None and choice is not PASS and self._chooser is not None:
+            # its choices inside the candidate are searched by playing it again from `before`
+            # (the same dice up to each choice: the snapshot's), as greedy's lookahead searches them
+            before = private_snapshot(ctx.state, self.rng)
+            snap = before.snapshot()
+            searching = _ApplyingChooser(agents[side], _FollowChooser(self.rng.getrandbits(32), self._chooser, side,
+                                                                      ctx, before, choice))
+            agents = {**agents, side: searching}
+        else:
+            snap = private_snapshot(cached[0] if cached is not None else ctx.state, self.rng)
         game = Game(engine, snap, agents, trace=False)
-        dice, draws = snap.rng.getstate(), chooser.rng.getstate()
+        # every RNG a choice may draw from: the rollouts', and while the candidate is applied, the
+        # search of its choices (a choice searched weighs lines on dice of their own)
+        rngs = [chooser.rng] + ([searching.follow.rng, self._chooser.rng] if searching else [])
+        dice, draws = snap.rng.getstate(), [r.getstate() for r in rngs]
+        replays = self._chooser.lookaheads if searching else 0
 
         def unchanged():  # no die rolled, no random choice made since the playout began
-            return after is not None and snap.rng.getstate() == dice and chooser.rng.getstate() == draws
+            return after is not None and snap.rng.getstate() == dice and [r.getstate() for r in rngs] == draws
 
         played = 0
         try:
@@ -128,7 +160,10 @@ class MCTSAgent(RandomAgent):
                 else:
                     game.runner.apply(choice, engine.sequence.program(game.ctx)[pos.op])
                     pos.in_allow += 1
-                    played = 1
+                    # the candidate, and the lines played again to search the choices inside it
+                    played = 1 + (self._chooser.lookaheads - replays if searching else 0)
+                    if searching:
+                        searching.applying = False  # the rollout's choices are the rollout agent's
                 if self.horizon and unchanged():
                     after[key] = (snap.snapshot(), None)
             rollout = self.horizon if limit is None else max(0, min(self.horizon, limit - played))
@@ -169,11 +204,45 @@ class MCTSAgent(RandomAgent):
     def choose_action(self, ctx, side, legal):
         t0 = time.process_time()
         try:
-            return self._choose_action(ctx, side, legal)
+            choice = self._choose_action(ctx, side, legal)
         finally:
             self.cpu += time.process_time() - t0
             self.decisions += 1
             self.actions_played += self.spent
+        # the position before the action it plays (with the game's memos), from which a choice
+        # inside it is searched (`choose`), as greedy keeps it
+        self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
+        return choice
+
+    # ------------------------------------------------------------ choices inside its own actions
+    def _search_choice(self, ctx, who, picks):
+        """The pick (greedy's `_pick`) whose line, the action played again from before it with
+        that pick, is worth most to `who`; None when this is not a choice inside the action this
+        agent chose (another side's action, an automatic step) or it cannot be searched."""
+        if self._acting is None or ctx.choices is None:
+            return None
+        state, log_length, before, action = self._acting
+        if ctx.state is not state or len(ctx.log) != log_length:
+            return None
+        t0 = time.process_time()
+        try:
+            return self._chooser._pick(ctx, show(who), picks(), before, action)
+        finally:
+            self._choice_cpu += time.process_time() - t0
+
+    def choose(self, ctx, who, what, options, optional):
+        if self.follow:
+            found = self._search_choice(ctx, who, lambda: self._chooser._picks(options, optional))
+            if found is not None:
+                return None if found < 0 else found
+        return super().choose(ctx, who, what, options, optional)
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        if self.follow:
+            found = self._search_choice(ctx, who, lambda: self._chooser._subset_picks(options, lo, hi))
+            if found is not None:
+                return list(found)
+        return super().choose_subset(ctx, who, what, options, lo, hi)
 
     def _choose_action(self, ctx, side, legal):
         sampler = self._candidates(legal)
@@ -259,6 +328,24 @@ class MCTSAgent(RandomAgent):
         if op.kind != "allow":
             return True
         return Runner(engine, ctx, {}).unmet_obligation(op.run) is None
+
+
+class _ApplyingChooser:
+    """The searching side's agent in a playout: while the candidate is applied, its choices are
+    searched (greedy's `_FollowChooser`); then (`applying` False) the rollout agent plays."""
+
+    def __init__(self, rollout, follow: _FollowChooser) -> None:
+        self.rollout, self.follow = rollout, follow
+        self.applying = True
+
+    def choose_action(self, ctx, side, legal):
+        return self.rollout.choose_action(ctx, side, legal)
+
+    def choose(self, ctx, who, what, options, optional):
+        return (self.follow if self.applying else self.rollout).choose(ctx, who, what, options, optional)
+
+    def choose_subset(self, ctx, who, what, options, lo, hi):
+        return (self.follow if self.applying else self.rollout).choose_subset(ctx, who, what, options, lo, hi)
 
 
 def _describe(choice) -> str:

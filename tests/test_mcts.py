@@ -207,4 +207,70 @@ def test_the_agent_counts_what_its_decisions_cost(engine):
     agent = g.agents["axis"]
     stats = agent.stats()
     assert stats["decisions"] > 0 and 0 < stats["lookaheads"] <= stats["decisions"] * agent.budget
-    assert stats["cpu_s"] > 0 and stats["choices_searched"] == 0
+    assert stats["cpu_s"] > 0  # (its choices searched: test_in_play_it_raids_and_carries_off_the_ammunition)
+
+
+# ------------------------------------------------------------ choices inside its own actions
+@pytest.fixture(scope="module")
+def foray():
+    game, diags = check_path("tests/data/games/foray")
+    assert not diags.errors
+    return Engine(game).for_scenario("night")
+
+
+def _raid_decision(foray, agent, seed=1):
+    """Foray's first decision (tests/data/games/foray): Red may raid the dump, or pass."""
+    from warcodex.interpreter.agents import RandomAgent
+
+    g = start(foray, "night", seed, {"red": agent, "blue": RandomAgent(seed)})
+    g.run(until_turn=1, max_actions=0)
+    return g, LegalActions(foray, g.ctx, ["raid"])
+
+
+def test_a_candidate_is_judged_with_its_own_choices_inside_it_searched(foray):
+    # the raid's crate is Red's choice inside Red's action: searched (follow=3, the default), the
+    # raid is worth 7 - 3 = +4 in every playout; drawn at random (follow=0, the MCTS before s8)
+    # it is +4 or -3 by the crate drawn, -2/3 on average
+    for follow, worths in ((3, {4.0}), (0, {4.0, -3.0})):
+        agent = MCTSAgent(seed=2, horizon=0, follow=follow)
+        g, legal = _raid_decision(foray, agent)
+        raid = legal.first()
+        values = [agent.playout(g.ctx, "red", raid) for _ in range(12)]
+        assert {v for v, _ in values} == worths, follow
+        # the engine actions a playout played: the raid, and with follow each of the three
+        # crates' lines played again from before it
+        assert {n for _, n in values} == ({4} if follow else {1})
+    assert g.runner.actions_taken == 0  # all on snapshots
+
+
+def test_in_play_it_raids_and_carries_off_the_ammunition(foray):
+    # in play the crate is searched as greedy searches a choice inside its own action (the raid
+    # played again from before it, each crate judged): every game carries off the ammunition.
+    # With random choices the raid is judged at -2/3 against passing's 0 and made, if at all,
+    # with a random crate: fewer games end with the ammunition
+    from warcodex.interpreter.agents import RandomAgent
+    from warcodex.interpreter.play import play
+
+    def ammunition(follow: int) -> list:
+        out = []
+        for seed in range(1, 11):
+            agent = MCTSAgent(seed=seed, playouts=12, horizon=0, follow=follow)
+            g = play(foray, "night", seed, {"red": agent, "blue": RandomAgent(seed)}, trace=False)
+            out.append(g.ctx.state.vars["ammunition"])
+            if follow:
+                assert agent.stats()["choices_searched"] >= 1
+        return out
+
+    assert ammunition(3) == [1] * 10
+    assert sum(ammunition(0)) < 7
+
+
+def test_a_choice_in_another_sides_action_is_not_searched(foray):
+    # the search plays the action it chose again: a choice it is asked outside it (another
+    # side's action, an automatic step) has no position before it that the agent kept
+    agent = MCTSAgent(seed=1, horizon=0)
+    g, legal = _raid_decision(foray, agent)
+    assert agent._search_choice(g.ctx, "red", lambda: [0, 1, 2]) is None  # it chose nothing yet
+    g.ctx.choices = []
+    agent._acting = (g.ctx.state, len(g.ctx.log) + 1, None, legal.first())  # another entry's
+    assert agent._search_choice(g.ctx, "red", lambda: [0, 1, 2]) is None
