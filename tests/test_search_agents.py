@@ -681,3 +681,58 @@ def test_stalingrad_evaluation_counts_the_attacks_a_move_prepares(stalingrad):
         engine.quantities["crt_column"](ctx, (engine.functions["prepared_force"](ctx, (h, axis), None), h, 0, 0, 0), None),), None))
         for h in engine.functions["attack_targets"](ctx, (axis,), None))
     assert terms(axis)[label][1] >= Fraction(1, 6) + gained
+
+
+# ---- Stalingrad '42: Disrupted and Full Retreat (games/stalingrad42/evaluation.wcx, §13)
+def test_stalingrad_evaluation_counts_combat_steps_disrupted_and_in_full_retreat(stalingrad):
+    # §13.2.1: a Disrupted unit cannot attack and defends at half strength: half a step each;
+    # §13.3.2: a Full Retreat unit cannot attack and defends at 0: a whole step each. A panzer
+    # division (3 steps at the start of Fall Blau) marked Disrupted, then put in Full Retreat
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = engine.new_game("fall_blau", 1)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+
+    def terms(side):
+        return {lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(Context(engine, state), side)}
+
+    assert terms(axis)["combat steps Disrupted"] == (Fraction(-1, 2), 0)
+    assert terms(axis)["combat steps in Full Retreat"] == (-1, 0)
+    unit = next(u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None)
+    assert unit.steps == 3
+    state.put(replace(unit, markers=unit.markers | {"disrupted"}))
+    state.touch()
+    assert terms(axis)["combat steps Disrupted"] == (Fraction(-1, 2), 3)
+    assert terms(axis)["combat steps in Full Retreat"] == (-1, 0)
+    assert terms(soviet)["combat steps Disrupted"] == (Fraction(-1, 2), 0)  # each side its own units
+    state.put(replace(unit, markers=unit.markers | {"full_retreat"}))
+    state.touch()
+    assert terms(axis)["combat steps Disrupted"] == (Fraction(-1, 2), 0)
+    assert terms(axis)["combat steps in Full Retreat"] == (-1, 3)
+
+
+def test_greedy_no_longer_takes_voluntary_full_retreat_for_a_neutral_action(stalingrad):
+    # The greedy Axis of Fall Blau put 38 to 64 units a game in voluntary Full Retreat (§13.1.3):
+    # the evaluation saw nothing change, so the action was as good as passing. At the first Axis
+    # Movement Phase, a unit far from the Soviets put in Full Retreat now costs its steps: the
+    # Axis's utility falls by exactly that (no attack it prepared, no distance, no supply changed;
+    # the Soviets' evaluation is the same), so the lookahead judges it worse than passing
+    from warcodex.interpreter.agents import LegalActions
+
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = _fall_blau_axis_movement(engine)
+    ctx = Context(engine, state)
+    axis = engine.entities["axis"]
+    targets = engine.functions["attack_targets"](ctx, (axis,), None)
+    standing = engine.evaluations["standing"]
+    here = utility(engine, ctx, standing, "axis")
+    legal = LegalActions(engine, ctx, ["voluntary_full_retreat"])
+
+    def far_from_the_soviets(c):
+        u = state.units[c.arg("u").id]
+        return u.loc is not None and all(engine.board.distance(u.loc, h) > 2 for h in targets)
+
+    choice = next(c for c in legal if far_from_the_soviets(c))
+    unit = state.units[choice.arg("u").id]
+    assert unit.steps > 0
+    agent = GreedyAgent(seed=1)
+    assert agent.value_after(ctx, "axis", choice) == here - unit.steps < here
