@@ -736,3 +736,35 @@ def test_greedy_no_longer_takes_voluntary_full_retreat_for_a_neutral_action(stal
     assert unit.steps > 0
     agent = GreedyAgent(seed=1)
     assert agent.value_after(ctx, "axis", choice) == here - unit.steps < here
+
+
+def test_stalingrad_evaluation_counts_the_objectives_attacks_prepared_may_take(stalingrad):
+    # In the Axis Movement Phase, each VP objective it could attack counts its VP times the chance
+    # the attack at the column of every eligible unit empties the hex (a retreat, or every enemy
+    # step lost), at the VP's weight. Voronezh (2503, 3 VP) holds the Voronezh Fortified Region
+    # (1 step) and a Soviet Supply Point (1 step). By hand, on the stand-in CRT:
+    # 1-1: A1, A1/D1, EX, DR2, D1, DRX: four retreats; A1 and EX (one step of the two) leave the
+    #      hex held: 3 x 4/6 = 2
+    # 2-1: A1/D1, DR2, D1, A1/DR2, D1, DR4: six retreats: 3
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = _fall_blau_axis_movement(engine)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+    label = "objectives attacks prepared may take"
+
+    def term():
+        ctx = Context(engine, state)
+        return ({lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}[label],
+                str(engine.functions["prepared_column"](ctx, ("2503", axis), None)))
+
+    assert sorted((u.type, u.steps) for u in state.units.values() if u.loc == "2503") == [("fortified_region", 1), ("soviet_supply_point", 1)]
+    assert term()[0] == (10, 0)  # no Axis unit next to an objective at the start
+    panzers = sorted((u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None),
+                     key=lambda u: u.id)
+    state.put(replace(panzers[0], loc="2502"))  # next to Voronezh
+    state.touch()
+    assert term() == ((10, 2), "1-1")
+    state.put(replace(panzers[1], loc="2502"))
+    state.touch()
+    assert term() == ((10, 3), "2-1")
+    # the Soviets' Movement Phase is not this one
+    assert label not in [lb for lb, _, _ in engine.evaluations["standing"].breakdown(Context(engine, state), soviet)]
