@@ -280,10 +280,10 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     units = [u for u in state.units.values() if u.side == "axis" and u.loc is not None]
     expected = sum(min(engine.board.distance(u.loc, h) for h in targets) for u in units)
     terms = {label: (w, v) for label, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}
-    assert terms["distance to objectives not controlled"] == (Fraction(-1, 4), expected)
+    assert terms["distance to objectives to take"] == (Fraction(-1, 4), expected)
     # the Soviets have none to retake: the term does not apply to them
     soviet_terms = [label for label, _, _ in engine.evaluations["standing"].breakdown(ctx, engine.entities["soviet"])]
-    assert "distance to objectives not controlled" not in soviet_terms
+    assert "distance to objectives to take" not in soviet_terms
 
 
 def test_stalingrad_evaluation_weighs_the_vp_the_victory_phase_counts(stalingrad):
@@ -329,7 +329,7 @@ def test_stalingrad_distance_leaves_out_units_in_entry_areas(stalingrad):
     state.put(replace(unit, loc="EA_F"))
     state.touch()
     after = {label: v for label, _, v in engine.evaluations["standing"].breakdown(Context(engine, state), axis)}
-    assert after["distance to objectives not controlled"] == before["distance to objectives not controlled"] - own
+    assert after["distance to objectives to take"] == before["distance to objectives to take"] - own
 
 
 def test_stalingrad_distance_pulls_the_side_on_the_offensive_only(stalingrad):
@@ -342,7 +342,7 @@ def test_stalingrad_distance_pulls_the_side_on_the_offensive_only(stalingrad):
         state = engine.new_game(scenario, 1)
         terms = {s: [label for label, _, _ in engine.evaluations["standing"].breakdown(Context(engine, state), engine.entities[s])]
                  for s in ("axis", "soviet")}
-        assert [s for s in terms if "distance to objectives not controlled" in terms[s]] == [attacker], scenario
+        assert [s for s in terms if "distance to objectives to take" in terms[s]] == [attacker], scenario
         if scenario == "campaign":
             state.vars["winter_offensive"] = True
             state.touch()
@@ -681,3 +681,111 @@ def test_stalingrad_evaluation_counts_the_attacks_a_move_prepares(stalingrad):
         engine.quantities["crt_column"](ctx, (engine.functions["prepared_force"](ctx, (h, axis), None), h, 0, 0, 0), None),), None))
         for h in engine.functions["attack_targets"](ctx, (axis,), None))
     assert terms(axis)[label][1] >= Fraction(1, 6) + gained
+
+
+# ---- Stalingrad '42: Disrupted and Full Retreat (games/stalingrad42/evaluation.wcx, §13)
+def test_stalingrad_evaluation_counts_combat_steps_disrupted_and_in_full_retreat(stalingrad):
+    # §13.2.1: a Disrupted unit cannot attack and defends at half strength: half a step each;
+    # §13.3.2: a Full Retreat unit cannot attack and defends at 0: a whole step each. A panzer
+    # division (3 steps at the start of Fall Blau) marked Disrupted, then put in Full Retreat
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = engine.new_game("fall_blau", 1)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+
+    def terms(side):
+        return {lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(Context(engine, state), side)}
+
+    assert terms(axis)["combat steps Disrupted"] == (Fraction(-1, 2), 0)
+    assert terms(axis)["combat steps in Full Retreat"] == (-1, 0)
+    unit = next(u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None)
+    assert unit.steps == 3
+    state.put(replace(unit, markers=unit.markers | {"disrupted"}))
+    state.touch()
+    assert terms(axis)["combat steps Disrupted"] == (Fraction(-1, 2), 3)
+    assert terms(axis)["combat steps in Full Retreat"] == (-1, 0)
+    assert terms(soviet)["combat steps Disrupted"] == (Fraction(-1, 2), 0)  # each side its own units
+    state.put(replace(unit, markers=unit.markers | {"full_retreat"}))
+    state.touch()
+    assert terms(axis)["combat steps Disrupted"] == (Fraction(-1, 2), 0)
+    assert terms(axis)["combat steps in Full Retreat"] == (-1, 3)
+
+
+def test_greedy_no_longer_takes_voluntary_full_retreat_for_a_neutral_action(stalingrad):
+    # The greedy Axis of Fall Blau put 38 to 64 units a game in voluntary Full Retreat (§13.1.3):
+    # the evaluation saw nothing change, so the action was as good as passing. At the first Axis
+    # Movement Phase, a unit far from the Soviets put in Full Retreat now costs its steps: the
+    # Axis's utility falls by exactly that (no attack it prepared, no distance, no supply changed;
+    # the Soviets' evaluation is the same), so the lookahead judges it worse than passing
+    from warcodex.interpreter.agents import LegalActions
+
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = _fall_blau_axis_movement(engine)
+    ctx = Context(engine, state)
+    axis = engine.entities["axis"]
+    targets = engine.functions["attack_targets"](ctx, (axis,), None)
+    standing = engine.evaluations["standing"]
+    here = utility(engine, ctx, standing, "axis")
+    legal = LegalActions(engine, ctx, ["voluntary_full_retreat"])
+
+    def far_from_the_soviets(c):
+        u = state.units[c.arg("u").id]
+        return u.loc is not None and all(engine.board.distance(u.loc, h) > 2 for h in targets)
+
+    choice = next(c for c in legal if far_from_the_soviets(c))
+    unit = state.units[choice.arg("u").id]
+    assert unit.steps > 0
+    agent = GreedyAgent(seed=1)
+    assert agent.value_after(ctx, "axis", choice) == here - unit.steps < here
+
+
+def test_stalingrad_evaluation_counts_the_objectives_attacks_prepared_may_take(stalingrad):
+    # In the Axis Movement Phase, each VP objective it could attack counts its VP times the chance
+    # the attack at the column of every eligible unit empties the hex (a retreat, or every enemy
+    # step lost), at the VP's weight. Voronezh (2503, 3 VP) holds the Voronezh Fortified Region
+    # (1 step) and a Soviet Supply Point (1 step). By hand, on the stand-in CRT:
+    # 1-1: A1, A1/D1, EX, DR2, D1, DRX: four retreats; A1 and EX (one step of the two) leave the
+    #      hex held: 3 x 4/6 = 2
+    # 2-1: A1/D1, DR2, D1, A1/DR2, D1, DR4: six retreats: 3
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = _fall_blau_axis_movement(engine)
+    axis, soviet = engine.entities["axis"], engine.entities["soviet"]
+    label = "objectives attacks prepared may take"
+
+    def term():
+        ctx = Context(engine, state)
+        return ({lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}[label],
+                str(engine.functions["prepared_column"](ctx, ("2503", axis), None)))
+
+    assert sorted((u.type, u.steps) for u in state.units.values() if u.loc == "2503") == [("fortified_region", 1), ("soviet_supply_point", 1)]
+    assert term()[0] == (10, 0)  # no Axis unit next to an objective at the start
+    panzers = sorted((u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None),
+                     key=lambda u: u.id)
+    state.put(replace(panzers[0], loc="2502"))  # next to Voronezh
+    state.touch()
+    assert term() == ((10, 2), "1-1")
+    state.put(replace(panzers[1], loc="2502"))
+    state.touch()
+    assert term() == ((10, 3), "2-1")
+    # the Soviets' Movement Phase is not this one
+    assert label not in [lb for lb, _, _ in engine.evaluations["standing"].breakdown(Context(engine, state), soviet)]
+
+
+def test_stalingrad_an_objective_taken_without_a_los_stays_a_target(stalingrad):
+    # objectives_to_take: the objectives whose VP the side does not have. Millerovo (3321, 1 VP),
+    # empty behind the Soviet front at the start of Fall Blau: an Axis panzer division put there
+    # controls it, but no LOS reaches it (§24.1.1), so it scores nothing and stays a target, at
+    # distance 0 for that unit; with "not controlled" it left the targets, and every unit near it
+    # measured its distance to a farther objective
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = engine.new_game("fall_blau", 1)
+    axis = engine.entities["axis"]
+    f = engine.functions
+    assert not any(u.loc == "3321" for u in state.units.values())
+    unit = next(u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None)
+    state.put(replace(unit, loc="3321"))
+    state.touch()
+    ctx = Context(engine, state)
+    assert f["controlled_by"](ctx, ("3321", axis), None)
+    assert not f["objective_counts"](ctx, ("3321", f["supply_network"](ctx, (axis,), None)), None)
+    assert "3321" in f["objectives_to_take"](ctx, (axis,), None)
+    assert f["distance_to_take"](ctx, ("3321", axis), None) == 0
