@@ -848,3 +848,24 @@ function label(x: int): str "label" §9 = if x > 1 then "0310q" else "0101"
     got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
     assert got == [("E-unknown-location", "unknown location \"0310q\" (the value of function 'capital', a location)", 1, 65,
                     "did you mean '0310'?")], rendered(diags)
+
+
+def test_a_loop_variable_compared_with_a_location_or_looked_for_among_locations_is_one(tmp_path):
+    """`for h in ["0310q"] { if h == u.loc ... }`: a loop variable (or a local) compared with a
+    location, or looked for in a list of locations, is used as one, so its list's literals are
+    checked; one compared with a string only (`m == "a"`) is not."""
+    folder = _tiny_copy(tmp_path, '''procedure compared(u: unit) "compared" §9 {
+  for h in ["0310q"] { if h == u.loc { log "x" } }
+  for g in ["0309q"] { if g in adjacent("0101") { log "y" } }
+  for k in ["0308q"] { if first(units_of(axis)).loc != k { log "z" } }
+  for m in ["a", "b"] { if m == "a" { log "w" } }
+}
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    each = "in a list whose elements, '{}', are used as locations"
+    assert got == [
+        ("E-unknown-location", f'unknown location "0310q" ({each.format("h")})', 2, 13, "did you mean '0310'?"),
+        ("E-unknown-location", f'unknown location "0309q" ({each.format("g")})', 3, 13, "did you mean '0309'?"),
+        ("E-unknown-location", f'unknown location "0308q" ({each.format("k")})', 4, 13, "did you mean '0308'?"),
+    ], rendered(diags)
