@@ -86,6 +86,8 @@ CASES = [
      "E-type", "the `table` of rows() must be a table, not an int", 8, 34, "the tables: crt"),
     ("table-arg-local-of-other-type", 'table crt "CRT" §1 {\n  rows roll d6: 1..6\n  row 1..6: 1\n}\nfunction f(u: unit): bool "f" §1 = allowed(u, 3)\n', HEADER,
      "E-type", "the `table` of allowed() must be a table, not the local 'u', a unit", 8, 44, "the tables: crt"),
+    ("table-param-of-a-rule", 'table crt "CRT" §1 {\n  rows roll d6: 1..6\n  row 1..6: 1\n}\nside s "S" §1\nfunction f(t: table): list "f" §1 = rolls(t)\nfunction g(): list "g" §1 = f(s)\n', HEADER,
+     "E-type", "the `t` of f() must be a table, not 's', a side", 10, 31, "the tables: crt"),
     ("rolls-of-a-table-of-no-roll", 'table tec "TEC" §1 {\n  rows values: clear forest\n  row clear: 1\n  row forest: 2\n}\nfunction f(): list "f" §1 = rolls(tec)\n', HEADER,
      "E-type", "rolls(): the rows of table 'tec' are not a die roll", 9, 35,
      "rolls() reads a `rows roll d6: 1..6` line; rows(tec) gives its printed rows"),
