@@ -2425,12 +2425,22 @@ class _Walker:
     def used_as_location(self, var: str, scope: list) -> str | None:
         """How `scope` uses the local `var` as a location: "location" when it passes it to a
         `location` parameter (`adjacent(h)`), else "variable" when it only reads or sets its
-        location variables (`h.controller`), else None. A use of an inner loop's variable of the
+        location variables (`h.controller`), compares it with a location (`h == u.loc`) or looks
+        for it in a list of locations (`h in adjacent(x)`): nothing there stops on a location a
+        test's partial board leaves out; else None. A use of an inner loop's variable of the
         same name, or after `var` is given another value, is not a use of this one
         (`_binding_nodes`)."""
+        def is_it(e) -> bool:
+            return isinstance(e, ast.Name) and e.id == var
+
         use = None
         for n in _binding_nodes(var, scope):
-            if isinstance(n, ast.Attr) and isinstance(n.obj, ast.Name) and n.obj.id == var and self.c.is_location_var(n.name):
+            if isinstance(n, ast.Attr) and is_it(n.obj) and self.c.is_location_var(n.name):
+                use = "variable"
+            elif isinstance(n, ast.Compare) and n.op in ("==", "!=") and any(
+                    is_it(one) and self.value_type(other) == "location" for one, other in ((n.left, n.right), (n.right, n.left))):
+                use = "variable"
+            elif isinstance(n, ast.In) and is_it(n.item) and self.elements(n.collection) == "location":
                 use = "variable"
             elif isinstance(n, ast.Call) and any(type_ == "location" and isinstance(arg, ast.Name) and arg.id == var
                                                  for _, type_, arg in _typed_args(n, stdlib.BUILTINS.get(n.func),

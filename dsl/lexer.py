@@ -167,9 +167,10 @@ class WarcodexLexer(RegexLexer):
             (words(_PROVENANCE, suffix=_END), Provenance),
             (words(_CONSTANTS, suffix=_END), Keyword.Constant),
             (words(_OPERATOR_WORDS, suffix=_END), Operator.Word),
-            # `turn`, `active` (rule tests' lines too) read as the built-in values; `count(` as the call
+            # `turn`, `active` (rule tests' lines too) read as the built-in values; a built-in whose
+            # name is also a keyword (`count(`, `pile(`, `rows(`) as the call
             (words(_BUILTIN_CONSTANTS, suffix=_END), Name.Builtin.Pseudo),
-            (rf"(?:count|pile)(?=[ \t]*\()", Name.Builtin),
+            (rf"{_alt(_BUILTIN_FUNCS)}(?=[ \t]*\()", Name.Builtin),
             (words(_KEYWORDS, suffix=_END), Keyword),
             (words(_BUILTIN_FUNCS, suffix=_END), Name.Builtin),
             (words(_BUILTIN_EVENTS, suffix=_END), Name.Builtin),

@@ -238,9 +238,18 @@ def b_rolls(ctx, span, table):
     return rolls
 
 
+def _printed_key(ctx, key):
+    """The value a printed row or column key stands for in the rules: a number (a range's first),
+    an odds ratio, a declared name (`clear`) or, for an undeclared one, its text (a hex id)."""
+    if key.kind == "odds":
+        return Odds.ratio(key.attack, key.defense)
+    if key.kind in ("int", "range"):
+        return key.low
+    return ctx.engine.entities.get(key.name, key.name)
+
+
 def b_rows(ctx, span, table):
-    entities = ctx.engine.entities
-    return tuple(entities.get(k, k) if isinstance(k, str) else k for k in _table(ctx, table, span).row_keys())
+    return tuple(_printed_key(ctx, row.key) for row in _table(ctx, table, span).decl.table_rows)
 
 
 def b_cell_of(ctx, span, *codes):
@@ -291,12 +300,7 @@ def b_column(ctx, span, table, value):
         return None
     if isinstance(index, CellValue):
         return index
-    key = t.decl.columns.keys[index]
-    if key.kind == "odds":
-        return Odds.ratio(key.attack, key.defense)
-    if key.kind in ("int", "range"):
-        return key.low
-    return ctx.engine.entities.get(key.name, key.name)
+    return _printed_key(ctx, t.decl.columns.keys[index])
 
 
 def b_round_up(ctx, span, x):

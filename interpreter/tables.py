@@ -189,11 +189,6 @@ class CompiledTable:
                 out.extend(range(key.low, (key.high if key.high is not None else key.low) + 1))
         return tuple(out)
 
-    def row_keys(self) -> tuple:
-        """One value per printed row, in order, that looks that row up: its number, the first
-        number of a range (`row 2..4` is 2), or its name (comparable, as `key_value` gives it)."""
-        return tuple(low for low, _high, _cells, _text in self.rows)
-
     def row_for(self, value, span):
         v = lookup_value(value)
         if isinstance(v, int) and self.clamp and self.row_min is not None:

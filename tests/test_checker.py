@@ -86,6 +86,8 @@ CASES = [
      "E-type", "the `table` of rows() must be a table, not an int", 8, 34, "the tables: crt"),
     ("table-arg-local-of-other-type", 'table crt "CRT" §1 {\n  rows roll d6: 1..6\n  row 1..6: 1\n}\nfunction f(u: unit): bool "f" §1 = allowed(u, 3)\n', HEADER,
      "E-type", "the `table` of allowed() must be a table, not the local 'u', a unit", 8, 44, "the tables: crt"),
+    ("table-param-of-a-rule", 'table crt "CRT" §1 {\n  rows roll d6: 1..6\n  row 1..6: 1\n}\nside s "S" §1\nfunction f(t: table): list "f" §1 = rolls(t)\nfunction g(): list "g" §1 = f(s)\n', HEADER,
+     "E-type", "the `t` of f() must be a table, not 's', a side", 10, 31, "the tables: crt"),
     ("rolls-of-a-table-of-no-roll", 'table tec "TEC" §1 {\n  rows values: clear forest\n  row clear: 1\n  row forest: 2\n}\nfunction f(): list "f" §1 = rolls(tec)\n', HEADER,
      "E-type", "rolls(): the rows of table 'tec' are not a die roll", 9, 35,
      "rolls() reads a `rows roll d6: 1..6` line; rows(tec) gives its printed rows"),
@@ -848,3 +850,24 @@ function label(x: int): str "label" §9 = if x > 1 then "0310q" else "0101"
     got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
     assert got == [("E-unknown-location", "unknown location \"0310q\" (the value of function 'capital', a location)", 1, 65,
                     "did you mean '0310'?")], rendered(diags)
+
+
+def test_a_loop_variable_compared_with_a_location_or_looked_for_among_locations_is_one(tmp_path):
+    """`for h in ["0310q"] { if h == u.loc ... }`: a loop variable (or a local) compared with a
+    location, or looked for in a list of locations, is used as one, so its list's literals are
+    checked; one compared with a string only (`m == "a"`) is not."""
+    folder = _tiny_copy(tmp_path, '''procedure compared(u: unit) "compared" §9 {
+  for h in ["0310q"] { if h == u.loc { log "x" } }
+  for g in ["0309q"] { if g in adjacent("0101") { log "y" } }
+  for k in ["0308q"] { if first(units_of(axis)).loc != k { log "z" } }
+  for m in ["a", "b"] { if m == "a" { log "w" } }
+}
+''')
+    _, diags = check_path(folder)
+    got = [(d.code, d.message, d.span.line, d.span.column, d.hint) for d in diags.errors]
+    each = "in a list whose elements, '{}', are used as locations"
+    assert got == [
+        ("E-unknown-location", f'unknown location "0310q" ({each.format("h")})', 2, 13, "did you mean '0310'?"),
+        ("E-unknown-location", f'unknown location "0309q" ({each.format("g")})', 3, 13, "did you mean '0309'?"),
+        ("E-unknown-location", f'unknown location "0308q" ({each.format("k")})', 4, 13, "did you mean '0308'?"),
+    ], rendered(diags)

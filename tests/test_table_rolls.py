@@ -30,6 +30,14 @@ table morale "Morale" §9 provisional "a 2d6 table for the test" {
   row 2..6: fair
   row 7..12: rain
 }
+table supply_bands "Supply bands" §9 provisional "bands of strength and held hexes for the test" {
+  columns values: points
+  rows: 1..16 17..18 "0101"
+  row 1..16: 1
+  row 17..18: 2
+  row "0101": 3
+}
+function band_rows(): list "the printed bands" §9 = rows(supply_bands)
 function crt_faces(): list "the faces of the combat die" §9 = rolls(crt)
 function weather_rolls(): list "the weather rolls" §9 = rolls(weather_table)
 function weather_rows(): list "the printed weather rows" §9 = rows(weather_table)
@@ -80,6 +88,7 @@ def test_the_rows_of_a_table_are_one_key_per_printed_row(engines, evaluator):
     terrains = _call(engine, "terrain_rows")
     assert _names(terrains) == ["clear", "forest"]
     assert all(isinstance(t, Entity) and t.kind == "terrain" for t in terrains)  # the declared terrains, as `clear` reads
+    assert _call(engine, "band_rows") == (1, 17, "0101")  # a band by its first number; a hex id as its text
 
 
 @pytest.mark.parametrize("evaluator", [0, 1], ids=["reference", "generated"])
