@@ -35,7 +35,7 @@ from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.search_agents import GreedyAgent, _FollowChooser
-from warcodex.interpreter.search_support import (kept_position, lookahead_failure, position_value, private_snapshot,
+from warcodex.interpreter.search_support import (ChoiceReplay, kept_position, lookahead_failure, position_value, private_snapshot,
                                                  sampled_candidates, stratified_candidates)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
@@ -133,10 +133,10 @@ class MCTSAgent(RandomAgent):
         if cached is None and choice is not PASS and self._chooser is not None:
             # its choices inside the candidate are searched by playing it again from `before`
             # (the same dice up to each choice: the snapshot's), as greedy's lookahead searches them
-            before = private_snapshot(ctx.state, self.rng)
-            snap = before.snapshot()
+            dice_seed = self.rng.getrandbits(64)
+            snap = private_snapshot(ctx.state, self.rng, dice_seed)
             searching = _ApplyingChooser(agents[side], _FollowChooser(self.rng.getrandbits(32), self._chooser, side,
-                                                                      ctx, before, choice))
+                                                                      ctx, dice_seed, choice))
             agents = {**agents, side: searching}
         else:
             snap = private_snapshot(cached[0] if cached is not None else ctx.state, self.rng)
@@ -226,7 +226,7 @@ class MCTSAgent(RandomAgent):
             return None
         t0 = time.process_time()
         try:
-            return self._chooser._pick(ctx, show(who), picks(), before, action)
+            return self._chooser._pick(ctx, show(who), picks(), (before, ChoiceReplay, self._chooser._action_judge(action)))
         finally:
             self._choice_cpu += time.process_time() - t0
 

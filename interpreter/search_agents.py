@@ -398,7 +398,7 @@ AGENT_OPTIONS = {
     "plan": {"samples": int, "eval": str, "idle": int, "follow": int, "breadth": int, "rolls": int,
              "depth": int, "width": int, "reach": int, "budget": int},
     "mcts": {"playouts": int, "horizon": int, "rollout": str, "candidates": int, "c": float, "eval": str,
-             "budget": int, "widen": float, "idle": int, "sampler": str},
+             "budget": int, "widen": float, "idle": int, "sampler": str, "follow": int},
 }
 
 

@@ -32,7 +32,10 @@ def test_options_of_the_budget(engine):
     agent = make_agent("mcts:budget=12:widen=1.5:idle=2:horizon=3", 1)
     assert (agent.budget, agent.widen, agent.idle, agent.horizon) == (12, 1.5, 2, 3)
     assert make_agent("mcts:playouts=8:horizon=4", 1).budget == 40  # default: playouts x (horizon + 1)
-    for bad in ("mcts:budget=0", "mcts:horizon=-1", "mcts:playouts=0", "mcts:widen=-1"):
+    # its choices inside its actions: searched (3 options a choice) unless `follow=0`
+    assert make_agent("mcts", 1).follow == 3 and make_agent("mcts", 1)._chooser is not None
+    assert make_agent("mcts:follow=0", 1).follow == 0 and make_agent("mcts:follow=0", 1)._chooser is None
+    for bad in ("mcts:budget=0", "mcts:horizon=-1", "mcts:playouts=0", "mcts:widen=-1", "mcts:follow=-1"):
         with pytest.raises(ValueError):
             make_agent(bad, 1)
 
