@@ -16,6 +16,7 @@ from warcodex.dsl.checker import check_path
 from warcodex.interpreter import sequence
 from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.play import agents_for, log_text, start
+from warcodex.interpreter.search_agents import GreedyAgent
 
 SEEDS = range(1, 21)
 
@@ -133,3 +134,20 @@ def test_a_choice_that_shows_only_in_what_the_side_can_do_next_is_weighed_by_it(
 def _choice(game, step: str):
     entry = next(e for e in game.log if e.get("k") == "auto" and e.get("what") == step)
     return entry["choices"][0]["value"]
+
+
+def test_keeping_the_positions_changes_nothing_in_a_game_without_such_choices(monkeypatch):
+    # Skirmish has no choice in an automatic step: the same seed gives the same log whether the
+    # positions before its automatic steps are kept or not
+    game, diags = check_path("tests/data/games/skirmish")
+    assert not diags.errors
+    engine = Engine(game).for_scenario("company")
+
+    def log_of() -> str:
+        g = start(engine, "company", 4, agents_for(engine, ["greedy", "random"], 4), trace=False)
+        return log_text(g.run().log)
+
+    kept = log_of()
+    monkeypatch.setattr(GreedyAgent, "searches_automatic_steps", False)
+    monkeypatch.setattr(sequence, "AutoStep", None)  # a position kept would fail here
+    assert log_of() == kept
