@@ -57,7 +57,11 @@ def b_adjacent(ctx, span, h):
 
 
 def b_distance(ctx, span, a, b):
-    return ctx.engine.board.distance(_loc(ctx, a, span), _loc(ctx, b, span))
+    board = ctx.engine.board
+    index = board.index
+    if a.__class__ is str and b.__class__ is str and a in index and b in index:  # checked inline: an
+        return board.distance(a, b)  # evaluation's distance term asks it for every unit and objective
+    return board.distance(_loc(ctx, a, span), _loc(ctx, b, span))
 
 
 def b_terrain(ctx, span, h):

@@ -31,7 +31,7 @@ import copy
 import dataclasses
 
 from warcodex.interpreter.chance import RefusingRng
-from warcodex.interpreter.state import GameState, move_in_index
+from warcodex.interpreter.state import GameState, copy_on_write as _cow, move_in_index
 
 _ABSENT = "<absent>"
 _END = object()  # the key of a trie node's result
@@ -414,28 +414,6 @@ class _LoggedIndex(_LoggedDict):
         self.log.entry("at", "*", freeze(dict(dict.items(log.start.at if log.moved else self))))
 
 
-class _CopyOnWrite(dict):
-    """`loc_vars` and `side_vars` of a state copied by `copy_state`: the inner dictionaries are
-    shared with the original until the rules write into one (`setdefault`, engine.set_attribute)."""
-
-    __slots__ = ("own",)
-
-    def setdefault(self, key, default=None):
-        if key in self.own:
-            return dict.setdefault(self, key, default)
-        self.own.add(key)
-        inner = dict.get(self, key)
-        inner = default if inner is None else dict(inner)
-        dict.__setitem__(self, key, inner)
-        return inner
-
-
-def _cow(d: dict) -> _CopyOnWrite:
-    out = _CopyOnWrite(d)
-    out.own = set()
-    return out
-
-
 def copy_state(state, log: ReadLog | None = None):
     """`state.snapshot()` for the enumerator's runs (`state` plain): the same, but the variables
     of locations and sides are copied when written, not at every copy (a big map has many). With
@@ -445,7 +423,7 @@ def copy_state(state, log: ReadLog | None = None):
         out.units, out.at, out.vars = dict(state.units), dict(state.at), dict(state.vars)
         out.side_vars, out.loc_vars = _cow(state.side_vars), _cow(state.loc_vars)
         out.loc_markers, out.options = dict(state.loc_markers), dict(state.options)
-    else:  # (the sources are plain dictionaries or _CopyOnWrite: copied by dict's own fast path)
+    else:  # (the sources are plain dictionaries or CopyOnWrite: copied by dict's own fast path)
         units = out.units = _LoggedUnits(state.units)
         units.log, units.proxies = log, {}
         for name in _DICTS:

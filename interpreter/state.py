@@ -252,10 +252,13 @@ class GameState:
         """A copy sharing unit records with this state; changing either leaves the other intact.
         `dice`: the copy's dice when given (a search's own: this state's are not copied)."""
         rng = copy_dice(self.rng) if dice is None else dice
+        # the variables of sides and locations: each location's dict shared by both states until
+        # one of them writes into it (CopyOnWrite; a big map has hundreds, and a search copies the
+        # state for every action it looks at)
+        side_vars, loc_vars = _share_vars(self, "side_vars"), _share_vars(self, "loc_vars")
         return GameState(
             scenario=self.scenario, seed=self.seed, units=dict(self.units), at=dict(self.at),
-            vars=dict(self.vars), side_vars={k: dict(v) for k, v in self.side_vars.items()},
-            loc_vars={k: dict(v) for k, v in self.loc_vars.items()}, loc_markers=_copy_markers(self.loc_markers),
+            vars=dict(self.vars), side_vars=side_vars, loc_vars=loc_vars, loc_markers=_copy_markers(self.loc_markers),
             **{f.name: copy.deepcopy(getattr(self, f.name)) for f in plain_fields()}, options=dict(self.options),
             active=self.active, phase=self.phase, turn_order=self.turn_order,
             position=replace(self.position, sides=dict(self.position.sides)), next_unit_id=self.next_unit_id, winner=self.winner,
@@ -363,6 +366,51 @@ class GameState:
             drop = len(journal) // 2
             del journal[:drop]
             self.journal_start += drop
+
+
+class CopyOnWrite(dict):
+    """A dict of dicts (`loc_vars`, `side_vars`) whose inner dicts may be shared with other
+    states: an inner dict is copied the first time this one writes into it (`setdefault`, the way
+    the engine and `GameState.set_loc_var` write: `loc_vars.setdefault(h, {})[name] = value`),
+    then it is its own (`own`). Writing into an inner dict reached otherwise (`loc_vars[h][name]
+    = value`) would change every state sharing it: a tool that sets a variable by hand uses
+    `set_loc_var`/`set_side_var`, which also tell the memos."""
+
+    __slots__ = ("own",)
+
+    def setdefault(self, key, default=None):
+        if key in self.own:
+            return dict.setdefault(self, key, default)
+        self.own.add(key)
+        inner = dict.get(self, key)
+        inner = default if inner is None else dict(inner)
+        dict.__setitem__(self, key, inner)
+        return inner
+
+    def __reduce__(self):  # pickle and deepcopy: a plain dict of dicts, shared with nothing
+        return (dict, ({k: dict(v) for k, v in self.items()},))
+
+
+def copy_on_write(d: dict) -> CopyOnWrite:
+    """A copy of the dict of dicts `d` sharing its inner dicts, copied when written (CopyOnWrite)."""
+    out = CopyOnWrite(d)
+    out.own = set()
+    return out
+
+
+def _share_vars(state, name: str) -> dict:
+    """A snapshot's copy of `state.NAME` (a dict of dicts) sharing the inner dicts with the state,
+    which from now on copies an inner dict before writing into it too. A dict of another type (a
+    recording view of exact odds, readlog.py) is copied as before, inner dicts and all."""
+    d = getattr(state, name)
+    if type(d) is dict:
+        d = copy_on_write(d)
+        setattr(state, name, d)
+    elif type(d) is CopyOnWrite:
+        d.own = set()
+    else:
+        return {k: dict(v) for k, v in d.items()}
+    return copy_on_write(d)
 
 
 def _copy_markers(markers: dict) -> dict:
