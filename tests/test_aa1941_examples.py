@@ -19,7 +19,7 @@ def test_d16_a_power_without_its_capital_skips_purchase_mobilization_and_income(
     agents = {p: FirstAgent() for p in POWERS}
     agents["soviet_union"] = Passes()
     g = start(eng, "world_1941", 0, agents, trace=False)
-    g.state.loc_vars["russia"]["controller"] = eng.entities["germany"]
+    g.state.set_loc_var("russia", "controller", eng.entities["germany"])  # through the state: it tells the memos, copies a shared dict
     from dataclasses import replace
 
     for uid in list(g.state.units_at("russia")):  # Moscow fell with its garrison
