@@ -34,7 +34,7 @@ import time
 from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
-from warcodex.interpreter.search_agents import GreedyAgent, _FollowChooser
+from warcodex.interpreter.search_agents import FollowChooser, GreedyAgent
 from warcodex.interpreter.search_support import (ChoiceReplay, kept_position, lookahead_failure, position_value, private_snapshot,
                                                  sampled_candidates, stratified_candidates)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
@@ -135,7 +135,7 @@ class MCTSAgent(RandomAgent):
             # (the same dice up to each choice: the snapshot's), as greedy's lookahead searches them
             dice_seed = self.rng.getrandbits(64)
             snap = private_snapshot(ctx.state, self.rng, dice_seed)
-            searching = _ApplyingChooser(agents[side], _FollowChooser(self.rng.getrandbits(32), self._chooser, side,
+            searching = _ApplyingChooser(agents[side], FollowChooser(self.rng.getrandbits(32), self._chooser, side,
                                                                       ctx, dice_seed, choice))
             agents = {**agents, side: searching}
         else:
@@ -332,9 +332,9 @@ class MCTSAgent(RandomAgent):
 
 class _ApplyingChooser:
     """The searching side's agent in a playout: while the candidate is applied, its choices are
-    searched (greedy's `_FollowChooser`); then (`applying` False) the rollout agent plays."""
+    searched (greedy's `FollowChooser`); then (`applying` False) the rollout agent plays."""
 
-    def __init__(self, rollout, follow: _FollowChooser) -> None:
+    def __init__(self, rollout, follow: FollowChooser) -> None:
         self.rollout, self.follow = rollout, follow
         self.applying = True
 

@@ -122,7 +122,7 @@ class GreedyAgent(RandomAgent):
         if self.follow:
             # the position before the action, with the same dice, made only when a choice in it is
             # searched (most actions have none): a second snapshot a lookahead was a tenth of one
-            chooser = _FollowChooser(self.rng.getrandbits(32), self, side, ctx, seed, choice)
+            chooser = FollowChooser(self.rng.getrandbits(32), self, side, ctx, seed, choice)
         else:
             chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
@@ -348,7 +348,7 @@ class GreedyAgent(RandomAgent):
         return super().choose_subset(ctx, who, what, options, lo, hi)
 
 
-class _FollowChooser(RandomAgent):
+class FollowChooser(RandomAgent):
     """In a lookahead, the searching side's choices inside the action looked at (an advance
     after combat...) are searched as the agent searches them in play, one level deep (the lines
     it plays to judge them choose at random); the other sides choose at random."""
