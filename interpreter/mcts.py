@@ -136,7 +136,7 @@ class MCTSAgent(RandomAgent):
             dice_seed = self.rng.getrandbits(64)
             snap = private_snapshot(ctx.state, self.rng, dice_seed)
             searching = _ApplyingChooser(agents[side], FollowChooser(self.rng.getrandbits(32), self._chooser, side,
-                                                                      ctx, dice_seed, choice))
+                                                                     ctx, dice_seed, choice))
             agents = {**agents, side: searching}
         else:
             snap = private_snapshot(cached[0] if cached is not None else ctx.state, self.rng)
