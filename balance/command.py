@@ -24,8 +24,11 @@ from warcodex.balance.stats import aggregate
 
 def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: str = "random", workers: int = 2,
               ray: str | None = None, out_dir: str | Path | None = None, first_seed: int = 1, options: dict | None = None,
-              overlays=(), rule_coverage: str | None = None, check_invariants: bool = True, console=None) -> dict:
-    """Play (or continue) a batch and write its report; returns the report (report.json's content)."""
+              overlays=(), rule_coverage: str | None = None, check_invariants: bool = True, console=None,
+              logs: bool = False) -> dict:
+    """Play (or continue) a batch and write its report; returns the report (report.json's content).
+    `logs`: also write every game's log to DIR/logs/seed-N.jsonl (not part of the batch's identity:
+    the games are the same with or without their logs)."""
     from warcodex.console import UserError, load_checked, parse_agents, resolve_game
     from warcodex.facts import facts_of
     from warcodex.interpreter.engine import Engine
@@ -44,7 +47,8 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
         specs = specs * len(sides)
     config = BatchConfig(game=gamedef.game.name, game_dir=str(resolve_game(game).resolve()),
                          overlays=[str(Path(o).resolve()) for o in overlays], scenario=sc.name, agents=specs,
-                         options=dict(options or {}), fingerprint=engine.fingerprint, check_invariants=check_invariants)
+                         options=dict(options or {}), fingerprint=engine.fingerprint, check_invariants=check_invariants,
+                         keep_logs=logs)
     out = Path(out_dir) if out_dir is not None else Path("out") / "balance" / f"{gamedef.game.name}-{sc.name}-{'-'.join(specs)}"
     results = Results(out, config)
     try:
@@ -228,14 +232,15 @@ class _Progress:
 @click.option("--rule-coverage", "rule_coverage", type=click.Path(dir_okay=False),
               help="Also write the batch's rule coverage to FILE.json and FILE.html.")
 @click.option("--no-invariants", is_flag=True, help="Do not check the game's invariants (faster).")
+@click.option("--logs", is_flag=True, help="Also write every game's log to DIR/logs/seed-N.jsonl (for replay and view).")
 def balance(game, scenario, games, first_seed, agents, workers, ray_address, out_dir, options, overlays, rule_coverage,
-            no_invariants):
+            no_invariants, logs):
     """Play N seeded games of GAME in parallel and report win rates, lengths, score variables by turn,
     the most decisive rules, rule coverage and failures (DIR/report.html, DIR/report.json)."""
     from warcodex.console import err, out, parse_options
 
     report = run_batch(game, scenario, games, agents, workers, ray_address, out_dir, first_seed, parse_options(options),
-                       overlays, rule_coverage, not no_invariants, console=err)
+                       overlays, rule_coverage, not no_invariants, console=err, logs=logs)
     agg = report["aggregate"]
 
     def shown(w):

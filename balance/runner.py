@@ -2,7 +2,7 @@
 
 A game is a pure function of (rules, scenario, options, agents, seed): `play_one` plays it to its
 end with the invariants checked and returns its record (winner, length, score variables by turn,
-the rules it fired, or the failure with its log). Records are appended to `DIR/games.jsonl` as
+the rules it fired, or the failure; its log when it failed or the batch keeps every log). Records are appended to `DIR/games.jsonl` as
 they arrive, one JSON object a line, so an interrupted batch continues where it stopped; the
 aggregate (stats.py) is computed from the records sorted by seed, so it does not depend on the
 backend or the number of workers.
@@ -22,6 +22,7 @@ from pathlib import Path
 
 RESULTS = "games.jsonl"
 RUN_FILE = "run.json"
+LOGS = "logs"  # DIR/logs/seed-N.jsonl: every game's log, with `--logs`
 LOCK_FILE = ".lock"  # held by the run writing the folder: two runs would play the same seeds twice
 REFERENCE_GAMES = 3  # Tiny Front random games timed by each worker: the same-run baseline
 
@@ -43,6 +44,8 @@ class BatchConfig:
     options: dict = field(default_factory=dict)
     fingerprint: str = ""  # of the rules: the run's identity
     check_invariants: bool = True
+    keep_logs: bool = False  # every game's log travels back with its record (`--logs`), not only a failure's
+
 
     def identity(self) -> dict:
         """What makes two batches the same batch (the number of games may grow)."""
@@ -173,7 +176,7 @@ def snapshot_series(engine, state, variables, evaluation) -> dict:
 def play_one(config: BatchConfig, seed: int) -> dict:
     """One game to its end, invariants checked; never raises: a failure is part of the record."""
     from warcodex.interpreter.play import agents_for, start
-    from warcodex.interpreter.saves import log_file_text, log_header
+    from warcodex.interpreter.saves import log_header
     from warcodex.interpreter.rule_coverage import RuleCounter, game_counts_key, rule_index
     from warcodex.interpreter.values import RuleError
 
@@ -207,14 +210,13 @@ def play_one(config: BatchConfig, seed: int) -> dict:
         where = str(exc.span) if isinstance(exc, RuleError) and exc.span is not None else None
         record.update(ok=False, error=f"{type(exc).__name__}: {exc}", where=where,
                       traceback=None if isinstance(exc, RuleError) else traceback.format_exc(limit=12))
-        if game is not None:
-            # the log format of `play --log` (interpreter/saves.py), cut at the failure, naming the
-            # overlays so that `warcodex replay --check-invariants` loads them
-            header = log_header(engine, game, config.options, len(game.log))
-            header.update(agents=list(config.agents), overlays=config.overlays if not config.files else [])
-            if config.game_dir is None:  # shipped rules (Ray): the workers' folder is no use to the driver
-                header.pop("game_dir", None)
-            record["log_text"] = log_file_text(header, game.log)
+    if game is not None and (config.keep_logs or not record["ok"]):
+        # the header and entries of `play --log`'s format (interpreter/saves.py), a failed game's cut
+        # at the failure; the parent names its own rules folder and overlays in the header and
+        # writes the file (`Results.add`): a Ray worker's folder is no use to the driver
+        record["log"] = {"header": {**log_header(engine, game, config.options, len(game.log)),
+                                    "agents": list(config.agents)},
+                         "entries": game.log}
     record["seconds"] = time.perf_counter() - t0
     record["reference_s"] = reference
     if game is not None:  # what each search agent's decisions cost (GreedyAgent.stats)
@@ -323,7 +325,7 @@ def ship(config: BatchConfig) -> BatchConfig:
         files[rel] = Path(o).read_bytes()
         overlays.append(rel)
     return BatchConfig(config.game, None, files, overlays, config.scenario, list(config.agents), dict(config.options),
-                       config.fingerprint, config.check_invariants)
+                       config.fingerprint, config.check_invariants, config.keep_logs)
 
 
 # ---------------------------------------------------------------- the results file
@@ -388,14 +390,23 @@ class Results:
         self._file = open(self.path, "a", encoding="utf-8")
 
     def add(self, record: dict) -> None:
-        """Append one game's record (its failure log goes to DIR/failures/ first)."""
-        from warcodex.interpreter.saves import write_atomic
+        """Append one game's record; its log is written first (DIR/logs/seed-N.jsonl with `--logs`,
+        DIR/failures/ when it failed), so a record in games.jsonl always has its log: a run
+        stopped between the two plays the game again and writes the same log again."""
+        from warcodex.interpreter.saves import log_file_text, write_atomic
 
-        log = record.pop("log_text", None)
+        log = record.pop("log", None)
         if log is not None:
-            path = self.dir / "failures" / f"{self.config.scenario}-seed-{record['seed']}.jsonl"
-            write_atomic(path, log)
-            record["log_file"] = str(path.relative_to(self.dir))
+            # this run's rules folder and overlays, so that `warcodex replay --check-invariants`
+            # and `warcodex view` load them (the workers' may be a Ray node's temporary copy)
+            header = {**log["header"], "game_dir": self.config.game_dir, "overlays": list(self.config.overlays)}
+            text = log_file_text(header, log["entries"])
+            if self.config.keep_logs:
+                write_atomic(self.dir / LOGS / f"seed-{record['seed']}.jsonl", text)
+            if not record["ok"]:
+                path = self.dir / "failures" / f"{self.config.scenario}-seed-{record['seed']}.jsonl"
+                write_atomic(path, text)
+                record["log_file"] = str(path.relative_to(self.dir))
         self.records[record["seed"]] = record
         self._file.write(json.dumps(record, sort_keys=True) + "\n")
         self._file.flush()

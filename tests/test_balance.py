@@ -215,10 +215,40 @@ def test_ray_gives_the_same_aggregate_as_local_processes(tmp_path):
         import ray  # noqa: F401 - CI installs the extra: the test must run there
     else:
         pytest.importorskip("ray")
-    local = _tiny_batch(tmp_path, "local", workers=1)
-    on_ray = _tiny_batch(tmp_path, "ray", workers=2, ray="local")
+    local = _tiny_batch(tmp_path, "local", workers=1, logs=True)
+    on_ray = _tiny_batch(tmp_path, "ray", workers=2, ray="local", logs=True)
     assert on_ray["aggregate"] == local["aggregate"]
     assert on_ray["performance"]["backend"] == "ray (local)"
+    # the logs travel back with the results and name this machine's rules folder, not the Ray
+    # worker's copy: the same files as the local workers'
+    for seed in range(1, 5):
+        name = f"logs/seed-{seed}.jsonl"
+        assert (tmp_path / "ray" / name).read_text() == (tmp_path / "local" / name).read_text()
+
+
+def test_logs_keeps_every_game_to_replay_and_view(tmp_path):
+    """`--logs`: every game's log in DIR/logs/seed-N.jsonl, not only the failures', which replays
+    to the game its record describes and opens in the viewer; a continued batch keeps the logs
+    already written and adds the new games'."""
+    from warcodex.exporters.viewer import load_record
+    from warcodex.interpreter.saves import read_log
+
+    _tiny_batch(tmp_path, "none", games=1)
+    assert not (tmp_path / "none" / "logs").exists()  # without --logs: none
+    _tiny_batch(tmp_path, "run", games=2, workers=2, logs=True)
+    logs = tmp_path / "run" / "logs"
+    assert sorted(p.name for p in logs.iterdir()) == ["seed-1.jsonl", "seed-2.jsonl"]
+    before = {p.name: (p.stat().st_mtime_ns, p.read_text()) for p in logs.iterdir()}
+    _tiny_batch(tmp_path, "run", games=3, workers=1, logs=True)
+    assert sorted(p.name for p in logs.iterdir()) == ["seed-1.jsonl", "seed-2.jsonl", "seed-3.jsonl"]
+    assert {name: (logs / name).stat().st_mtime_ns for name in before} == {n: t for n, (t, _) in before.items()}
+    records = {r["seed"]: r for r in map(json.loads, (tmp_path / "run" / "games.jsonl").read_text().splitlines())}
+    for seed, r in records.items():
+        header, entries = read_log(logs / f"seed-{seed}.jsonl")
+        assert (header["seed"], header["scenario"], header["agents"]) == (seed, "meeting", ["random", "random"])
+        assert sum(1 for e in entries if e.get("k") == "action") == r["actions"]
+        rec, facts, _ = load_record(logs / f"seed-{seed}.jsonl")  # replayed by the engine, as `warcodex view` does
+        assert rec.complete and rec.final.winner == r["winner"]
 
 
 def test_an_interrupted_batch_continues_where_it_stopped(tmp_path):
