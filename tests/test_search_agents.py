@@ -439,10 +439,11 @@ def test_a_lookahead_failure_fails_the_batch_game_with_a_log_that_replays(tmp_pa
     assert record["ok"] is False and record["error"].startswith("LookaheadFailure: looking ahead at move(")
     assert record["traceback"] is None and record["where"] and "tiny_lookahead_traps.wcx" in record["where"]
     again = play_one(config, 1)
-    assert again["error"] == record["error"] and again["log_text"] == record["log_text"]
-    from warcodex.interpreter.saves import read_log
+    assert again["error"] == record["error"] and again["log"] == record["log"]
+    from warcodex.interpreter.saves import log_file_text, read_log
 
-    header, log = read_log("failure.jsonl", record["log_text"])
+    # the record carries the log's header and entries; the batch's process writes its file (Results.add)
+    header, log = read_log("failure.jsonl", log_file_text(record["log"]["header"], record["log"]["entries"]))
     game, _ = check_path("games/tiny", [TRAPS])
     replayed = replay(Engine(game), "meeting", 1, log, trace=True)
     assert log_text(replayed.log) == log_text(log)
