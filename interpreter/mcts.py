@@ -18,9 +18,12 @@ playouts grow; after `idle` actions in a row no better than passing, the agent p
 Its own choices inside its own actions (the advance after combat, the units that take the losses,
 a retreat hex) are searched as greedy searches them (`follow` options a choice, each judged by
 playing the action again from the position before it): in play, and in each playout, while the
-candidate is applied (one level deep: the lines played to judge a choice choose at random). Other
-choices (another side's, the rollouts', automatic steps') are random. Before s8 all of them were
-random: an attack was judged, and played, with a random advance and random losses.
+candidate is applied (one level deep: the lines played to judge a choice choose at random). Its
+side's choices in automatic steps (the HQ a chit activates) are searched in play by the same
+greedy judgement (since s9): the step played again from the position the game keeps before it,
+on to the game's next decision, judged there by the best action greedy draws. Other choices
+(another side's, the rollouts') are random. Before s8 all of them were random: an attack was
+judged, and played, with a random advance and random losses.
 
 It shares the greedy agent's ground rules and their code (search_support.py, and greedy's search of
 a choice, search_agents.py): snapshots get dice of their own (never the game's), only the rules'
@@ -92,9 +95,17 @@ class MCTSAgent(RandomAgent):
     def stats(self) -> dict:
         """What its decisions cost (balance records it per game, as GreedyAgent.stats)."""
         searched = self._chooser.choices_searched if self._chooser else 0
+        in_steps = self._chooser.step_choices_searched if self._chooser else 0
         cpu = self.cpu + self._choice_cpu
-        return {"decisions": self.decisions, "choices_searched": searched, "lookaheads": self.actions_played,
-                "cpu_s": round(cpu, 3), "cpu_ms_per_decision": round(1000 * cpu / max(1, self.decisions + searched), 2)}
+        return {"decisions": self.decisions, "choices_searched": searched, "step_choices_searched": in_steps,
+                "lookaheads": self.actions_played, "cpu_s": round(cpu, 3),
+                "cpu_ms_per_decision": round(1000 * cpu / max(1, self.decisions + searched), 2)}
+
+    @property
+    def searches_automatic_steps(self) -> bool:
+        """Whether the game keeps the position before each automatic step for this agent
+        (sequence.AutoStep), as for greedy: with `follow`, its side's choices there are searched."""
+        return self.follow > 0
 
     def _rollout_agents(self, engine) -> tuple:
         seed = self.rng.getrandbits(32)
@@ -214,19 +225,25 @@ class MCTSAgent(RandomAgent):
         self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
         return choice
 
-    # ------------------------------------------------------------ choices inside its own actions
+    # ------------------------------------------------ choices inside its own actions and automatic steps
     def _search_choice(self, ctx, who, picks):
-        """The pick (greedy's `_pick`) whose line, the action played again from before it with
-        that pick, is worth most to `who`; None when this is not a choice inside the action this
-        agent chose (another side's action, an automatic step) or it cannot be searched."""
-        if self._acting is None or ctx.choices is None:
-            return None
-        state, log_length, before, action = self._acting
-        if ctx.state is not state or len(ctx.log) != log_length:
-            return None
+        """The pick (greedy's `_pick`) whose line is worth most to `who`: inside the action this
+        agent chose, the action played again from before it with that pick; in an automatic step,
+        the step played again and the game on to its next decision (greedy's `_line_of_choice`,
+        whose own `_acting` is always None: it never chooses an action here). None for a choice
+        in another side's action, or one that cannot be searched (then made at random)."""
+        line = None
+        if self._acting is not None and ctx.choices is not None:
+            state, log_length, before, action = self._acting
+            if ctx.state is state and len(ctx.log) == log_length:
+                line = before, ChoiceReplay, self._chooser._action_judge(action)
+        if line is None:
+            line = self._chooser._line_of_choice(ctx)
+            if line is None:
+                return None
         t0 = time.process_time()
         try:
-            return self._chooser._pick(ctx, show(who), picks(), (before, ChoiceReplay, self._chooser._action_judge(action)))
+            return self._chooser._pick(ctx, show(who), picks(), line)
         finally:
             self._choice_cpu += time.process_time() - t0
 

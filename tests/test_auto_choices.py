@@ -92,12 +92,12 @@ def test_the_plan_agent_searches_them_too(muster):
 
 
 def test_agents_that_do_not_search_keep_no_position(muster, monkeypatch):
-    # random (and first, and mcts) agents: no position is kept before the automatic steps
+    # random and first agents, and search agents with follow=0: no position is kept before the automatic steps
     def refuse(*args):
         raise AssertionError("a position was kept for agents that do not search automatic steps")
 
     monkeypatch.setattr(sequence, "kept_position", refuse)
-    for spec in ("random", "first", "greedy:follow=0", "mcts:playouts=2"):
+    for spec in ("random", "first", "greedy:follow=0", "mcts:playouts=2:follow=0"):
         g = _play(muster, spec, 1)
         assert g.ctx.auto_step is None and g.state.ended
 
@@ -151,3 +151,20 @@ def test_keeping_the_positions_changes_nothing_in_a_game_without_such_choices(mo
     monkeypatch.setattr(GreedyAgent, "searches_automatic_steps", False)
     monkeypatch.setattr(sequence, "AutoStep", None)  # a position kept would fail here
     assert log_of() == kept
+
+
+def test_mcts_searches_them_with_greedy_s_judgement(muster):
+    # MCTS's choices in automatic steps are weighed as greedy weighs them (its `follow`, greedy's
+    # line of the step played on to the next decision); `mcts:follow=0` chooses at random, as
+    # every MCTS did before s9
+    games = [_play(muster, "mcts:playouts=4:horizon=4", seed) for seed in SEEDS]
+    assert [g.state.vars["orders"] for g in games] == ["attack"] * len(SEEDS)
+    assert [_choice(g, "Readiness") for g in games] == ["ready"] * len(SEEDS)
+    assert not any("burning" in set(g.state.vars["depots"]) for g in games)
+    stats = games[0].agents["red"].stats()
+    assert stats["step_choices_searched"] >= 4 and stats["choices_searched"] >= stats["step_choices_searched"]
+    # the search draws nothing from the game's dice: the die falls as it does for random Red
+    assert [g.state.vars["last_roll"] for g in games] == [_play(muster, "random", s).state.vars["last_roll"] for s in SEEDS]
+    unsearched = [_play(muster, "mcts:playouts=4:horizon=4:follow=0", seed) for seed in SEEDS]
+    assert {g.state.vars["orders"] for g in unsearched} == {"attack", "blunder"}
+    assert all(g.agents["red"].stats()["step_choices_searched"] == 0 for g in unsearched)
