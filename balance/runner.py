@@ -56,6 +56,9 @@ class BatchConfig:
 # ---------------------------------------------------------------- one game (in a worker)
 _engines: dict = {}
 _reference: dict = {}
+# whether this process only plays the batch's games (a spawned worker, a Ray worker): its
+# compiled rules live as long as it does, and are frozen (`_engine`)
+_plays_only = False
 
 
 def _materialize(config: BatchConfig) -> tuple[Path, list[Path]]:
@@ -88,7 +91,22 @@ def _engine(config: BatchConfig):
         if gamedef is None or diags.errors:
             raise RuntimeError("the rules do not check on this worker:\n" + "\n".join(d.render() for d in diags.errors))
         engine = _engines[key] = Engine(gamedef).for_scenario(config.scenario)
+        if _plays_only or _one_command():
+            # the compiled rules (and the reference game's, built before) are never freed: the
+            # cyclic collector's full passes would scan them again and again during play
+            # (docs/balance-studies.md, s8 and s9); not in a process that goes on (tests)
+            from warcodex.interpreter.engine import settle_for_play
+
+            settle_for_play(engine)
     return engine
+
+
+def _one_command() -> bool:
+    """Whether this process is the `warcodex` command (console.ONE_COMMAND), not a caller of
+    run_batch that goes on after it (a test)."""
+    from warcodex import console
+
+    return console.ONE_COMMAND
 
 
 def reference_seconds() -> float:
@@ -243,6 +261,13 @@ def _init_worker(config: BatchConfig) -> None:
     _config = config
 
 
+def _start_worker(config: BatchConfig) -> None:
+    """A spawned worker process: it plays the batch's games and nothing else."""
+    global _plays_only
+    _plays_only = True
+    _init_worker(config)
+
+
 def _play_seed(seed: int) -> dict:
     return play_one(_config, seed)
 
@@ -259,7 +284,7 @@ def run_local(config: BatchConfig, seeds: list[int], workers: int, on_record) ->
         return
     # spawned workers build their own engine (no state of this process leaks into a game)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(config,))
+                               initializer=_start_worker, initargs=(config,))
     try:
         futures = [pool.submit(_play_seed, seed) for seed in seeds]
         for fut in as_completed(futures):
@@ -280,6 +305,8 @@ def run_local(config: BatchConfig, seeds: list[int], workers: int, on_record) ->
 
 
 def _ray_play(config: BatchConfig, seed: int) -> dict:
+    global _plays_only
+    _plays_only = True  # a Ray worker process, running this batch's tasks
     return play_one(config, seed)
 
 

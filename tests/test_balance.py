@@ -417,3 +417,25 @@ def test_a_batch_in_the_background_stops_on_sigterm_with_its_report(tmp_path, wo
     assert sorted(json.loads(line)["seed"] for line in results.read_text().splitlines()) == sorted(set(played) | set(range(1, n + 1)))
     report = json.loads((out / "report.json").read_text())
     assert report["aggregate"]["games"] == n and report["run"]["complete"] is True
+
+
+def test_a_worker_freezes_the_compiled_rules_and_a_test_process_does_not(tmp_path):
+    """A worker process only plays the batch: once the game is compiled, the rules (and
+    everything loaded before) are frozen (`gc.freeze`), so the collector's full passes do not
+    scan them during play. A process that goes on after the batch (this test) is left as it was."""
+    import gc
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from warcodex.balance import runner
+
+    config = runner.BatchConfig(game="tiny", game_dir=str(ROOT / "games" / "tiny"), scenario="meeting",
+                                agents=["random", "random"])
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=runner._start_worker, initargs=(config,)) as pool:
+        assert pool.submit(gc.get_freeze_count).result() == 0
+        assert pool.submit(runner._play_seed, 1).result()["ok"]
+        assert pool.submit(gc.get_freeze_count).result() > 10_000  # the rules, their code, the tables
+    frozen = gc.get_freeze_count()
+    assert _tiny_batch(tmp_path, "here", games=1)["aggregate"]["completed"] == 1
+    assert gc.get_freeze_count() == frozen
