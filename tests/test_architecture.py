@@ -95,3 +95,21 @@ def test_command_registration_is_one_way():
             if "warcodex.cli" in set(_imports(path)):
                 found.append(rel)
     assert not found, found
+
+
+# the one place text becomes code: the generated Python of the checked rules (docs/engine.md,
+# "How rules become Python"), compiled from the AST's own code generator, never from user text
+COMPILES_CODE = {"interpreter/generated.py"}
+
+
+def test_no_eval_or_exec_outside_the_code_generator():
+    found = []
+    for folder in (*LAYERS, "bench"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel in COMPILES_CODE:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in ("eval", "exec"):
+                    found.append(f"{rel}:{node.lineno} calls {ast.unparse(node.func)}")
+    assert not found, "\n".join(found)
