@@ -88,6 +88,9 @@ def run_batch(game: str, scenario: str | None = None, games: int = 100, agents: 
         "run": {"title": gamedef.game.header.title(), "game": gamedef.game.name, "scenario": sc.name,
                 "scenario_label": sc.header.title(), "rules": engine.fingerprint, "agents": specs,
                 "sides": [{"name": s.name, "label": s.label, "color": s.color} for s in facts.sides],
+                # who wins a game an alliance won (A&A: `win(allies, ...)`), so that batches can be
+                # pooled from their games.jsonl afterwards (bench/balance_table.py --stands)
+                "alliances": [{"name": a.name, "label": a.label, "members": list(a.members)} for a in facts.alliances],
                 "options": config.options, "check_invariants": check_invariants, "first_seed": first_seed,
                 "games_asked": games, "complete": len(records) == len(seeds) and interrupted is None,
                 "provisional": len(gamedef.provisional_items())},
