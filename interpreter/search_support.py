@@ -28,7 +28,7 @@ from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.values import RuleError
+from warcodex.interpreter.values import RuleError, show
 
 
 # ------------------------------------------------------------------------------- candidates
@@ -222,22 +222,56 @@ class ChoiceReplay(RandomAgent):
             return {"option": self.option}
         return None
 
+    def joint_players(self, sides: list, what: str) -> list:
+        """The sides asked in a joint choice of `what` (`Context.decide_joint`): one agent plays
+        every side in a replay, but the game it replays had one agent a side, and asked each for a
+        proposal; the line must ask as that game asked, or the choices it repeats fall out of
+        step with the ones recorded (a power's casualties chosen from another power's options).
+        The recorded choices of `what` coming next by distinct sides among `sides`; when the
+        record ends inside the joint choice (the choice searched is one of its proposals), the
+        sides not asked yet follow, in order. None when the record ended before it: one player
+        then chooses for all, and the option searched is the choice."""
+        by_name = {show(s): s for s in sides}
+        found = []
+        n = self.calls
+        while n < len(self.made):
+            entry = self.made[n]
+            name = entry.get("by")
+            if entry.get("choice") != what or name not in by_name or by_name[name] in found:
+                return found or None
+            found.append(by_name[name])
+            n += 1
+        if not found:
+            return None
+        return found + [s for s in sides if s not in found]
+
+    def _valid(self, index, options) -> bool:
+        """A recorded index out of range means the line took another path (mismatch): the line
+        is worth nothing, and a random option keeps it playing instead of failing the rules."""
+        if index is not None and index >= len(options):
+            self.mismatch = True
+            return False
+        return True
+
     def choose(self, ctx, who, what, options, optional):
         entry = self._next(ctx, what)
         if entry is None:
             return super().choose(ctx, who, what, options, optional)
         if "option" in entry:
-            return None if entry["option"] < 0 else entry["option"]
-        index = entry.get("index", 0)
-        return None if index < 0 else index
+            index = None if entry["option"] < 0 else entry["option"]
+        else:
+            index = entry.get("index", 0)
+            index = None if index < 0 else index
+        return index if self._valid(index, options) else super().choose(ctx, who, what, options, optional)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
         entry = self._next(ctx, what)
         if entry is None:
             return super().choose_subset(ctx, who, what, options, lo, hi)
-        if "option" in entry:
-            return list(entry["option"])
-        return list(entry.get("indices", ()))
+        indices = list(entry["option"]) if "option" in entry else list(entry.get("indices", ()))
+        if all(self._valid(i, options) for i in indices):
+            return indices
+        return super().choose_subset(ctx, who, what, options, lo, hi)
 
 
 class NextDecision(Exception):

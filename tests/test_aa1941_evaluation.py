@@ -112,3 +112,112 @@ def test_land_and_sea_units_are_drawn_towards_the_enemy_capitals_not_held():
     t.control("germany", "soviet_union")
     t.control("japan", "united_states")
     assert "land and sea units' distance to the nearest enemy capital not held" not in _terms(t, "soviet_union")
+
+
+# ---- staging and pressing an assault on an island capital (s9, issue #18)
+
+STAGED = "assault strength in reach of the enemy capitals not held (share against the garrison)"
+
+
+def _loaded_transport(t: Table, power: str, where: str):
+    """A transport of `power` in sea zone `where` carrying an infantry and a tank."""
+    tr = t.place("transport", power, where)
+    for kind in ("infantry", "tank"):
+        t.aboard(t.place(kind, power, where), tr)
+    return tr
+
+
+def test_troops_gathered_within_reach_of_tokyo_count_before_the_assault():
+    # Tokyo held by 2 Japanese infantry (defense 2 each: strength 4 x 2 = 8). A US transport with
+    # an infantry and a tank (attack 1 + 3, two units: 8) in sz35 is out of one turn's reach
+    # (sz35-sz37-sz39-sz27-Japan: 4 steps; a transport moves 2 and lands 1); in sz37, 3 steps, it
+    # can land in Japan next turn: its share against the garrison, 8 / (8 + 8), is worth 10 x 1/2.
+    t = Table(active="united_states", phase="noncombat")
+    t.place("infantry", "japan", "japan", 2)
+    tr = _loaded_transport(t, "united_states", "sz35")
+    assert _terms(t, "united_states")[STAGED] == 0
+    before = _utility(t, "united_states")
+    t.do("ship_move", u=tr, to="sz37")
+    assert _terms(t, "united_states")[STAGED] == 10 * Fraction(1, 2)
+    # a second loaded transport beside it: strength 8 x 4 = 32 against 8, share 4/5
+    _loaded_transport(t, "united_states", "sz37")
+    assert _terms(t, "united_states")[STAGED] == 10 * Fraction(4, 5)
+    assert _utility(t, "united_states") > before
+
+
+def test_an_assault_on_a_capital_is_judged_with_the_transports_that_can_still_join_it():
+    # Three US transports, each with an infantry and a tank, in sz34 (two steps from Japan: they
+    # can all land there this turn); Tokyo held by 6 Japanese infantry (strength 12 x 6 = 72).
+    # One transport alone (8 against 72) has a chance of 1/10: judged alone, its declaration is a
+    # loss, and no one-ply search would ever begin the assault. With the two that can still join
+    # (12 x 6 = 72 against 72: 1/2), the chance judged is the mean, (1/10 + 1/2) / 2 = 3/10:
+    # the declaration is worth making, and each transport added after it raises the chance.
+    t = Table(active="united_states", phase="combat_move")
+    t.place("infantry", "japan", "japan", 6)
+    trs = [_loaded_transport(t, "united_states", "sz34") for _ in range(3)]
+    japan, us = "japan", t.side("united_states")
+    values = [_utility(t, "united_states")]
+    t.do("amphibious_assault", tr=trs[0], z="sz27", target=japan, load=())
+    assert t.fn("attack_chance", japan, us) == Fraction(1, 10)
+    assert t.fn("capital_chance", japan, us) == Fraction(3, 10)
+    values.append(_utility(t, "united_states"))
+    for tr in trs[1:]:
+        t.do("amphibious_assault", tr=tr, z="sz27", target=japan, load=())
+        values.append(_utility(t, "united_states"))
+    # all three declared: the reserve is empty, the chance is the declared force's, 1/2
+    assert t.fn("capital_chance", japan, us) == Fraction(1, 2) == t.fn("attack_chance", japan, us)
+    assert values == sorted(values) and len(set(values)) == 4
+
+    # Other battles keep the declared force's chance: Manchuria is no capital.
+    t = Table(active="united_states", phase="combat_move")
+    t.place("infantry", "japan", "manchuria", 6)
+    trs = [_loaded_transport(t, "united_states", "sz25") for _ in range(3)]
+    t.do("amphibious_assault", tr=trs[0], z="sz25", target="manchuria", load=())
+    assert t.fn("capital_chance", "manchuria", us) == t.fn("attack_chance", "manchuria", us) == Fraction(1, 10)
+
+
+def test_the_last_capital_the_victory_needs_is_worth_the_game():
+    # The Allies win holding Berlin and Tokyo (§11): with Berlin held, an assault on Tokyo counts
+    # the victory it would complete (60 times its chance), and holding both counts 60.
+    held = "the victory condition held (checked at the end of Japan's or the USA's turn)"
+    expected = "battles pending: victory expected"
+    for berlin_held in (False, True):
+        t = Table(active="united_states", phase="combat_move")
+        if berlin_held:
+            t.control("germany", "soviet_union")
+        t.place("infantry", "japan", "japan", 6)
+        tr = _loaded_transport(t, "united_states", "sz34")
+        t.do("amphibious_assault", tr=tr, z="sz27", target="japan", load=())
+        terms = _terms(t, "united_states")
+        if berlin_held:
+            assert terms[expected] == 60 * Fraction(1, 10)  # the reserve is empty: the declared force's chance
+        else:
+            assert terms[expected] == 0
+        assert terms[held] == 0
+    t.control("japan", "united_states")
+    assert _terms(t, "united_states")[held] == 60
+
+
+def test_a_transport_is_bought_first_when_the_land_units_lack_sea_lift():
+    # Tokyo can be taken only from the sea (§6.4): while it is not held, each land unit on a coast
+    # that a transport (on the board or bought) could carry counts 3. Four US infantry in the
+    # Western United States and one transport: buying a transport lifts two more of them (3 + 6),
+    # an infantry adds only its own 3 (the transport is full).
+    def gains(japan_held: bool) -> dict:
+        out = {}
+        for unit in ("infantry", "transport", "battleship"):
+            t = Table(active="united_states", phase="purchase")
+            if japan_held:
+                t.control("japan", "united_states")
+                t.control("germany", "soviet_union")
+            t.place("infantry", "united_states", "western_united_states", 4)
+            t.place("transport", "united_states", "sz34")
+            t.ipc("united_states", 20)
+            before = _utility(t, "united_states")
+            t.do("buy", t=t.eng.entities[unit])
+            out[unit] = _utility(t, "united_states") - before
+        return out
+
+    assert gains(False) == {"infantry": 3, "transport": 9, "battleship": 3}
+    # with no enemy capital left to take by sea, every purchase adds the same 3 again
+    assert gains(True) == {"infantry": 3, "transport": 3, "battleship": 3}
