@@ -84,6 +84,7 @@ _SPEC = [
     Builtin("sum", ("xs: list",), "num", "The sum of the elements (0 for an empty list)."),
     Builtin("min", ("*xs: any",), "num", "The smallest of the arguments, or of one list."),
     Builtin("max", ("*xs: any",), "num", "The largest of the arguments, or of one list."),
+    Builtin("smallest", ("n: int", "xs: list"), "list", "The n smallest numbers of a list, smallest first (all of them if it has fewer; none values skipped): `sum(smallest(3, list(distance(u.loc, h) for u in units_of(s))))` is how far the three nearest units are.", elements="num"),
     Builtin("any", ("xs: list",), "bool", "True if any element is true."),
     Builtin("all", ("xs: list",), "bool", "True if every element is true."),
     Builtin("list", ("xs: list",), "list", "The elements as a list (use with `for ... where ...`)."),

@@ -7,6 +7,7 @@ locations are their printed ids (str).
 
 from __future__ import annotations
 
+import heapq
 import math
 from fractions import Fraction
 
@@ -354,6 +355,18 @@ def b_min(ctx, span, *xs):
 
 def b_max(ctx, span, *xs):
     return _minmax(max, span, xs)
+
+
+def b_smallest(ctx, span, n, xs):
+    # "the k nearest units" of an evaluation: the k smallest of their distances (heapq keeps it
+    # O(len(xs)) for a small k); numbers only, so the order is the numbers' own
+    if type(n) is not int or n < 0:
+        raise RuleError(f"smallest() takes a whole number of at least 0 first, not {show(n)}", span)
+    xs = [x for x in _seq(xs, span) if x is not None]
+    for x in xs:
+        if type(x) not in (int, Fraction):
+            raise RuleError(f"smallest() orders numbers, not {show(x)}", span)
+    return tuple(heapq.nsmallest(n, xs))
 
 
 def b_any(ctx, span, xs):

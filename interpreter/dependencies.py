@@ -31,6 +31,7 @@ BOARD_STATIC = frozenset({
     # functions of the tables and their arguments, as `allowed` (every built-in reads.py calls pure
     # is here: tests/test_board_static.py)
     "column", "cell_of",
+    "smallest",
 })
 UNIT_POSITION_FIELDS = frozenset({"loc", "id", "label"})  # identity and place: not static, but positional
 UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps", "box"})  # box: a holding box changes without a move

@@ -43,7 +43,7 @@ from warcodex.dsl.stdlib import BUILTINS
 _PURE = frozenset({
     "distance", "terrain", "edge", "sides", "enemies", "allies", "is_enemy", "odds", "difference", "allowed",
     "round_up", "round_down", "abs", "range", "count", "sum", "min", "max", "any", "all", "contains", "number",
-    "hex_col", "hex_row", "sheet", "cell_of", "column", "result_arg", "rolls", "rows",
+    "hex_col", "hex_row", "sheet", "cell_of", "column", "result_arg", "rolls", "rows", "smallest",
 })
 _PASS = frozenset({"list"})  # the value of its argument
 _ELEMENT = frozenset({"first"})  # an element of its argument
@@ -551,7 +551,7 @@ class ReadAnalysis:
         f = e.func
         first = args[0] if args else TOP
         if f in _PURE:
-            if f in ("sides", "enemies", "allies", "range", "rolls", "rows"):
+            if f in ("sides", "enemies", "allies", "range", "rolls", "rows", "smallest"):
                 return seq(OTHER)
             return OTHER
         if f in _PASS:

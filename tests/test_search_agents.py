@@ -18,7 +18,7 @@ from warcodex.interpreter.play import agents_for, log_text, play, replay, start
 from warcodex.interpreter.mcts import MCTSAgent
 from warcodex.interpreter.search_agents import GreedyAgent
 from warcodex.interpreter.search_support import LookaheadFailure
-from warcodex.interpreter.values import Odds
+from warcodex.interpreter.values import Odds, UnitRef
 from game_scene import checked
 
 
@@ -266,7 +266,8 @@ def stalingrad():
 
 def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(stalingrad):
     # games/stalingrad42/evaluation.wcx: each unit's distance to the nearest VP objective (§24.1.1)
-    # its side does not control, a quarter of a step a hex against it: a greedy Axis advances
+    # its side does not have, a sixteenth of a step a hex against it (a quarter until s9, when each
+    # objective's own nearest units came to weigh a quarter): the rest of the army follows
     engine = Engine(stalingrad).for_scenario("fall_blau")
     state = engine.new_game("fall_blau", 1)
     ctx = Context(engine, state)
@@ -280,10 +281,108 @@ def test_stalingrad_evaluation_counts_the_distance_to_objectives_not_controlled(
     units = [u for u in state.units.values() if u.side == "axis" and u.loc is not None]
     expected = sum(min(engine.board.distance(u.loc, h) for h in targets) for u in units)
     terms = {label: (w, v) for label, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}
-    assert terms["distance to objectives not controlled"] == (Fraction(-1, 4), expected)
+    assert terms["distance to objectives not controlled"] == (Fraction(-1, 16), expected)
     # the Soviets have none to retake: the term does not apply to them
     soviet_terms = [label for label, _, _ in engine.evaluations["standing"].breakdown(ctx, engine.entities["soviet"])]
     assert "distance to objectives not controlled" not in soviet_terms
+
+
+def test_stalingrad_each_objective_pulls_its_own_nearest_units(stalingrad):
+    # games/stalingrad42/evaluation.wcx (s9): each objective still to take counts the distances of
+    # its pull_size nearest Axis combat units (2, one more a defending step, at most 6), a quarter
+    # of a step a hex, so the army spreads over the objectives instead of crowding the nearest one.
+    # At the start of Fall Blau (§S1.1): Voronezh 2503 and Rostov 3133 (a fortified region and a
+    # supply point: 4 units), Voroshilovgrad 2724 and Millerovo 3321 (empty: 2), Kamensk 3325 (a
+    # Front HQ: 3), Novocherkassk 3332 and Salsk 4138 (a 2-step division: 4)
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = engine.new_game("fall_blau", 1)
+    axis = engine.entities["axis"]
+    label = "distance of each objective's nearest units"
+    pulls = {"2503": 4, "3133": 4, "2724": 2, "3321": 2, "3325": 3, "3332": 4, "4138": 4}
+    ctx = Context(engine, state)
+    combat = [u.id for u in state.units.values() if u.side == "axis" and u.loc is not None
+              and engine.functions["is_combat"](ctx, (UnitRef(u.id),), None)]
+
+    def distances(o, leave_out=None):
+        return sorted(engine.board.distance(state.units[i].loc, o) for i in combat if i != leave_out)
+
+    def by_hand():  # the targets and their pulls of the position (a move may cut one off, §S1.3)
+        c = Context(engine, state)
+        return sum(sum(distances(o)[:engine.functions["pull_size"](c, (o, axis), None)])
+                   for o in engine.functions["objectives_to_take"](c, (axis,), None))
+
+    def term():
+        return {lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(Context(engine, state), axis)}[label]
+
+    assert {o: engine.functions["pull_size"](ctx, (o, axis), None) for o in pulls} == pulls
+    assert term() == (Fraction(-1, 4), by_hand())
+    before = term()[1]
+
+    # the k-th nearest distance to each objective, the unit left out: a unit is among the nearest
+    # of an objective when it is nearer than that
+    def among_nearest(i, h):
+        return any(engine.board.distance(h, o) < distances(o, i)[k - 1] for o, k in pulls.items())
+
+    # a combat unit that is none of the nearest, moved a hex toward its nearest objective and still
+    # none of them: the term does not move (the old term pulled every unit toward its nearest one)
+    moved = None
+    for i in combat:
+        u = state.units[i]
+        o = min(pulls, key=lambda p: engine.board.distance(u.loc, p))
+        step = next((n for n in engine.board.neighbors(u.loc) if engine.board.distance(n, o) < engine.board.distance(u.loc, o)), None)
+        if step is not None and not among_nearest(i, u.loc) and not among_nearest(i, step):
+            moved = u
+            state.put(replace(u, loc=step))
+            state.touch()
+            break
+    assert moved is not None
+    assert term()[1] == before == by_hand()
+    state.put(moved)
+    state.touch()
+    # the same unit put next to Salsk (4138, pulling its four nearest) becomes one of them: the
+    # term falls by what it gained on the fourth nearest (and any other it joins)
+    beside = next(n for n in engine.board.neighbors("4138") if not any(v.loc == n for v in state.units.values()))
+    fourth = distances("4138", moved.id)[3]
+    assert fourth > 1
+    state.put(replace(moved, loc=beside))
+    state.touch()
+    assert sorted(engine.functions["objectives_to_take"](Context(engine, state), (axis,), None)) == sorted(pulls)
+    assert term()[1] == by_hand() <= before - (fourth - 1)
+
+
+def test_stalingrad_an_objective_entered_without_its_vp_is_worth_a_third_of_them(stalingrad):
+    # games/stalingrad42/evaluation.wcx (s9): an objective the Axis controls but whose VP it does
+    # not have (no LOS, §24.1.1) stays a target and counts a third of its VP. In the s8 replays
+    # empty Soviet objectives were never entered: with no LOS it scored nothing and left the
+    # distance term's targets. A panzer division put in Voroshilovgrad (2724, 2 VP, empty at the
+    # start of Fall Blau) controls it (§16.3.4) with no LOS; put in Millerovo (3321, 1 VP) instead,
+    # it cuts Voroshilovgrad from Soviet supply, which then counts for the Axis uncontrolled
+    # (§S1.3): no target then, and Millerovo, held with no LOS, counts a third of its VP
+    engine = Engine(stalingrad).for_scenario("fall_blau")
+    state = engine.new_game("fall_blau", 1)
+    axis = engine.entities["axis"]
+    label = "objectives held without their VP"
+    f = engine.functions
+
+    def look():
+        ctx = Context(engine, state)
+        terms = {lb: (w, v) for lb, w, v in engine.evaluations["standing"].breakdown(ctx, axis)}
+        return terms[label], f["vp_total"](ctx, (), None), sorted(f["objectives_to_take"](ctx, (axis,), None))
+
+    seven = ["2503", "2724", "3133", "3321", "3325", "3332", "4138"]
+    assert look() == ((Fraction(10, 3), 0), 0, seven)
+    panzer = next(u for u in state.units.values() if u.side == "axis" and u.type == "panzer_division" and u.loc is not None)
+    state.put(replace(panzer, loc="2724"))
+    state.touch()
+    ctx = Context(engine, state)
+    assert f["controlled_by"](ctx, ("2724", axis), None) and not f["supplied_hex"](ctx, ("2724", axis), None)
+    assert look() == ((Fraction(10, 3), 2), 0, seven)
+    state.put(replace(panzer, loc="3321"))
+    state.touch()
+    assert look() == ((Fraction(10, 3), 1), 2, [h for h in seven if h != "2724"])
+    # the Soviets are not on the offensive in Fall Blau: the term is not theirs
+    soviet_terms = [lb for lb, _, _ in engine.evaluations["standing"].breakdown(Context(engine, state), engine.entities["soviet"])]
+    assert label not in soviet_terms
 
 
 def test_stalingrad_evaluation_weighs_the_vp_the_victory_phase_counts(stalingrad):
