@@ -32,6 +32,8 @@ class Rules:
             kinds.setdefault(ent.kind, set()).add(name)
         self.kinds = kinds
         self.sides = kinds.get("side", set())
+        # a game is won by a side or an alliance (`win(allies, ...)`, language.md section 25)
+        self.winners = self.sides | kinds.get("alliance", set())
         self.unit_types = {u.name: u for u in game.units}
         self.markers = kinds.get("marker", set())
         self.options = kinds.get("option", set())
@@ -207,9 +209,10 @@ def check_state(rules: Rules, data, where: str) -> None:
     for name, value in data.options.items():
         if name not in rules.options:
             f.fail("state.options", f"'{_short(name)}' is not an option of these rules")
-    for side in (data.active, data.winner):
-        if side is not None and side not in rules.sides:
-            f.fail("state.active" if side is data.active else "state.winner", f"'{_short(side)}' is not a side")
+    if data.active is not None and data.active not in rules.sides:
+        f.fail("state.active", f"'{_short(data.active)}' is not a side")
+    if data.winner is not None and data.winner not in rules.winners:
+        f.fail("state.winner", f"'{_short(data.winner)}' is not a side or an alliance")
     if data.phase is not None and data.phase not in rules.phases:
         f.fail("state.phase", f"'{_short(data.phase)}' is not a phase of the sequence")
     if not data.turn_order:
@@ -432,9 +435,12 @@ def check_entries(rules: Rules, entries: list[dict], where: str, scenario: str, 
         phase = e.get("phase")
         if phase is not None and phase not in rules.phases:
             fail(f"'{_short(phase)}' is not a phase of the sequence")
-        side = e.get("side") if kind != "end" else e.get("winner")
-        if side is not None and side not in rules.sides:
+        side = e.get("side")
+        if kind != "end" and side is not None and side not in rules.sides:
             fail(f"'{_short(side)}' is not a side")
+        winner = e.get("winner") if kind == "end" else None
+        if winner is not None and winner not in rules.winners:
+            fail(f"'{_short(winner)}' is not a side or an alliance")
         for s in e.get("hidden_from", ()):
             if s not in rules.sides:
                 fail(f"hidden_from: '{_short(s)}' is not a side")
