@@ -2,10 +2,10 @@
 
 A game is a pure function of (rules, scenario, options, agents, seed): `play_one` plays it to its
 end with the invariants checked and returns its record (winner, length, score variables by turn,
-the rules it fired, or the failure; its log when it failed or the batch keeps every log). Records are appended to `DIR/games.jsonl` as
-they arrive, one JSON object a line, so an interrupted batch continues where it stopped; the
-aggregate (stats.py) is computed from the records sorted by seed, so it does not depend on the
-backend or the number of workers.
+the rules it fired, or the failure; its log when it failed or the batch keeps every log). Records
+are appended to `DIR/games.jsonl` as they arrive, one JSON object a line, so an interrupted batch
+continues where it stopped; the aggregate (stats.py) is computed from the records sorted by seed,
+so it does not depend on the backend or the number of workers.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ class BatchConfig:
     fingerprint: str = ""  # of the rules: the run's identity
     check_invariants: bool = True
     keep_logs: bool = False  # every game's log travels back with its record (`--logs`), not only a failure's
-
 
     def identity(self) -> dict:
         """What makes two batches the same batch (the number of games may grow)."""
