@@ -153,7 +153,7 @@ def stands_cell(report: dict, records: list[dict]) -> str:
     extra = [f"{draws} draw{'s' if draws != 1 else ''}"] if draws else []
     if agg["failed"]:
         extra.append(f"{agg['failed']} failed")
-    return "; ".join(figures) + "".join(f", {e}" for e in extra) + f" (seeds {_seeds([r['seed'] for r in records])})"
+    return "; ".join(figures) + "".join(f", {e}" for e in extra) + f" (seed{'s' if len(records) > 1 else ''} {_seeds([r['seed'] for r in records])})"
 
 
 def cpu_per_game(records: list[dict], labels: dict[str, str]) -> str:

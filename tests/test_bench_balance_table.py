@@ -66,6 +66,7 @@ def test_the_cell_is_the_searching_side_and_its_cpu(tmp_path, capsys):
     assert "missing: no report.json and games.jsonl, skipped" in err
     assert column(["mcts", "greedy"]) == column(["greedy", "mcts:playouts=8"]) == "MCTS vs greedy"
     assert _seeds([1, 2, 3, 5, 7, 8]) == "1-3, 5, 7-8"
+    assert stands_cell(report, records[:1]).endswith("(seed 1)")
 
 
 def test_an_alliance_wins_for_its_members(tmp_path):
