@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tiny_copy import tiny_copy
 from warcodex.dsl import ast
 from warcodex.dsl.checker import check_game, check_path, resolve_code
 from warcodex.dsl.diagnostics import Severity
@@ -486,14 +487,7 @@ def test_test_game_folders_check_clean(folder):
 
 # ---------------------------------------------------------------- string literals used as locations
 def _tiny_copy(tmp_path: Path, rules: str = "", tests: str | None = None) -> Path:
-    import shutil
-
-    folder = tmp_path / "tiny"
-    shutil.copytree(ROOT / "games" / "tiny", folder, ignore=shutil.ignore_patterns("tests"))
-    if rules:
-        (folder / "extra.wcx").write_text(rules, encoding="utf-8")
-        with open(folder / "game.wcx", "a", encoding="utf-8") as f:
-            f.write('\ninclude "extra.wcx"\n')
+    folder = tiny_copy(tmp_path, rules)
     if tests is not None:
         (folder / "tests").mkdir()
         (folder / "tests" / "t.wcx").write_text(tests, encoding="utf-8")

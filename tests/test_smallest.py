@@ -5,18 +5,12 @@ units, with rules of the test only written here."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from warcodex.dsl.checker import check_path
+from tiny_copy import tiny_engines
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.dependencies import BOARD_STATIC
-from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.values import RuleError
-
-ROOT = Path(__file__).resolve().parent.parent
 
 RULES = '''function three_smallest(xs: list): list "the three smallest" §9 = smallest(3, xs)
 function none_of(xs: list): list "none of them" §9 = smallest(0, xs)
@@ -30,14 +24,7 @@ function smallest_of(n: any, xs: list): list "any n" §9 = smallest(n, xs)
 
 @pytest.fixture(scope="module")
 def engines(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("smallest") / "tiny"
-    shutil.copytree(ROOT / "games" / "tiny", folder, ignore=shutil.ignore_patterns("tests"))
-    (folder / "extra.wcx").write_text(RULES, encoding="utf-8")
-    with open(folder / "game.wcx", "a", encoding="utf-8") as f:
-        f.write('\ninclude "extra.wcx"\n')
-    game, diags = check_path(folder)
-    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
-    return [Engine(game, evaluator=e) for e in ("reference", "generated")]
+    return tiny_engines(tmp_path_factory.mktemp("smallest"), RULES)
 
 
 def _ctx(engine):

@@ -6,17 +6,14 @@ tables and on tables written here; the checker's diagnostics are in tests/test_c
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from warcodex.dsl.checker import check_path
+from tiny_copy import tiny_engines
 from warcodex.interpreter.context import Context
-from warcodex.interpreter.engine import Engine
 from warcodex.interpreter.values import Entity, RuleError
 
-ROOT = Path(__file__).resolve().parent.parent
 
 # rules of the test only, added to a copy of Tiny Front (its CRT and its weather table, `row 1..4`)
 RULES = '''table tec "Terrain costs" §9 rulebook {
@@ -52,14 +49,7 @@ function rolls_of(t: table): list "a table's rolls" §9 = rolls(t)
 
 @pytest.fixture(scope="module")
 def engines(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("rolls") / "tiny"
-    shutil.copytree(ROOT / "games" / "tiny", folder, ignore=shutil.ignore_patterns("tests"))
-    (folder / "extra.wcx").write_text(RULES, encoding="utf-8")
-    with open(folder / "game.wcx", "a", encoding="utf-8") as f:
-        f.write('\ninclude "extra.wcx"\n')
-    game, diags = check_path(folder)
-    assert game is not None and not diags.errors, [d.render() for d in diags.errors]
-    return [Engine(game, evaluator=e) for e in ("reference", "generated")]
+    return tiny_engines(tmp_path_factory.mktemp("rolls"), RULES)
 
 
 def _call(engine, name, *args):
