@@ -171,14 +171,7 @@ class ScriptedAgent(Agent):
         """The sides that proposed in the recorded joint choice of `what` coming next (one agent
         plays every side in a replay, but the game replayed may have had one agent a side): the
         next recorded choices of `what` by distinct sides among `sides`, in order."""
-        by_name = {show(s): s for s in sides}
-        found = []
-        for kind, entry in self.queue[self.position:]:
-            name = entry.get("by")
-            if kind != "choice" or entry.get("choice") != what or name not in by_name or by_name[name] in found:
-                break
-            found.append(by_name[name])
-        return found
+        return recorded_proposers((e if kind == "choice" else {} for kind, e in self.queue[self.position:]), sides, what)
 
     def choose(self, ctx, who, what, options, optional):
         entry = self._next("choice")
@@ -187,6 +180,22 @@ class ScriptedAgent(Agent):
     def choose_subset(self, ctx, who, what, options, lo, hi):
         entry = self._next("choice")
         return entry["indices"]
+
+
+def recorded_proposers(entries, sides: list, what: str) -> list:
+    """The sides that proposed in a recorded joint choice of `what` (`Context.decide_joint`): the
+    recorded choices coming next (`entries`) that choose `what`, by distinct sides among `sides`,
+    in order. A log replay (ScriptedAgent) and a search's line played again (ChoiceReplay) ask
+    the players the record shows: one agent plays every side there, the game recorded had one
+    agent a side."""
+    by_name = {show(s): s for s in sides}
+    found = []
+    for entry in entries:
+        name = entry.get("by")
+        if entry.get("choice") != what or name not in by_name or by_name[name] in found:
+            break
+        found.append(by_name[name])
+    return found
 
 
 class HumanAgent(Agent):

@@ -24,11 +24,11 @@ from __future__ import annotations
 import itertools
 import random
 
-from warcodex.interpreter.agents import RandomAgent
+from warcodex.interpreter.agents import RandomAgent, recorded_proposers
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.values import RuleError, show
+from warcodex.interpreter.values import RuleError
 
 
 # ------------------------------------------------------------------------------- candidates
@@ -231,18 +231,11 @@ class ChoiceReplay(RandomAgent):
         record ends inside the joint choice (the choice searched is one of its proposals), the
         sides not asked yet follow, in order. None when the record ended before it: one player
         then chooses for all, and the option searched is the choice."""
-        by_name = {show(s): s for s in sides}
-        found = []
-        n = self.calls
-        while n < len(self.made):
-            entry = self.made[n]
-            name = entry.get("by")
-            if entry.get("choice") != what or name not in by_name or by_name[name] in found:
-                return found or None
-            found.append(by_name[name])
-            n += 1
+        found = recorded_proposers(self.made[self.calls:], sides, what)
         if not found:
             return None
+        if self.calls + len(found) < len(self.made):  # the record goes on after the joint choice
+            return found
         return found + [s for s in sides if s not in found]
 
     def _valid(self, index, options) -> bool:
