@@ -35,6 +35,11 @@ KINDS = ("mcts", "plan", "greedy", "random", "first")
 KIND_LABELS = {"mcts": "MCTS"}
 
 
+def _rank(kind: str) -> int:
+    """How searching an agent kind is: 0 the most (an unknown kind after every known one)."""
+    return KINDS.index(kind) if kind in KINDS else len(KINDS)
+
+
 def _rate(w: dict) -> str:
     if w.get("rate") is None:
         return "-"
@@ -109,7 +114,7 @@ def _kind(spec: str) -> str:
 def column(agents: list[str]) -> str:
     """The stands table's column of a batch: its most searching agent against the next one, or
     against itself when every side plays the same agent ("random vs random")."""
-    kinds = sorted({_kind(a) for a in agents}, key=lambda k: KINDS.index(k) if k in KINDS else len(KINDS))
+    kinds = sorted({_kind(a) for a in agents}, key=_rank)
     first, second = kinds[0], kinds[1] if len(kinds) > 1 else kinds[0]
     return f"{KIND_LABELS.get(first, first)} vs {KIND_LABELS.get(second, second)}"
 
@@ -141,7 +146,7 @@ def stands_cell(report: dict, records: list[dict]) -> str:
         alliance_of.update({m: a["name"] for m in a["members"]})
     agg = aggregate(records, sides, alliance_of)
     kinds = {side: _kind(spec) for side, spec in zip(sides, run["agents"])}
-    top = min(kinds.values(), key=lambda k: KINDS.index(k) if k in KINDS else len(KINDS))
+    top = min(kinds.values(), key=_rank)
     parties = list(dict.fromkeys(alliance_of.get(s, s) for s in sides if kinds[s] == top))
     figures = []
     for party in parties:

@@ -28,10 +28,10 @@ BOARD_STATIC = frozenset({
     "count", "sum", "min", "max", "any", "all", "list", "first", "contains",
     # appended: pure functions of the board and their arguments
     "common_neighbors", "number", "hex_col", "hex_row", "sheet", "text", "result_arg", "rolls", "rows",
+    "smallest",
     # functions of the tables and their arguments, as `allowed` (every built-in reads.py calls pure
     # is here: tests/test_board_static.py)
     "column", "cell_of",
-    "smallest",
 })
 UNIT_POSITION_FIELDS = frozenset({"loc", "id", "label"})  # identity and place: not static, but positional
 UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps", "box"})  # box: a holding box changes without a move
