@@ -12,7 +12,7 @@ any.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 # What a built-in reads of the game state, besides its arguments, the board and the tables (each
 # built-in declares it; the engine's analyses derive their sets from it, see `reading`):
@@ -24,7 +24,7 @@ from typing import Literal
 # - "state": anything else of the state (steps, markers, variables, off-map boxes, cards, dice),
 #   or rules it evaluates (a movement search evaluates its mode's costs), or it changes the state.
 StateReads = Literal["nothing", "positions", "state"]
-READS = ("nothing", "positions", "state")
+READS = get_args(StateReads)  # the words, in that order
 
 
 @dataclass(frozen=True)
