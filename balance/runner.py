@@ -55,9 +55,6 @@ class BatchConfig:
 # ---------------------------------------------------------------- one game (in a worker)
 _engines: dict = {}
 _reference: dict = {}
-# whether this process only plays the batch's games (a spawned worker, a Ray worker): its
-# compiled rules live as long as it does, and are frozen (`_engine`)
-_plays_only = False
 
 
 def _materialize(config: BatchConfig) -> tuple[Path, list[Path]]:
@@ -79,6 +76,7 @@ def _engine(config: BatchConfig):
     key = (config.game_dir, config.fingerprint, tuple(config.overlays))
     engine = _engines.get(key)
     if engine is None:
+        from warcodex.console import settled_if_single_job
         from warcodex.dsl.checker import check_path
         from warcodex.interpreter.engine import Engine
 
@@ -89,23 +87,12 @@ def _engine(config: BatchConfig):
         gamedef, diags = check_path(game_dir, overlays)
         if gamedef is None or diags.errors:
             raise RuntimeError("the rules do not check on this worker:\n" + "\n".join(d.render() for d in diags.errors))
-        engine = _engines[key] = Engine(gamedef).for_scenario(config.scenario)
-        if _plays_only or _one_command():
-            # the compiled rules (and the reference game's, built before) are never freed: the
-            # cyclic collector's full passes would scan them again and again during play
-            # (docs/balance-studies.md, s8 and s9); not in a process that goes on (tests)
-            from warcodex.interpreter.engine import settle_for_play
-
-            settle_for_play(engine)
+        # in a process that only plays (the `warcodex` command, a spawned or Ray worker), the
+        # compiled rules (and the reference game's, built before) are never freed: the cyclic
+        # collector's full passes would scan them again and again during play
+        # (docs/balance-studies.md, s8 and s9); not in a process that goes on (tests)
+        engine = _engines[key] = settled_if_single_job(Engine(gamedef).for_scenario(config.scenario))
     return engine
-
-
-def _one_command() -> bool:
-    """Whether this process is the `warcodex` command (console.ONE_COMMAND), not a caller of
-    run_batch that goes on after it (a test)."""
-    from warcodex import console
-
-    return console.ONE_COMMAND
 
 
 def reference_seconds() -> float:
@@ -262,8 +249,9 @@ def _init_worker(config: BatchConfig) -> None:
 
 def _start_worker(config: BatchConfig) -> None:
     """A spawned worker process: it plays the batch's games and nothing else."""
-    global _plays_only
-    _plays_only = True
+    from warcodex.console import single_job
+
+    single_job()
     _init_worker(config)
 
 
@@ -304,8 +292,9 @@ def run_local(config: BatchConfig, seeds: list[int], workers: int, on_record) ->
 
 
 def _ray_play(config: BatchConfig, seed: int) -> dict:
-    global _plays_only
-    _plays_only = True  # a Ray worker process, running this batch's tasks
+    from warcodex.console import single_job
+
+    single_job()  # a Ray worker process, running this batch's tasks
     return play_one(config, seed)
 
 

@@ -20,14 +20,16 @@ error in both evaluators (the closure compiler, `compiler.py`, counts the same r
 from __future__ import annotations
 
 from warcodex.dsl import ast
+from warcodex.dsl.stdlib import reading
 from warcodex.dsl.walk import walk
-from warcodex.interpreter.dependencies import BOARD_STATIC, POSITION_READERS
 
-# built-ins that read the board, the state or their arguments and never evaluate a rule
-LEAF_BUILTINS = BOARD_STATIC | POSITION_READERS | frozenset({
-    "eliminated_units", "units_in_box", "unit_by_id", "cell_of", "column", "result_arg", "hand", "deck_size", "cards",
-    "discard_pile", "removed_cards", "set_aside_cards", "card_places", "card_holder", "times_played",
-    "last_played", "last_paid", "pile",
+# built-ins that read the board, the state or their arguments and never evaluate a rule: those
+# that read no more than the positions (`Builtin.reads`), and these readers of the rest of the
+# state (a different fact: the searches, the effects and `card_visible` read the state too,
+# and may evaluate rules or fire triggers, or are not known not to)
+LEAF_BUILTINS = reading("nothing", "positions") | frozenset({
+    "eliminated_units", "units_in_box", "unit_by_id", "hand", "deck_size", "discard_pile", "removed_cards",
+    "set_aside_cards", "card_places", "card_holder", "times_played", "last_played", "last_paid", "pile", "text",
 })
 
 _RULES = (ast.Quantity, ast.Function, ast.Procedure)

@@ -17,22 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from warcodex.dsl import ast
-from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS
+from warcodex.dsl.stdlib import BUILTINS, RANDOM_BUILTINS, reading
 from warcodex.dsl.walk import children, walk
 
-# built-ins whose result depends only on the board and their arguments
-POSITION_READERS = frozenset({"units_at", "units_of", "occupied", "all_units", "side_of_location"})
-BOARD_STATIC = frozenset({
-    "locations", "locations_with", "adjacent", "distance", "terrain", "edge", "loc", "sides", "enemies",
-    "allies", "is_enemy", "odds", "difference", "allowed", "round_up", "round_down", "abs", "range",
-    "count", "sum", "min", "max", "any", "all", "list", "first", "contains",
-    # appended: pure functions of the board and their arguments
-    "common_neighbors", "number", "hex_col", "hex_row", "sheet", "text", "result_arg", "rolls", "rows",
-    "smallest",
-    # functions of the tables and their arguments, as `allowed` (every built-in reads.py calls pure
-    # is here: tests/test_board_static.py)
-    "column", "cell_of",
-})
+# built-ins whose result depends only on the board and their arguments, and those that also read
+# where units stand on the map: what each declares (`dsl/stdlib.py`, `Builtin.reads`)
+POSITION_READERS = reading("positions")
+BOARD_STATIC = reading("nothing")
 UNIT_POSITION_FIELDS = frozenset({"loc", "id", "label"})  # identity and place: not static, but positional
 UNIT_DYNAMIC_FIELDS = frozenset({"steps", "max_steps", "box"})  # box: a holding box changes without a move
 LEVELS = ("static", "positions", "dynamic")

@@ -25,8 +25,8 @@ on to the game's next decision, judged there by the best action greedy draws. Ot
 (another side's, the rollouts') are random. Before s8 all of them were random: an attack was
 judged, and played, with a random advance and random losses.
 
-It shares the greedy agent's ground rules and their code (search_support.py, and greedy's search of
-a choice, search_agents.py): snapshots get dice of their own (never the game's), only the rules'
+It shares the greedy agent's ground rules and their code (search_support.py, and the search of a
+choice, choice_search.py, with a greedy agent of its own to judge the lines): snapshots get dice of their own (never the game's), only the rules'
 refusals make a line hopeless, and the same seed gives the same log.
 """
 
@@ -37,9 +37,10 @@ import time
 from itertools import islice
 
 from warcodex.interpreter.agents import RandomAgent
-from warcodex.interpreter.search_agents import FollowChooser, GreedyAgent
-from warcodex.interpreter.search_support import (ChoiceReplay, kept_position, lookahead_failure, position_value, private_snapshot,
-                                                 sampled_candidates, stratified_candidates)
+from warcodex.interpreter.choice_search import FollowChooser
+from warcodex.interpreter.search_agents import GreedyAgent
+from warcodex.interpreter.search_support import (lookahead_failure, position_value, private_snapshot, sampled_candidates,
+                                                 stratified_candidates)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 PASS = None  # a candidate that ends the side's actions in the current step
@@ -77,13 +78,12 @@ class MCTSAgent(RandomAgent):
         # kind and unit each, three instances a stratum): a side with many kinds of action gets its
         # moves weighed (docs/balance.md, fourth part)
         self.sampler = sampler
-        # its own choices inside its own actions, searched by greedy's search of a choice (the
-        # options weighed, their lines played again from before the action, judged by the same
-        # evaluation): a greedy agent of its own, with its own RNG (seeded: the same game again),
-        # that only searches choices; 0: random choices, as before s8
+        # its own choices inside its own actions, searched as greedy searches them (the options
+        # weighed, their lines played again from before the action, judged by the same
+        # evaluation): the search of a greedy agent of its own, with its own RNG (seeded: the same
+        # game again), that only judges those lines; 0: random choices, as before s8
         self.follow = follow
-        self._chooser = GreedyAgent(seed, evaluation=evaluation, follow=follow) if follow else None
-        self._acting = None  # (state, log length, kept position before it, the action): the one it chose
+        self.choice_search = GreedyAgent(seed, evaluation=evaluation, follow=follow).choice_search if follow else None
         self._choice_cpu = 0.0  # CPU of its choices searched in play (the decisions' is `cpu`)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there no better than passing)
         self.spent = 0  # engine actions the last decision's playouts played (for tests and figures)
@@ -94,8 +94,8 @@ class MCTSAgent(RandomAgent):
 
     def stats(self) -> dict:
         """What its decisions cost (balance records it per game, as GreedyAgent.stats)."""
-        searched = self._chooser.choices_searched if self._chooser else 0
-        in_steps = self._chooser.step_choices_searched if self._chooser else 0
+        searched = self.choice_search.searched if self.choice_search else 0
+        in_steps = self.choice_search.in_steps if self.choice_search else 0
         cpu = self.cpu + self._choice_cpu
         return {"decisions": self.decisions, "choices_searched": searched, "step_choices_searched": in_steps,
                 "lookaheads": self.actions_played, "cpu_s": round(cpu, 3),
@@ -141,12 +141,12 @@ class MCTSAgent(RandomAgent):
             return cached[1], 0  # no rollout: the position after the candidate, already judged
         chooser, agents = self._rollout_agents(engine)
         searching = None  # the side's chooser while the candidate is applied, when it searches its choices
-        if cached is None and choice is not PASS and self._chooser is not None:
+        if cached is None and choice is not PASS and self.choice_search is not None:
             # its choices inside the candidate are searched by playing it again from `before`
             # (the same dice up to each choice: the snapshot's), as greedy's lookahead searches them
             dice_seed = self.rng.getrandbits(64)
             snap = private_snapshot(ctx.state, self.rng, dice_seed)
-            searching = _ApplyingChooser(agents[side], FollowChooser(self.rng.getrandbits(32), self._chooser, side,
+            searching = _ApplyingChooser(agents[side], FollowChooser(self.rng.getrandbits(32), self.choice_search, side,
                                                                      ctx, dice_seed, choice))
             agents = {**agents, side: searching}
         else:
@@ -154,9 +154,10 @@ class MCTSAgent(RandomAgent):
         game = Game(engine, snap, agents, trace=False)
         # every RNG a choice may draw from: the rollouts', and while the candidate is applied, the
         # search of its choices (a choice searched weighs lines on dice of their own)
-        rngs = [chooser.rng] + ([searching.follow.rng, self._chooser.rng] if searching else [])
+        judging = self.choice_search.agent if searching else None  # the greedy agent that plays its lines
+        rngs = [chooser.rng] + ([searching.follow.rng, judging.rng] if searching else [])
         dice, draws = snap.rng.getstate(), [r.getstate() for r in rngs]
-        replays = self._chooser.lookaheads if searching else 0
+        replays = judging.lookaheads if searching else 0
 
         def unchanged():  # no die rolled, no random choice made since the playout began
             return after is not None and snap.rng.getstate() == dice and [r.getstate() for r in rngs] == draws
@@ -172,7 +173,7 @@ class MCTSAgent(RandomAgent):
                     game.runner.apply(choice, engine.sequence.program(game.ctx)[pos.op])
                     pos.in_allow += 1
                     # the candidate, and the lines played again to search the choices inside it
-                    played = 1 + (self._chooser.lookaheads - replays if searching else 0)
+                    played = 1 + (judging.lookaheads - replays if searching else 0)
                     if searching:
                         searching.applying = False  # the rollout's choices are the rollout agent's
                 if self.horizon and unchanged():
@@ -220,43 +221,37 @@ class MCTSAgent(RandomAgent):
             self.cpu += time.process_time() - t0
             self.decisions += 1
             self.actions_played += self.spent
-        # the position before the action it plays (with the game's memos), from which a choice
-        # inside it is searched (`choose`), as greedy keeps it
-        self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
+        if self.follow:  # a choice inside it is searched by playing it again from before it (`choose`)
+            self.choice_search.chose(ctx, choice)
         return choice
 
     # ------------------------------------------------ choices inside its own actions and automatic steps
     def _search_choice(self, ctx, who, picks):
-        """The pick (greedy's `_pick`) whose line is worth most to `who`: inside the action this
-        agent chose, the action played again from before it with that pick; in an automatic step,
-        the step played again and the game on to its next decision (greedy's `_line_of_choice`,
-        whose own `_acting` is always None: it never chooses an action here). None for a choice
-        in another side's action, or one that cannot be searched (then made at random)."""
-        line = None
-        if self._acting is not None and ctx.choices is not None:
-            state, log_length, before, action = self._acting
-            if ctx.state is state and len(ctx.log) == log_length:
-                line = before, ChoiceReplay, self._chooser._action_judge(action)
+        """The pick whose line is worth most to `who` (`ChoiceSearch.pick`): inside the action
+        this agent chose, the action played again from before it with that pick; in an automatic
+        step, the step played again and the game on to its next decision. None for a choice in
+        another side's action, or one that cannot be searched (then made at random). The picks
+        are drawn only for a choice that has a line (greedy draws them first)."""
+        search = self.choice_search
+        line = search.line_in_game(ctx)
         if line is None:
-            line = self._chooser._line_of_choice(ctx)
-            if line is None:
-                return None
+            return None
         t0 = time.process_time()
         try:
-            return self._chooser._pick(ctx, show(who), picks(), line)
+            return search.pick(ctx, show(who), picks(), line)
         finally:
             self._choice_cpu += time.process_time() - t0
 
     def choose(self, ctx, who, what, options, optional):
         if self.follow:
-            found = self._search_choice(ctx, who, lambda: self._chooser._picks(options, optional))
+            found = self._search_choice(ctx, who, lambda: self.choice_search.picks(options, optional))
             if found is not None:
                 return None if found < 0 else found
         return super().choose(ctx, who, what, options, optional)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
         if self.follow:
-            found = self._search_choice(ctx, who, lambda: self._chooser._subset_picks(options, lo, hi))
+            found = self._search_choice(ctx, who, lambda: self.choice_search.subset_picks(options, lo, hi))
             if found is not None:
                 return list(found)
         return super().choose_subset(ctx, who, what, options, lo, hi)

@@ -336,7 +336,7 @@ class PlanAgent(GreedyAgent):
         ctx = Context(engine, private_snapshot(base.state, self.rng), {s.name: stop for s in engine.side_entities})
         ctx.carry_memos(base)
         ctx.choices = []
-        if not self._run_body(engine, ctx, choice):
+        if not self.run_body(engine, ctx, choice):
             return -math.inf, None
         ctx.state.position.in_allow += 1
         return value_in(ctx, self.evaluation_name, side), ctx

@@ -36,17 +36,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from warcodex.dsl import ast
-from warcodex.dsl.stdlib import BUILTINS
+from warcodex.dsl.stdlib import BUILTINS, reading
 
-# built-ins that read nothing of the state (the board and their arguments only); the others are
-# placed below or, if unknown (a built-in added later), read everything
-_PURE = frozenset({
-    "distance", "terrain", "edge", "sides", "enemies", "allies", "is_enemy", "odds", "difference", "allowed",
-    "round_up", "round_down", "abs", "range", "count", "sum", "min", "max", "any", "all", "contains", "number",
-    "hex_col", "hex_row", "sheet", "cell_of", "column", "result_arg", "rolls", "rows", "smallest",
-})
+# built-ins that read nothing of the state (the board and their arguments only), as each declares
+# (`dsl/stdlib.py`, `Builtin.reads`); the others are placed in `_builtin` below or, if unknown,
+# read everything. Some of them are placed before this set is asked, because of what their value
+# is, a different fact from what they read: a location near their argument (`adjacent`), their
+# argument itself (`list`) or an element of it (`first`)
+_PURE = reading("nothing")
 _PASS = frozenset({"list"})  # the value of its argument
 _ELEMENT = frozenset({"first"})  # an element of its argument
+# Placed here, not from `Builtin.reads`, because what they read is finer than its three words: a
+# search reads the positions and whatever its movement mode's properties read (`mode_kinds`), and
+# these read every unit's place, on the map or in an off-map box (the journal's `positions`)
 _SEARCHES = frozenset({"reachable", "path_cost", "traceable", "trace_region", "trace_back"})
 _ALL_UNITS = frozenset({"units_of", "all_units", "eliminated_units", "units_in_box"})
 EVERYTHING = "*"
@@ -550,10 +552,6 @@ class ReadAnalysis:
     def _builtin(self, e, args: list, acc: _Acc) -> V:
         f = e.func
         first = args[0] if args else TOP
-        if f in _PURE:
-            if f in ("sides", "enemies", "allies", "range", "rolls", "rows", "smallest"):
-                return seq(OTHER)
-            return OTHER
         if f in _PASS:
             return first
         if f in _ELEMENT:
@@ -570,6 +568,8 @@ class ReadAnalysis:
             return seq(loc({}))
         if f == "loc":
             return loc({})
+        if f in _PURE:  # numbers, names, sides, or a list of them: nothing located
+            return seq(OTHER) if BUILTINS[f].returns == "list" else OTHER
         if f == "units_at":
             acc.read(("positions",), first)
             return seq(V("unit", _located(first)))

@@ -14,7 +14,8 @@ ahead on state snapshots (`GameState.snapshot()` shares unit records, so copies 
 
 What the two share (the candidate samplers, dice of their own for every snapshot, replaying an
 action with one of its choices fixed, the value of a position, lookahead failures) lives in
-search_support.py. What the agents cannot foresee, they do not: every snapshot gets dice of its
+search_support.py; the search of a choice inside an action or an automatic step, which both use,
+in choice_search.py. What the agents cannot foresee, they do not: every snapshot gets dice of its
 own, drawn from the agent's RNG (never the game's), so lookahead cannot peek at the rolls the game
 will make. Choices inside procedures (`choose` retreat hexes, step losses...) are made at random
 by MCTS, and by greedy except its side's inside its own actions and in automatic steps (`follow`,
@@ -26,7 +27,6 @@ Both are deterministic for a seed: the same seed, game and opponents give the sa
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 
@@ -35,9 +35,9 @@ from warcodex.interpreter.agents import RandomAgent
 from warcodex.interpreter.compiler import Frame
 from warcodex.interpreter.context import Context
 from warcodex.interpreter.evaluation import evaluation_named, utility
-from warcodex.interpreter.search_support import (ChoiceReplay, LookaheadFailure, NextDecision, StepReplay,
-                                                 candidate_key, kept_position, lookahead_failure, private_snapshot,
-                                                 replay_context, stratified_candidates, value_in)
+from warcodex.interpreter.choice_search import ChoiceSearch, FollowChooser
+from warcodex.interpreter.search_support import (candidate_key, lookahead_failure, private_snapshot, stratified_candidates,
+                                                 value_in)
 from warcodex.interpreter.values import RuleError, RuleRefusal, show
 
 
@@ -64,10 +64,11 @@ class GreedyAgent(RandomAgent):
         self.breadth = breadth  # instances drawn from each stratum (a unit's destinations...)
         self.follow = follow  # options of a choice inside its own action searched (0: random choices)
         self._streak: tuple = ((), 0)  # (the step, actions in a row there that improved nothing)
-        self._acting = None  # (state, log length, kept position before the action, the action): the one it chose
+        # its side's choices inside its actions and in automatic steps, searched with `follow`
+        # (it counts the choices searched, and those of them in automatic steps)
+        self.choice_search = ChoiceSearch(self)
         # the decision budget, measured: decisions, lookaheads (actions played on snapshots), CPU s
-        self.decisions = self.choices_searched = self.lookaheads = 0
-        self.step_choices_searched = 0  # of the choices searched, those made in automatic steps
+        self.decisions = self.lookaheads = 0
         self.cpu = 0.0
 
     def stats(self) -> dict:
@@ -77,7 +78,7 @@ class GreedyAgent(RandomAgent):
                 "step_choices_searched": self.step_choices_searched, "lookaheads": self.lookaheads,
                 "cpu_s": round(self.cpu, 3), "cpu_ms_per_decision": round(1000 * self.cpu / n, 2)}
 
-    def _run_body(self, engine, sim, choice) -> bool:
+    def run_body(self, engine, sim, choice) -> bool:
         """The action's effects on the snapshot of `sim`; False when the rules refuse them there."""
         self.lookaheads += 1
         try:
@@ -122,14 +123,14 @@ class GreedyAgent(RandomAgent):
         if self.follow:
             # the position before the action, with the same dice, made only when a choice in it is
             # searched (most actions have none): a second snapshot a lookahead was a tenth of one
-            chooser = FollowChooser(self.rng.getrandbits(32), self, side, ctx, seed, choice)
+            chooser = FollowChooser(self.rng.getrandbits(32), self.choice_search, side, ctx, seed, choice)
         else:
             chooser = _Chooser(self.rng.getrandbits(32))
         sim = Context(engine, snap, {s.name: chooser for s in engine.side_entities})
         sim.carry_memos(ctx)  # the game's memos of rule values, valid for the snapshot
         sim.choices = []  # the choices made in it, for the lines that search one of them
         dice = snap.rng.getstate()
-        if not self._run_body(engine, sim, choice):
+        if not self.run_body(engine, sim, choice):
             return -math.inf, None, False  # refused here: no better than an illegal action
         return value_in(sim, self.evaluation_name, side), sim, sim.state.rng.getstate() != dice
 
@@ -141,10 +142,8 @@ class GreedyAgent(RandomAgent):
         finally:
             self.cpu += time.process_time() - t0
             self.decisions += 1
-        # remember the position before the action: a choice inside it can be searched by playing
-        # it again from there (`choose`)
-        # (with the game's memos, which hold there: the game goes on meanwhile)
-        self._acting = (ctx.state, len(ctx.log), kept_position(ctx), choice) if choice is not None and self.follow else None
+        if self.follow:  # a choice inside it is searched by playing it again from before it (`choose`)
+            self.choice_search.chose(ctx, choice)
         return choice
 
     def candidates(self, legal) -> list:
@@ -210,178 +209,36 @@ class GreedyAgent(RandomAgent):
         (sequence.AutoStep): with `follow`, the choices its side makes there are searched."""
         return self.follow > 0
 
-    def _before_this_action(self, ctx):
-        """(the snapshot before the action being applied, the action) when it is the one this
-        agent chose (its log entry is not written yet), else None: a choice in another side's
-        action, or in an automatic step, has no position before it that this agent kept."""
-        if self._acting is None or ctx.choices is None:
-            return None
-        state, log_length, before, choice = self._acting
-        if ctx.state is not state or len(ctx.log) != log_length:
-            return None
-        return before, choice
-
-    def _line_of_choice(self, ctx):
-        """How to weigh a choice being made in the game: (the position before what it is made
-        in, the replaying agent's class, how to judge a line played from there: `judge(sim,
-        side)`, the value to `side`, -inf when the rules refuse it), for its own action being
-        applied or an automatic step being run (the game keeps the position before it,
-        `sequence.AutoStep`); None otherwise (another side's action): the choice is then made at
-        random."""
-        found = self._before_this_action(ctx)
-        if found is not None:
-            return found[0], ChoiceReplay, self._action_judge(found[1])
-        step = ctx.auto_step
-        if step is not None and ctx.choices is not None:
-            return step.before, StepReplay, lambda sim, side: self._step_value(step, sim, side)
-        return None
-
-    def _action_judge(self, action):
-        """Judges a line that plays `action` again: the position right after it."""
-        def judge(sim, side: str) -> float:
-            if not self._run_body(sim.engine, sim, action):
-                return -math.inf
-            return value_in(sim, self.evaluation_name, side)
-
-        return judge
-
-    def _step_value(self, step, sim, side: str) -> float:
-        """The value to `side` of a line that plays the automatic step `step` again on `sim`
-        (AutoStep.play_again), -inf when the rules refuse it there. The line goes on to the game's
-        next decision: what a choice in an automatic step changes (the HQ a chit activates) shows
-        in what the side can do next, not in the position right after the step. When that
-        decision is `side`'s own, the line is worth the best of the position there and of the
-        actions a decision of this agent draws there, each judged as it judges them (one ply);
-        another side's decision is judged as it stands."""
-        self.lookaheads += 1
-        try:
-            step.play_again(sim)
-            decision = None  # the game ended, or the turns allowed were over
-        except NextDecision as reached:
-            decision = reached
-        except RuleRefusal:
-            return -math.inf
-        except RuleError as exc:
-            raise lookahead_failure(f"after {step.label}", exc) from exc
-        except RecursionError:
-            raise lookahead_failure(f"after {step.label}", sim.too_deep()) from None
-        value = value_in(sim, self.evaluation_name, side)
-        if decision is None or decision.side != side:
-            return value
-        for choice in self.candidates(decision.legal):
-            value = max(value, self.look(sim, side, choice)[0])  # one ply (a plan's value_after extends plans)
-        return value
-
-    def _pick(self, ctx, side: str, picks: list, line=None):
-        """Among `picks` (option indices, -1 for none, or tuples of indices), the one whose line
-        is worth most to `side`, judged by playing the action or automatic step it is made in
-        again from the position before it (`line`, by default `_line_of_choice`) with the choices
-        made so far in it and then that pick (at most `follow` picks, drawn at random), dice of
-        its own from the pick on; None when the choice cannot be searched (it is then made at
-        random)."""
-        if line is None:
-            line = self._line_of_choice(ctx)
-            if line is None:
-                return None
-        if len(picks) < 2:
-            return None
-        before, replaying, judge = line
-        engine = ctx.engine
-        made = list(ctx.choices)
-        if len(picks) > self.follow:
-            picks = self.rng.sample(picks, self.follow)
-        scored = []
-        try:
-            for pick in picks:
-                replay = replaying(self.rng.getrandbits(32), made, pick, self.rng)
-                sim = replay_context(before, {s.name: replay for s in engine.side_entities})
-                value = judge(sim, side)
-                if replay.mismatch or replay.calls <= len(made):
-                    return None  # the replay did not reach this choice: nothing to compare
-                scored.append((value, pick))
-        finally:
-            self.choices_searched += 1
-            self.step_choices_searched += replaying is StepReplay
-        best = max(v for v, _ in scored)
-        if best == -math.inf:
-            return None
-        return self.rng.choice([o for v, o in scored if v == best])
-
-    def _picks(self, options, optional: bool) -> list:
-        return list(range(len(options))) + ([-1] if optional else [])
-
-    def _subset_picks(self, options, lo: int, hi) -> list:
-        """At most `follow` groups to weigh: the largest allowed (every option, or a random group
-        of the largest size allowed: the strongest attack is often everything that may join it),
-        then random groups of random sizes."""
-        top = len(options) if hi is None else min(hi, len(options))
-        if lo > top:
-            return []
-        largest = tuple(range(top)) if top == len(options) else tuple(sorted(self.rng.sample(range(len(options)), top)))
-        draws = (tuple(sorted(self.rng.sample(range(len(options)), self.rng.randint(lo, top))))
-                 for _ in range(2 * self.follow))
-        picks = list(dict.fromkeys(itertools.chain([largest], draws)))
-        return picks[:max(1, self.follow)]
-
-    def choose(self, ctx, who, what, options, optional):
-        if self.follow:
-            t0 = time.process_time()
-            try:
-                with cycle_collection_paused():  # as a decision (choose_action)
-                    found = self._pick(ctx, show(who), self._picks(options, optional))
-            finally:
-                self.cpu += time.process_time() - t0
-            if found is not None:
-                return None if found < 0 else found
-        return super().choose(ctx, who, what, options, optional)
-
-    def choose_subset(self, ctx, who, what, options, lo, hi):
-        if self.follow:
-            t0 = time.process_time()
-            try:
-                with cycle_collection_paused():  # as a decision (choose_action)
-                    found = self._pick(ctx, show(who), self._subset_picks(options, lo, hi))
-            finally:
-                self.cpu += time.process_time() - t0
-            if found is not None:
-                return list(found)
-        return super().choose_subset(ctx, who, what, options, lo, hi)
-
-
-class FollowChooser(RandomAgent):
-    """In a lookahead, the searching side's choices inside the action looked at (an advance
-    after combat...) are searched as the agent searches them in play, one level deep (the lines
-    it plays to judge them choose at random); the other sides choose at random."""
-
-    def __init__(self, seed: int, agent: GreedyAgent, side: str, game_ctx, dice_seed: int, action) -> None:
-        super().__init__(seed)
-        self.agent, self.side, self.action = agent, side, action
-        self.game_ctx, self.dice_seed, self._kept = game_ctx, dice_seed, None
+    @property
+    def choices_searched(self) -> int:
+        return self.choice_search.searched
 
     @property
-    def before(self):
-        """The position before the action looked at, with the lookahead's dice as they were and
-        the game's memos (the game does not move during a decision): made at the first choice
-        searched, most actions have none."""
-        if self._kept is None:
-            before = private_snapshot(self.game_ctx.state, None, self.dice_seed)
-            self._kept = kept_position(self.game_ctx, before)
-        return self._kept
-
-    def _line(self):
-        """The action looked at, played again from the position before it (GreedyAgent._pick)."""
-        return self.before, ChoiceReplay, self.agent._action_judge(self.action)
+    def step_choices_searched(self) -> int:
+        return self.choice_search.in_steps
 
     def choose(self, ctx, who, what, options, optional):
-        if show(who) == self.side:
-            found = self.agent._pick(ctx, self.side, self.agent._picks(options, optional), self._line())
+        if self.follow:
+            t0 = time.process_time()
+            try:
+                with cycle_collection_paused():  # as a decision (choose_action)
+                    search = self.choice_search
+                    found = search.pick(ctx, show(who), search.picks(options, optional), search.line_in_game(ctx))
+            finally:
+                self.cpu += time.process_time() - t0
             if found is not None:
                 return None if found < 0 else found
         return super().choose(ctx, who, what, options, optional)
 
     def choose_subset(self, ctx, who, what, options, lo, hi):
-        if show(who) == self.side:
-            found = self.agent._pick(ctx, self.side, self.agent._subset_picks(options, lo, hi), self._line())
+        if self.follow:
+            t0 = time.process_time()
+            try:
+                with cycle_collection_paused():  # as a decision (choose_action)
+                    search = self.choice_search
+                    found = search.pick(ctx, show(who), search.subset_picks(options, lo, hi), search.line_in_game(ctx))
+            finally:
+                self.cpu += time.process_time() - t0
             if found is not None:
                 return list(found)
         return super().choose_subset(ctx, who, what, options, lo, hi)

@@ -1,7 +1,7 @@
 """A search agent weighs the choices its side makes in automatic steps (issue #18): the game keeps
 the position before each automatic step when an agent asks for it (sequence.AutoStep), and the
 greedy agent plays the step again from there with each option, on to the game's next decision,
-where it judges the position (interpreter/search_agents.py, `_line_of_choice`).
+where it judges the position (interpreter/choice_search.py, `ChoiceSearch.line_in_game`).
 
 Played on the test-only Muster (tests/data/games/muster/game.wcx): Red chooses its orders
 ("attack" +1 VP, "blunder" -1 VP), up to two depots (full +2, empty 0, burning -3) and a guess of

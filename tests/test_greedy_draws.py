@@ -119,13 +119,13 @@ def test_a_subset_chosen_inside_an_action_weighs_the_largest_group_first():
     # `follow`: the largest group allowed is always one of the `follow` groups weighed
     from warcodex.interpreter.search_agents import GreedyAgent
 
-    agent = GreedyAgent(seed=1, follow=3)
+    search = GreedyAgent(seed=1, follow=3).choice_search
     for _ in range(10):
-        picks = agent._subset_picks(list("abcde"), 1, None)
+        picks = search.subset_picks(list("abcde"), 1, None)
         assert picks[0] == (0, 1, 2, 3, 4) and len(picks) <= 3 and len(set(picks)) == len(picks)
-        capped = agent._subset_picks(list("abcde"), 0, 2)
+        capped = search.subset_picks(list("abcde"), 0, 2)
         assert len(capped[0]) == 2 and all(len(p) <= 2 for p in capped)
-    assert agent._subset_picks(list("ab"), 3, None) == []
+    assert search.subset_picks(list("ab"), 3, None) == []
 
 
 def _first_strikes(game, scenario: str, spec: str, seeds) -> list:

@@ -33,8 +33,8 @@ def test_options_of_the_budget(engine):
     assert (agent.budget, agent.widen, agent.idle, agent.horizon) == (12, 1.5, 2, 3)
     assert make_agent("mcts:playouts=8:horizon=4", 1).budget == 40  # default: playouts x (horizon + 1)
     # its choices inside its actions: searched (3 options a choice) unless `follow=0`
-    assert make_agent("mcts", 1).follow == 3 and make_agent("mcts", 1)._chooser is not None
-    assert make_agent("mcts:follow=0", 1).follow == 0 and make_agent("mcts:follow=0", 1)._chooser is None
+    assert make_agent("mcts", 1).follow == 3 and make_agent("mcts", 1).choice_search is not None
+    assert make_agent("mcts:follow=0", 1).follow == 0 and make_agent("mcts:follow=0", 1).choice_search is None
     for bad in ("mcts:budget=0", "mcts:horizon=-1", "mcts:playouts=0", "mcts:widen=-1", "mcts:follow=-1"):
         with pytest.raises(ValueError):
             make_agent(bad, 1)
@@ -275,5 +275,8 @@ def test_a_choice_in_another_sides_action_is_not_searched(foray):
     g, legal = _raid_decision(foray, agent)
     assert agent._search_choice(g.ctx, "red", lambda: [0, 1, 2]) is None  # it chose nothing yet
     g.ctx.choices = []
-    agent._acting = (g.ctx.state, len(g.ctx.log) + 1, None, legal.first())  # another entry's
-    assert agent._search_choice(g.ctx, "red", lambda: [0, 1, 2]) is None
+    search = agent.choice_search
+    search.chose(g.ctx, legal.first())
+    assert search.line_in_game(g.ctx) is not None  # inside the action it chose: a line to search
+    g.ctx.log.append(None)  # that action's entry written: a choice now is another entry's
+    assert search.line_in_game(g.ctx) is None and agent._search_choice(g.ctx, "red", lambda: [0, 1, 2]) is None

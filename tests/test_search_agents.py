@@ -48,8 +48,7 @@ def test_tiny_front_evaluation_is_the_weighted_sum_of_its_terms(tiny, evaluator)
     assert breakdown["distance to objectives not held"] == (Fraction(-1, 4), distances)
     assert ev.score(ctx, axis) == 16 - Fraction(distances, 4)
     # Millerovo (1 VP) taken by the Axis: +10 for it, and it no longer counts as a target
-    state.loc_vars.setdefault("0305", {})["controller"] = axis
-    state.touch()
+    state.set_loc_var("0305", "controller", axis)
     assert dict((label, v) for label, _, v in ev.breakdown(Context(engine, state), axis))["objective VP held"] == 1
 
 

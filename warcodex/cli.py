@@ -910,7 +910,7 @@ def main(argv: list[str] | None = None) -> None:
     from warcodex.interpreter.values import RuleError
     from warcodex.outputs import OutputError
 
-    console.ONE_COMMAND = True  # this process runs one command: its engine may settle for play
+    console.single_job()  # this process runs one command: its engine may settle for play
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Abort as exc:  # click's for a KeyboardInterrupt: Ctrl-C, or a SIGTERM

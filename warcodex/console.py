@@ -126,16 +126,34 @@ def load_checked(game_arg: str, overlays=(), show_warnings: bool = False):
 
 
 def build_engine(game_arg: str, overlays=()):
-    from warcodex.interpreter.engine import Engine, settle_for_play
+    from warcodex.interpreter.engine import Engine
 
     game, _ = load_checked(game_arg, overlays)
-    engine = Engine(game)
-    if ONE_COMMAND:  # the process runs this command only: its engine lives as long
+    return settled_if_single_job(Engine(game))
+
+
+# Whether this process does one job and ends: the console script running one command
+# (`warcodex.cli.main`), a balance worker playing a batch's games (balance/runner.py). The engines
+# it builds then live as long as it does, and settle for play (the compiled rules frozen out of the
+# cyclic collector's way, `settle_for_play`). Not in a process that goes on after the job and
+# builds other engines (a test invoking `cli` or `run_batch`, a library caller).
+SINGLE_JOB = False
+
+
+def single_job() -> None:
+    """Says this process does one job and ends (see SINGLE_JOB): the console script and the
+    balance workers call it first."""
+    global SINGLE_JOB
+    SINGLE_JOB = True
+
+
+def settled_if_single_job(engine):
+    """`engine`, settled for play when this process does one job (see SINGLE_JOB)."""
+    if SINGLE_JOB:
+        from warcodex.interpreter.engine import settle_for_play
+
         settle_for_play(engine)
     return engine
-
-
-ONE_COMMAND = False  # set by `warcodex.cli.main`, the console script (not by a test invoking `cli`)
 
 
 def parse_options(pairs) -> dict:
