@@ -242,8 +242,9 @@ class MovementMode:
 
     def _at_table(self, ctx, side) -> dict:
         """The dict a search keeps the per-location conditions it evaluated in: shared by every
-        search of the side until a change they read (when they read only `to` and `s`), else
-        one for this search."""
+        search of the side until a change they read (when they read only `to` and `s`); in a
+        context that remembers no searches (a lookahead's, the reference evaluator's), by the
+        searches of the side at one state version; else one for this search."""
         if not self.at_shared:
             return {}
         watch = self.at_watch
@@ -251,10 +252,22 @@ class MovementMode:
             from warcodex.interpreter.search_memo import watch_of
 
             watch = self.at_watch = watch_of(ctx.engine, f"movement {self.name} at", self.at_exprs, list(zip(PARAMS, _PARAM_TYPES)))
-        memo = ctx.search_memo() if watch.cacheable else None
-        if memo is None:
-            return {}
-        return memo.location_table((self.name, side.name), watch)
+        if not watch.cacheable:
+            return {}  # the conditions roll dice or read hidden information: evaluated every time
+        memo = ctx.search_memo()
+        if memo is not None:
+            return memo.location_table((self.name, side.name), watch)
+        # A lookahead's evaluation traces a LOS from every unit's hex, a search each (the
+        # greedy Axis of Stalingrad '42: 60 a lookahead), and neighbouring traces enter the same
+        # hexes: with a table a search, each evaluated the same conditions again. The conditions
+        # read the state and `to` and `s` only, so at one state version they hold for every
+        # search of the side (a version's table, as the movement searches of `reachable`).
+        state = ctx.state
+        key = ("at", self.name, side.name)
+        found = ctx.cache.get(key)
+        if found is None or found[0] != state.version or found[1] is not state:
+            found = ctx.cache[key] = (state.version, state, {})
+        return found[2]
 
     def reachable(self, ctx, unit: UnitRef) -> dict[str, tuple]:
         state = ctx.state
