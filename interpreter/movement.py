@@ -361,9 +361,13 @@ class MovementMode:
             first = seeds[0]
             allowance = self.allowance(ctx, None, side, first, first, first) if limit is None else limit
             memo = self._remembered(ctx)
+            key = ("region", self.name, tuple(seeds), side.name, limit is None)
             if memo is not None:
-                key = ("region", self.name, tuple(seeds), side.name, limit is None)
                 found = memo.get(key, allowance)
+                if found is not None:
+                    return found
+            elif self._watch(ctx).cacheable:  # a lookahead's: the game's region, if its move left it alone
+                found = ctx.inherited_search(key, allowance)
                 if found is not None:
                     return found
             best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
@@ -420,6 +424,8 @@ class MovementMode:
             region = Region(sorted(best, key=order.__getitem__))
             if memo is not None:
                 memo.put(key, region, allowance, self.watch, ctx.engine.board, best)
+            elif self.watch.cacheable:
+                ctx.share_search(key, region, allowance, self.watch, best)
             return region
 
     def region_back(self, ctx, targets, side: Entity, span=None) -> Region:
@@ -534,11 +540,30 @@ class MovementMode:
         return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
+        """Whether a trace from `start` reaches one of `targets`. Remembered as `reachable` and
+        `region` are (search_memo.py), the targets part of the key: an evaluation traces a LOS
+        from every unit's hex (Stalingrad '42's "combat steps out of supply", §16.3.2) in the
+        game and in every lookahead, and a move changes few of them."""
         goals = targets if isinstance(targets, Region) else frozenset(targets)
         if start in goals:
             return True
-        best = self.search(ctx, start, None, side, goals)
-        return any(loc in goals for loc in best)
+        if not self._watch(ctx).cacheable:
+            best = self.search(ctx, start, None, side, goals)
+            return any(loc in goals for loc in best)
+        with ctx.untraced():
+            allowance = self.allowance(ctx, None, side, start, start, start)
+        key = ("trace", self.name, start, side.name, goals)
+        memo = self._remembered(ctx)
+        found = memo.get(key, allowance) if memo is not None else ctx.inherited_search(key, allowance)
+        if found is not None:
+            return found
+        best = self.search(ctx, start, None, side, goals, allowance=allowance)
+        reached = any(loc in goals for loc in best)
+        if memo is not None:
+            memo.put(key, reached, allowance, self.watch, ctx.engine.board, best)
+        else:
+            ctx.share_search(key, reached, allowance, self.watch, best)
+        return reached
 
 
 def _seeded(starts, label) -> tuple[dict, list]:
