@@ -55,6 +55,9 @@ class Context:
         # movement searches remembered across versions (search_memo.py), synced with the memos
         self._searches = None
         self.remember_searches = True  # False: every search afresh (SearchMemo.audit)
+        # a lookahead's: the searches of the context it was carried from, at that version
+        # (`inherited_search`, `share_search`)
+        self._inherited = None
         # the chance oracle of an exact odds computation (interpreter/chance.py, odds.py); None in
         # play, where every die comes from the state's RNG
         self.chance = None
@@ -66,6 +69,7 @@ class Context:
         self.state = state
         self.cache = {}
         self._traced_memo = {}
+        self._inherited = None  # the searches it inherited were another state's
         if state is not self._memo_state:
             # the rules' memos that survive changes (memo.py) hold for the old state: generated
             # code trusts them while `memo_version` is the state's version number, and a copy of a
@@ -109,6 +113,52 @@ class Context:
         self._memo_state = self.state
         self._journal_seen = self.state.journal_start
         self.remember_searches = False
+        if other._searches is not None and other.remember_searches:
+            # synced with `other`'s memos above: they hold for this version
+            self._inherited = (other, other.state, other.state.version, self.state.journal_start, self.state.version)
+
+    def _inherited_changes(self):
+        """(the searches of the context this one was carried from, this context's changes
+        since: journal events) while both are known: that context still at the version it was
+        carried at (the game does not move during a decision; a kept position may outlive it),
+        and every change of this one in its journal; else None."""
+        found = self._inherited
+        if found is None:
+            return None
+        other, other_state, version, start, own_version = found
+        state = self.state
+        if (other.state is not other_state or other_state.version != version or other.memo_version != version
+                or other._searches is None or state.journal_start != start
+                or state.version - own_version != len(state.journal)):
+            return None
+        return other._searches, state.journal
+
+    def inherited_search(self, key, allowance):
+        """A lookahead's movement search found in the searches of the context it was carried
+        from (`carry_memos`): remembered there, and holding after this context's own changes
+        (`SearchMemo.entry_surviving`); None otherwise. A lookahead remembers no searches of its
+        own (a memo of its own would start its rule memos afresh), so without this it traced
+        again every LOS the game had traced, after a move that changed none of them."""
+        found = self._inherited_changes()
+        if found is None:
+            return None
+        searches, events = found
+        entry = searches.entry_surviving(key, allowance, events)
+        return None if entry is None else entry.result
+
+    def share_search(self, key, result, allowance, watch, looked_at, unit=None) -> None:
+        """Remember a lookahead's search in the searches of the context it was carried from,
+        when it holds there too: none of this context's changes touches what it read (the
+        search, run there, would have looked at the same locations and found the same)."""
+        found = self._inherited_changes()
+        if found is None:
+            return
+        from warcodex.interpreter.search_memo import _Entry, survives
+
+        searches, events = found
+        watched = searches.watched(watch, looked_at)
+        if survives(_Entry(result, allowance, watch, watched, unit), events):
+            searches.put(key, result, allowance, watch, self.engine.board, watched, unit)
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""

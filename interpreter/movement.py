@@ -242,8 +242,9 @@ class MovementMode:
 
     def _at_table(self, ctx, side) -> dict:
         """The dict a search keeps the per-location conditions it evaluated in: shared by every
-        search of the side until a change they read (when they read only `to` and `s`), else
-        one for this search."""
+        search of the side until a change they read (when they read only `to` and `s`); in a
+        context that remembers no searches (a lookahead's, the reference evaluator's), by the
+        searches of the side at one state version; else one for this search."""
         if not self.at_shared:
             return {}
         watch = self.at_watch
@@ -251,10 +252,22 @@ class MovementMode:
             from warcodex.interpreter.search_memo import watch_of
 
             watch = self.at_watch = watch_of(ctx.engine, f"movement {self.name} at", self.at_exprs, list(zip(PARAMS, _PARAM_TYPES)))
-        memo = ctx.search_memo() if watch.cacheable else None
-        if memo is None:
-            return {}
-        return memo.location_table((self.name, side.name), watch)
+        if not watch.cacheable:
+            return {}  # the conditions roll dice or read hidden information: evaluated every time
+        memo = ctx.search_memo()
+        if memo is not None:
+            return memo.location_table((self.name, side.name), watch)
+        # A lookahead's evaluation traces a LOS from every unit's hex, a search each (the
+        # greedy Axis of Stalingrad '42: 60 a lookahead), and neighbouring traces enter the same
+        # hexes: with a table a search, each evaluated the same conditions again. The conditions
+        # read the state and `to` and `s` only, so at one state version they hold for every
+        # search of the side (a version's table, as the movement searches of `reachable`).
+        state = ctx.state
+        key = ("at", self.name, side.name)
+        found = ctx.cache.get(key)
+        if found is None or found[0] != state.version or found[1] is not state:
+            found = ctx.cache[key] = (state.version, state, {})
+        return found[2]
 
     def reachable(self, ctx, unit: UnitRef) -> dict[str, tuple]:
         state = ctx.state
@@ -348,9 +361,13 @@ class MovementMode:
             first = seeds[0]
             allowance = self.allowance(ctx, None, side, first, first, first) if limit is None else limit
             memo = self._remembered(ctx)
+            key = ("region", self.name, tuple(seeds), side.name, limit is None)
             if memo is not None:
-                key = ("region", self.name, tuple(seeds), side.name, limit is None)
                 found = memo.get(key, allowance)
+                if found is not None:
+                    return found
+            elif self._watch(ctx).cacheable:  # a lookahead's: the game's region, if its move left it alone
+                found = ctx.inherited_search(key, allowance)
                 if found is not None:
                     return found
             best, heap = _seeded(seeds, lambda h: (0, h, False))  # (cost, origin, must stop)
@@ -407,6 +424,8 @@ class MovementMode:
             region = Region(sorted(best, key=order.__getitem__))
             if memo is not None:
                 memo.put(key, region, allowance, self.watch, ctx.engine.board, best)
+            elif self.watch.cacheable:
+                ctx.share_search(key, region, allowance, self.watch, best)
             return region
 
     def region_back(self, ctx, targets, side: Entity, span=None) -> Region:
@@ -521,11 +540,30 @@ class MovementMode:
         return step
 
     def traceable(self, ctx, start: str, targets, side: Entity) -> bool:
+        """Whether a trace from `start` reaches one of `targets`. Remembered as `reachable` and
+        `region` are (search_memo.py), the targets part of the key: an evaluation traces a LOS
+        from every unit's hex (Stalingrad '42's "combat steps out of supply", §16.3.2) in the
+        game and in every lookahead, and a move changes few of them."""
         goals = targets if isinstance(targets, Region) else frozenset(targets)
         if start in goals:
             return True
-        best = self.search(ctx, start, None, side, goals)
-        return any(loc in goals for loc in best)
+        if not self._watch(ctx).cacheable:
+            best = self.search(ctx, start, None, side, goals)
+            return any(loc in goals for loc in best)
+        with ctx.untraced():
+            allowance = self.allowance(ctx, None, side, start, start, start)
+        key = ("trace", self.name, start, side.name, goals)
+        memo = self._remembered(ctx)
+        found = memo.get(key, allowance) if memo is not None else ctx.inherited_search(key, allowance)
+        if found is not None:
+            return found
+        best = self.search(ctx, start, None, side, goals, allowance=allowance)
+        reached = any(loc in goals for loc in best)
+        if memo is not None:
+            memo.put(key, reached, allowance, self.watch, ctx.engine.board, best)
+        else:
+            ctx.share_search(key, reached, allowance, self.watch, best)
+        return reached
 
 
 def _seeded(starts, label) -> tuple[dict, list]:

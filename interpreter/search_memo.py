@@ -99,6 +99,27 @@ def _without_derived(kinds: set, derived: dict) -> set:
     return out
 
 
+def survives(entry: "_Entry", events) -> bool:
+    """Whether a remembered search holds after the journal `events`: none of them drops it as
+    `SearchMemo.invalidate` would (a change of its unit, of a kind it reads everywhere, or of a
+    kind it reads near, where it watches or nowhere in particular)."""
+    for kinds, where, uid in events:
+        if not kinds:
+            continue
+        if EVERYTHING in kinds or (entry.unit is not None and entry.unit == uid):
+            return False
+        if not entry.everywhere.isdisjoint(kinds):
+            return False
+        if not entry.near.isdisjoint(kinds):
+            if uid is None and not where:
+                return False
+            watched = entry.watched
+            for h in where:
+                if h in watched:
+                    return False
+    return True
+
+
 class _Entry:
     __slots__ = ("result", "allowance", "everywhere", "near", "watched", "unit")
 
@@ -154,16 +175,23 @@ class SearchMemo:
 
     def put(self, key, result, allowance, watch: ModeWatch, board, looked_at, unit_id=None) -> None:
         """Remember a search that expanded the locations `looked_at` (their neighbours were
-        looked at too: the locations watched are those within the mode's radius + 1)."""
-        balls = board.balls(watch.radius + 1)
-        watched: set = set()
-        add = watched.update
-        for loc in looked_at:
-            add(balls[loc])
+        looked at too: the locations watched are those within the mode's radius + 1), or, given
+        as a set, the locations it watches (`watched`)."""
+        watched = looked_at if isinstance(looked_at, set) else self.watched(watch, looked_at)
         entries = self.entries
         if len(entries) >= MAX_ENTRIES:
             del entries[next(iter(entries))]
         entries[key] = _Entry(result, allowance, watch, watched, unit_id)
+
+    def entry_surviving(self, key, allowance, events):
+        """The entry of search `key` run with `allowance` if none of the journal `events` (a
+        lookahead's changes since it was carried from the context this memo belongs to) could
+        have changed it, else None: what `invalidate` would keep, without dropping anything
+        (the memo is another context's)."""
+        entry = self.entries.get(key)
+        if entry is None or entry.allowance != allowance or type(entry.allowance) is not type(allowance):
+            return None
+        return entry if survives(entry, events) else None
 
     def invalidate(self, event) -> None:
         """Drop the searches one journal event (kinds, locations, unit id) may have changed."""
@@ -205,6 +233,16 @@ class SearchMemo:
         for key in dropped:
             del entries[key]
 
+    def watched(self, watch: ModeWatch, looked_at) -> set:
+        """The locations a search that expanded `looked_at` watches (their neighbours were looked
+        at too: those within the mode's radius + 1)."""
+        balls = self.board.balls(watch.radius + 1)
+        watched: set = set()
+        add = watched.update
+        for loc in looked_at:
+            add(balls[loc])
+        return watched
+
     def audit(self, ctx) -> list[str]:
         """Run every remembered search and evaluate every remembered condition again, afresh,
         and return the differences, as text (tests/test_search_memo.py checks the invalidation
@@ -218,7 +256,11 @@ class SearchMemo:
         try:
             for key, e in list(self.entries.items()):
                 mode = engine.modes[key[1]]
-                if key[0] == "reach":
+                if key[0] == "trace":
+                    start, side, goals = key[2], engine.entities[key[3]], key[4]
+                    best = mode.search(ctx, start, None, side, goals, allowance=e.allowance)
+                    again = any(loc in goals for loc in best)
+                elif key[0] == "reach":
                     uid, start = key[2], key[3]
                     unit = ctx.state.units.get(uid)
                     if unit is None or unit.loc != start:

@@ -104,3 +104,56 @@ def test_a_greedy_decision_leaves_no_garbage_for_the_cycle_collector(tiny):
             gc.enable()
     assert len(game.log) > 40
     assert found == 0
+
+
+@pytest.fixture(scope="module")
+def fall_blau():
+    return Engine(checked("games/stalingrad42")).for_scenario("fall_blau")
+
+
+def test_a_lookaheads_traces_of_one_version_share_their_conditions(fall_blau, monkeypatch):
+    """A lookahead remembers no searches (Context.carry_memos), and its evaluation traces a LOS
+    from every unit's hex (Stalingrad '42's "combat steps out of supply", §16.3.2): the traces of
+    one side at one state version share the conditions of the hexes they enter (they read `to`
+    and `s` only), each evaluated once, with the answers of traces that evaluate their own; a
+    change of the state starts a new table."""
+    engine = fall_blau
+    game = Context(engine, engine.new_game("fall_blau", seed=1))
+    game.sync_memos()
+    sim = Context(engine, game.state.snapshot())
+    sim.carry_memos(game)
+    assert sim.search_memo() is None  # a lookahead's context: no searches remembered
+    mode, axis = engine.modes["supply_overland"], engine.entities["axis"]
+    assert mode.at_shared
+    net = engine.functions["supply_network"](sim, (axis,), None)
+    on_the_map = engine.functions["on_the_map"]
+    hexes = sorted({u.loc for u in sim.state.units.values() if u.side == "axis" and on_the_map(sim, (u.loc,), None)
+                    and u.loc not in net})
+    assert len(hexes) > 10
+    calls: list = []
+    at = mode._at
+
+    def counted(ctx, u, s, origin, from_, loc, blocked):
+        calls.append((ctx, loc))
+        return at(ctx, u, s, origin, from_, loc, blocked)
+
+    monkeypatch.setattr(mode, "_at", counted)
+    shared = [mode.traceable(sim, h, net, axis) for h in hexes]
+    entered = [loc for ctx, loc in calls if ctx is sim]
+    assert len(entered) > len(hexes)  # the traces entered hexes beyond their starts
+    assert len(entered) == len(set(entered))  # each hex's conditions evaluated once for all of them
+    # a trace with a table of its own (a new context for each) answers the same
+    alone = []
+    for h in hexes:
+        own = Context(engine, sim.state.snapshot())
+        own.carry_memos(game)
+        alone.append(mode.traceable(own, h, net, axis))
+    assert alone == shared and True in shared
+    # a change of the state (a unit moved next to a traced hex): the next trace starts a table
+    table = sim.cache[("at", "supply_overland", "axis")][2]
+    unit = next(u for u in sim.state.units.values() if u.side == "axis" and u.loc == hexes[0])
+    sim.state.put(unit.but(loc=engine.board.neighbors(hexes[0])[0]))
+    calls.clear()
+    mode.traceable(sim, hexes[0], engine.functions["supply_network"](sim, (axis,), None), axis)
+    assert sim.cache[("at", "supply_overland", "axis")][2] is not table
+    assert any(loc in engine.board.neighbors(hexes[0]) for ctx, loc in calls if ctx is sim)

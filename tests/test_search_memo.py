@@ -123,3 +123,78 @@ def test_rail_conditions_are_shared_by_a_side_and_unit_conditions_are_not(stalin
 def test_every_remembered_search_is_what_a_new_search_finds(name, scenario, actions, tiny, stalingrad):
     engine = tiny if name == "tiny" else stalingrad
     assert audited_game(engine, scenario, 5, Searches, actions).audits > 20
+
+
+def _traced_hexes(engine, ctx, side):
+    """The hexes of the map where units of `side` stand, off its road network: each a LOS trace
+    of the overland part (§16.3.2), as the evaluation's "combat steps out of supply" makes them."""
+    net = engine.functions["supply_network"](ctx, (side,), None)
+    on_the_map = engine.functions["on_the_map"]
+    hexes = sorted({u.loc for u in ctx.state.units.values() if u.side == side.name and on_the_map(ctx, (u.loc,), None)
+                    and u.loc not in net})
+    return net, hexes
+
+
+def test_a_lookahead_finds_the_games_traces_its_move_left_alone_and_shares_its_own(stalingrad, monkeypatch):
+    """A lookahead remembers no searches (Context.carry_memos); it finds the game's traces and
+    supply network that its own changes could not alter (`Context.inherited_search`), runs the
+    others again, and gives the game those of its traces that hold there too (`share_search`):
+    every answer the one a search afresh finds."""
+    engine = stalingrad
+    axis = engine.entities["axis"]
+    mode = engine.modes["supply_overland"]
+    game = Context(engine, engine.new_game("fall_blau", seed=1))
+    net, hexes = _traced_hexes(engine, game, axis)
+    assert len(hexes) > 10
+    answers = {h: mode.traceable(game, h, net, axis) for h in hexes}
+    memo = game.search_memo()
+    assert all(("trace", "supply_overland", h, "axis", net) in memo.entries for h in hexes)
+    # a lookahead moves the unit of the first hex traced one hex on
+    sim = Context(engine, game.state.snapshot())
+    sim.carry_memos(game)
+    moved = next(u for u in sim.state.units.values() if u.side == "axis" and u.loc == hexes[0])
+    dest = next(h for h in engine.board.neighbors(hexes[0]) if h not in sim.state.at and h not in net)
+    sim.state.put(moved.but(loc=dest))
+    searched: list = []
+    search = mode.search
+
+    def counted(ctx, start, *args, **kw):
+        searched.append((ctx, start))
+        return search(ctx, start, *args, **kw)
+
+    monkeypatch.setattr(mode, "search", counted)
+    sim_net = engine.functions["supply_network"](sim, (axis,), None)
+    watched = {h: memo.entries[("trace", "supply_overland", h, "axis", net)].watched for h in hexes}
+    far = [h for h in hexes if hexes[0] not in watched[h] and dest not in watched[h]]
+    near = [h for h in hexes if h not in far and h != hexes[0]]
+    assert far and near
+    seen = {h: mode.traceable(sim, h, sim_net, axis) for h in hexes if h != hexes[0]}
+    again = {start for ctx, start in searched if ctx is sim}
+    assert sim_net == net  # the same road network (§16.3.3), traced again or not: the move is near roads
+    assert not again & set(far) and set(near) <= again  # the traces far from the move are the game's
+    # every answer is the one a context of its own (no memo carried) finds afresh
+    fresh = Context(engine, sim.state.snapshot())
+    fresh.remember_searches = False
+    assert seen == {h: mode.traceable(fresh, h, engine.functions["supply_network"](fresh, (axis,), None), axis) for h in seen}
+    assert {h: seen[h] for h in far} == {h: answers[h] for h in far}
+    # a trace the game never made, from a hex far from the move, is given to the game; one from
+    # next to the move is not (the game's position differs there)
+    other = next(h for h in engine.board.locations if h not in net and h not in sim.state.at and on_map(engine, sim, h)
+                 and engine.board.distance(h, dest) > 8 and ("trace", "supply_overland", h, "axis", sim_net) not in memo.entries)
+    beside = next(h for h in engine.board.neighbors(dest) if h not in net and h not in sim.state.at and on_map(engine, sim, h)
+                  and ("trace", "supply_overland", h, "axis", sim_net) not in memo.entries)
+    mode.traceable(sim, other, sim_net, axis)
+    mode.traceable(sim, beside, sim_net, axis)
+    assert ("trace", "supply_overland", other, "axis", net) in memo.entries
+    assert ("trace", "supply_overland", beside, "axis", sim_net) not in memo.entries
+    # once the game has moved on, a lookahead of the old position inherits nothing
+    unit = next(u for u in game.state.units.values() if u.side == "axis" and u.loc == hexes[-1])
+    game.state.put(unit.but(loc=next(h for h in engine.board.neighbors(hexes[-1]) if h not in game.state.at)))
+    game.sync_memos()
+    key = ("trace", "supply_overland", far[0], "axis", net)
+    assert key in memo.entries and sim.inherited_search(key, memo.entries[key].allowance) is None
+
+
+def on_map(engine, ctx, h):
+    """A playable hex of the scenario's map."""
+    return engine.functions["on_the_map"](ctx, (h,), None) and not engine.functions["unplayable"](ctx, (h,), None)
