@@ -176,6 +176,37 @@ def test_an_assault_on_a_capital_is_judged_with_the_transports_that_can_still_jo
     assert t.fn("capital_chance", "manchuria", us) == t.fn("attack_chance", "manchuria", us) == Fraction(1, 10)
 
 
+def test_a_reserve_too_weak_to_win_does_not_make_a_lone_assault_worth_making():
+    # Seed 2 of s9: one US transport with one infantry in sz34 declared against Tokyo held by 4
+    # infantry and 2 tanks (defense 2 + 2 + 2 + 2 + 3 + 3 = 14, six units: 84). Alone, 1 against 84:
+    # a chance of 1/85. Two fighters on a carrier in sz34 could still join (2 steps: strike and fly
+    # back); with them, 7 x 3 = 21 against 84, a share of 1/5: no win either, so the reserve does
+    # not count (s9 judged the mean, 9/85) and the declaration is a loss.
+    t = Table(active="united_states", phase="combat_move")
+    t.place("infantry", "japan", "japan", 4)
+    t.place("tank", "japan", "japan", 2)
+    tr = t.place("transport", "united_states", "sz34")
+    t.aboard(t.place("infantry", "united_states", "sz34"), tr)
+    carrier = t.place("carrier", "united_states", "sz34")
+    for fighter in t.place("fighter", "united_states", "sz34", 2):
+        t.aboard(fighter, carrier)
+    japan, us = "japan", t.side("united_states")
+    before = _utility(t, "united_states")
+    t.do("amphibious_assault", tr=tr, z="sz27", target=japan, load=())
+    assert t.fn("attack_chance", japan, us) == Fraction(1, 85)
+    assert t.fn("reserve_share", japan, us) == Fraction(1, 5)
+    assert t.fn("capital_chance", japan, us) == Fraction(1, 85)
+    assert _utility(t, "united_states") < before
+
+    # Three more loaded transports in sz34 (an infantry and a tank each) make the reserve strong
+    # enough: 2 fighters and 7 land units, attack 3 + 3 + 1 + 3 x (1 + 3) = 19, nine units: 171
+    # against 84, a share of 57/85; the chance judged is the mean again, and declaring is worth it.
+    for _ in range(3):
+        _loaded_transport(t, "united_states", "sz34")
+    assert t.fn("reserve_share", japan, us) == Fraction(57, 85)
+    assert t.fn("capital_chance", japan, us) == (Fraction(1, 85) + Fraction(57, 85)) / 2
+
+
 def test_the_last_capital_the_victory_needs_is_worth_the_game():
     # The Allies win holding Berlin and Tokyo (§11): with Berlin held, an assault on Tokyo counts
     # the victory it would complete (60 times its chance), and holding both counts 60.
