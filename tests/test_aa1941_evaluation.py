@@ -13,6 +13,9 @@ from warcodex.interpreter.evaluation import utility
 from test_aa1941_helpers import Table
 
 
+REACH = "enemy production within reach of the land units (IPC, share against the garrison)"
+
+
 def _utility(t: Table, power: str) -> float:
     eng = t.eng
     return utility(eng, Context(eng, t.state), eng.evaluations["standing"], power)
@@ -26,17 +29,20 @@ def _terms(t: Table, power: str) -> dict:
 def test_taking_an_enemy_territory_is_worth_more_than_the_position_before_the_attack():
     # Germany's tank in Eastern Europe next to Soviet Karelia (value 1 on the provisional map);
     # after the attack the tank is in Karelia and Karelia is German: production +1, worth 2 to
-    # Germany and 2 less to the Soviet Union (the tank is as near Moscow as before)
-    def position(taken: bool) -> float:
+    # Germany and 2 less to the Soviet Union (the tank is as near Moscow as before). The Soviet
+    # income within the tank's reach changes too (s10): Karelia, Russia and Caucasus (1 + 3 + 1)
+    # from Eastern Europe, Archangel and Russia (1 + 3) from Karelia, all empty: 1 less.
+    def position(taken: bool) -> tuple:
         t = Table(active="germany", phase="noncombat")
         if taken:  # (the territory's control is set before anything is judged: memos read it)
             t.control("karelia", "germany")
         t.place("tank", "germany", "karelia" if taken else "eastern_europe")
-        return _utility(t, "germany")
+        return _utility(t, "germany"), _terms(t, "germany")[REACH]
 
     value = Table().eng.board.attrs("karelia")["value"]
-    before, after = position(False), position(True)
-    assert after - before == 2 * value * 2
+    (before, reach_before), (after, reach_after) = position(False), position(True)
+    assert (reach_before, reach_after) == (5, 4)
+    assert after - before == 2 * value * 2 - 1
 
 
 def test_a_prepared_attack_is_valued_before_its_battle_by_its_chance():
@@ -176,6 +182,37 @@ def test_an_assault_on_a_capital_is_judged_with_the_transports_that_can_still_jo
     assert t.fn("capital_chance", "manchuria", us) == t.fn("attack_chance", "manchuria", us) == Fraction(1, 10)
 
 
+def test_a_reserve_too_weak_to_win_does_not_make_a_lone_assault_worth_making():
+    # Seed 2 of s9: one US transport with one infantry in sz34 declared against Tokyo held by 4
+    # infantry and 2 tanks (defense 2 + 2 + 2 + 2 + 3 + 3 = 14, six units: 84). Alone, 1 against 84:
+    # a chance of 1/85. Two fighters on a carrier in sz34 could still join (2 steps: strike and fly
+    # back); with them, 7 x 3 = 21 against 84, a share of 1/5: no win either, so the reserve does
+    # not count (s9 judged the mean, 9/85) and the declaration is a loss.
+    t = Table(active="united_states", phase="combat_move")
+    t.place("infantry", "japan", "japan", 4)
+    t.place("tank", "japan", "japan", 2)
+    tr = t.place("transport", "united_states", "sz34")
+    t.aboard(t.place("infantry", "united_states", "sz34"), tr)
+    carrier = t.place("carrier", "united_states", "sz34")
+    for fighter in t.place("fighter", "united_states", "sz34", 2):
+        t.aboard(fighter, carrier)
+    japan, us = "japan", t.side("united_states")
+    before = _utility(t, "united_states")
+    t.do("amphibious_assault", tr=tr, z="sz27", target=japan, load=())
+    assert t.fn("attack_chance", japan, us) == Fraction(1, 85)
+    assert t.fn("reserve_share", japan, us) == Fraction(1, 5)
+    assert t.fn("capital_chance", japan, us) == Fraction(1, 85)
+    assert _utility(t, "united_states") < before
+
+    # Three more loaded transports in sz34 (an infantry and a tank each) make the reserve strong
+    # enough: 2 fighters and 7 land units, attack 3 + 3 + 1 + 3 x (1 + 3) = 19, nine units: 171
+    # against 84, a share of 57/85; the chance judged is the mean again, and declaring is worth it.
+    for _ in range(3):
+        _loaded_transport(t, "united_states", "sz34")
+    assert t.fn("reserve_share", japan, us) == Fraction(57, 85)
+    assert t.fn("capital_chance", japan, us) == (Fraction(1, 85) + Fraction(57, 85)) / 2
+
+
 def test_the_last_capital_the_victory_needs_is_worth_the_game():
     # The Allies win holding Berlin and Tokyo (§11): with Berlin held, an assault on Tokyo counts
     # the victory it would complete (60 times its chance), and holding both counts 60.
@@ -221,3 +258,31 @@ def test_a_transport_is_bought_first_when_the_land_units_lack_sea_lift():
     assert gains(False) == {"infantry": 3, "transport": 9, "battleship": 3}
     # with no enemy capital left to take by sea, every purchase adds the same 3 again
     assert gains(True) == {"infantry": 3, "transport": 3, "battleship": 3}
+
+
+# ---- income within reach (s10, issue #18)
+
+def test_enemy_income_next_to_the_land_units_counts_by_the_chance_of_taking_it():
+    # A German infantry in Germany borders only German territories: nothing within reach. Moved to
+    # Eastern Europe it borders Karelia (1 IPC), Russia (3) and Caucasus (1), all Soviet and empty:
+    # each as good as taken next turn (share 1), 5 IPC within reach at weight 1.
+    t = Table(active="germany", phase="noncombat")
+    inf = t.place("infantry", "germany", "germany")
+    assert _terms(t, "germany")[REACH] == 0
+    before = _utility(t, "germany")
+    t.do("land_move", u=inf, to="eastern_europe")
+    assert _terms(t, "germany")[REACH] == 1 + 3 + 1
+    assert _utility(t, "germany") > before
+
+    # Three Soviet infantry in Karelia (defense 2 each: 6 x 3 = 18) against the one infantry next
+    # to it (attack 1: 1 x 1): Karelia counts its share, 1/19; a fight the Germans would lose is
+    # worth little. The Soviets' own reach counts against the Germans too: Eastern Europe (2 IPC),
+    # held by the German infantry (defense 2: 2 x 1) next to their three infantry (3 x 3 = 9), 9/11.
+    t.place("infantry", "soviet_union", "karelia", 3)
+    assert _terms(t, "germany")[REACH] == Fraction(1, 19) + 3 + 1
+    assert _terms(t, "soviet_union")[REACH] == 2 * Fraction(9, 11)
+
+    # Four tanks beside the infantry (attack 3 each; five units, 13 x 5 = 65 against 18): Karelia
+    # is likely taken, 65/83; Russia and Caucasus stay 1 each.
+    t.place("tank", "germany", "eastern_europe", 4)
+    assert _terms(t, "germany")[REACH] == Fraction(65, 83) + 3 + 1
