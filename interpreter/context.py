@@ -153,12 +153,8 @@ class Context:
         found = self._inherited_changes()
         if found is None:
             return
-        from warcodex.interpreter.search_memo import _Entry, survives
-
         searches, events = found
-        watched = searches.watched(watch, looked_at)
-        if survives(_Entry(result, allowance, watch, watched, unit), events):
-            searches.put(key, result, allowance, watch, self.engine.board, watched, unit)
+        searches.put_surviving(key, result, allowance, watch, self.engine.board, looked_at, events, unit)
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""

@@ -183,6 +183,15 @@ class SearchMemo:
             del entries[next(iter(entries))]
         entries[key] = _Entry(result, allowance, watch, watched, unit_id)
 
+    def put_surviving(self, key, result, allowance, watch: ModeWatch, board, looked_at, events, unit_id=None) -> None:
+        """Remember another context's search (a lookahead carried from the context this memo
+        belongs to) if it holds here too: none of the journal `events` (that context's changes
+        since) touches what it read, so run here it would have looked at the same locations and
+        found the same."""
+        watched = self.watched(watch, looked_at)
+        if survives(_Entry(result, allowance, watch, watched, unit_id), events):
+            self.put(key, result, allowance, watch, board, watched, unit_id)
+
     def entry_surviving(self, key, allowance, events):
         """The entry of search `key` run with `allowance` if none of the journal `events` (a
         lookahead's changes since it was carried from the context this memo belongs to) could
