@@ -56,6 +56,17 @@ def test_stacking_is_enforced_at_the_end_of_the_movement_phase():
     assert sum(1 for u in units if s.loc(u) == T) == 3
 
 
+def test_stacking_is_enforced_on_a_stack_far_over_the_limit():
+    # random moves and retreats (§12.1.4) can pile ten units in a hex: all but two go (§4.4), not
+    # a fixed number of them (Fall Blau seed 3, greedy Axis against random, s10: a stack left over
+    # the limit after six removals)
+    s = Scene(phase="movement")
+    units = [s.unit("test_rifle", "soviet", T) for _ in range(10)]
+    s.run("enforce_stacking", ent(s, "soviet"))
+    assert sum(1 for u in units if s.loc(u) == T) == 2
+    assert not s.f("overstacked", T, ent(s, "soviet"))
+
+
 # ================================================================ ZOC (§6)
 def test_zoc_does_not_cross_the_volga_impassable_hexsides_or_from_a_train():
     s = Scene(f"  edge volga: {N}/{T}\n  edge impassable: {NE}/{T}")
