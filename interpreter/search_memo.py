@@ -99,24 +99,40 @@ def _without_derived(kinds: set, derived: dict) -> set:
     return out
 
 
+def _dropped_by(pairs, kinds, where, uid) -> list:
+    """The keys of the (key, entry) `pairs` one journal event (its kinds, the locations it names,
+    the unit id it names) may have changed, an event that names some kind and not EVERYTHING: an
+    entry is dropped by a change of its unit, of a kind it reads everywhere, or of a kind it reads
+    near, where it watches or nowhere in particular. The one statement of the rule, for the
+    game's memo (`SearchMemo.invalidate`, on every event: a loop without calls) and for a search
+    carried to or from a lookahead (`survives`)."""
+    nowhere = uid is None and not where
+    dropped = []
+    for key, e in pairs:
+        if e.unit is not None and e.unit == uid:
+            dropped.append(key)
+        elif not e.everywhere.isdisjoint(kinds):
+            dropped.append(key)
+        elif not e.near.isdisjoint(kinds):
+            if nowhere:
+                dropped.append(key)
+            else:
+                watched = e.watched
+                for h in where:
+                    if h in watched:
+                        dropped.append(key)
+                        break
+    return dropped
+
+
 def survives(entry: "_Entry", events) -> bool:
     """Whether a remembered search holds after the journal `events`: none of them drops it as
-    `SearchMemo.invalidate` would (a change of its unit, of a kind it reads everywhere, or of a
-    kind it reads near, where it watches or nowhere in particular)."""
+    `SearchMemo.invalidate` would (`_dropped_by`)."""
     for kinds, where, uid in events:
         if not kinds:
             continue
-        if EVERYTHING in kinds or (entry.unit is not None and entry.unit == uid):
+        if EVERYTHING in kinds or _dropped_by(((None, entry),), kinds, where, uid):
             return False
-        if not entry.everywhere.isdisjoint(kinds):
-            return False
-        if not entry.near.isdisjoint(kinds):
-            if uid is None and not where:
-                return False
-            watched = entry.watched
-            for h in where:
-                if h in watched:
-                    return False
     return True
 
 
@@ -224,21 +240,7 @@ class SearchMemo:
         entries = self.entries
         if not entries:
             return
-        dropped = []
-        for key, e in entries.items():
-            if e.unit is not None and e.unit == uid:
-                dropped.append(key)
-            elif not e.everywhere.isdisjoint(kinds):
-                dropped.append(key)
-            elif not e.near.isdisjoint(kinds):
-                if nowhere:
-                    dropped.append(key)
-                else:
-                    watched = e.watched
-                    for h in where:
-                        if h in watched:
-                            dropped.append(key)
-                            break
+        dropped = _dropped_by(entries.items(), kinds, where, uid)
         for key in dropped:
             del entries[key]
 
