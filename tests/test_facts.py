@@ -150,9 +150,14 @@ def test_phases_of_a_scenario_whose_turns_differ(sg):
     assert by[("soviet", "movement")].turns is None  # every turn
     assert all(by[("axis", p)].turns == later for p in ("initial", "movement", "combat", "recovery", "supply"))
     order = [(s.side, s.name) for s in uranus.steps]
-    assert order.index(("soviet", "supply")) < order.index(("axis", "initial")) < order.index(("axis", "interim"))
+    # the Interim turn (§33.2.3): its Movement, Limited Combat and Rally Phases, in that order, after
+    # both player turns
+    interim = [("axis", p) for p in ("interim_movement", "interim_combat", "interim_rally")]
+    assert order.index(("soviet", "supply")) < order.index(("axis", "initial")) < order.index(interim[0])
+    assert [order.index(p) for p in interim] == list(range(order.index(interim[0]), order.index(interim[0]) + 3))
+    assert [by[p].label for p in interim] == ["Interim Movement Phase", "Interim Limited Combat Phase", "Interim Rally Phase"]
     # the Interim turn is played when the rules have one pending: whether is up to play
-    assert by[("axis", "interim")].turns is None and by[("axis", "interim")].maybe_turns == tuple(range(28, 37))
+    assert all(by[p].turns is None and by[p].maybe_turns == tuple(range(28, 37)) for p in interim)
     played_28 = [(s.side, s.label) for s in uranus.steps if s.turns is None or 28 in s.turns]
     assert played_28[0] == ("soviet", "Movement Phase")  # no Weather Phase: Turn 28 is Overcast
     assert by[(None, "weather_phase")].turns == later

@@ -181,61 +181,117 @@ def test_uranus_turn_28_soviets_use_tactical_and_rail_movement_only():
     assert not agent.legal.get("shift_entry_area")
 
 
+def interim_phase(name: str):
+    return lambda state, side: state.phase == name and side == "axis"
+
+
+INTERIM_MOVEMENT_ACTIONS = {"move", "voluntary_full_retreat", "detrain"}
+
+
 def test_uranus_interim_turn_has_no_rail_and_no_entry_area_moves():
     """33.2.3: in the Interim turn "all Axis units not in Full Retreat may use Tactical Movement
-    only ... Units may detrain, but no rail movement is allowed." The Interim turn of Uranus is the
-    Campaign's own procedure, run after the first Soviet player turn (S3.4): the Axis is never
-    offered rail_move or shift_entry_area on Turn 28, only Tactical moves or, in Full Retreat,
-    full movement."""
-    agent = Probe(lambda state, side: state.position.turn >= 29 and state.phase == "movement" and side == "axis",
-                  answers={"u": lambda o: True})
-    game_ = start(base_engine(), "uranus", 1, {"axis": agent, "soviet": agent})
+    only ... Units may detrain, but no rail movement is allowed." Uranus opens with it, after the
+    first Soviet player turn (S3.4): on Turn 28 the Axis acts in the Interim Movement Phase, where
+    it is offered moves (Tactical only, or full movement in Full Retreat), voluntary Full Retreat
+    and detraining, never rail_move or shift_entry_area."""
+    game_, agent = probe("uranus", interim_phase("interim_movement"))
+    assert game_.state.position.turn == 28
+    turn_28 = [e for e in game_.log if e.get("turn") == 28]
+    soviet_supply = [i for i, e in enumerate(turn_28) if e.get("phase") == "supply" and e.get("side") == "soviet"]
+    interim = [i for i, e in enumerate(turn_28) if e.get("phase") == "interim_movement" and e.get("side") == "axis"]
+    assert interim, "the Interim turn began on Turn 28"
+    assert soviet_supply and min(interim) > max(soviet_supply)  # after the Soviet player turn ended
+    assert set(agent.legal) <= INTERIM_MOVEMENT_ACTIONS
+    assert agent.legal.get("move") and agent.legal.get("voluntary_full_retreat")  # Full Retreat is offered
+    state = game_.state
+    for a in agent.legal["move"]:
+        in_fr = "full_retreat" in state.units[a["u"].id].markers
+        assert in_fr or str(a["mode"]) == "tactical"
+        if str(a["mode"]) == "tactical":
+            assert game_.engine.board.distance(state.units[a["u"].id].loc, a["to"]) <= 2
+    # no Axis action before the Interim turn on Turn 28: the Axis player turn is skipped (S3.4)
+    assert not [e for e in turn_28 if e.get("k") == "action" and e.get("side") == "axis"]
+
+
+def refused(game_, action: str) -> str:
+    """The runner's answer to `action` offered in the step the game stopped at."""
+    from warcodex.interpreter.actions import ActionChoice
+    from warcodex.interpreter.values import RuleError
+
+    op = game_.engine.sequence.program(game_.ctx)[game_.state.position.op]
+    assert op.kind == "allow"
+    try:
+        game_.runner.apply(ActionChoice(action, ()), op)
+    except RuleError as e:
+        return str(e)
+    raise AssertionError(f"{action} was applied in phase {op.phase.name}")
+
+
+def test_interim_turn_refuses_actions_outside_its_allowance():
+    """33.2.3: "no rail movement is allowed"; the Limited Combat Phase allows Disengagement, "but no
+    combat". An action the Interim turn's phases do not allow is refused there, even played
+    directly; the Limited Combat Phase offers Disengagement (27.0, an optional rule: here in play)
+    and nothing else."""
+    game_, agent = probe("uranus", interim_phase("interim_movement"))
+    for action in ("rail_move", "attack", "shift_entry_area", "kerch_crossing"):
+        assert "not allowed in phase interim_movement" in refused(game_, action)
+    agent = Probe(interim_phase("interim_combat"))
+    game_ = start(base_engine(), "uranus", 1, {"axis": agent, "soviet": agent}, options={"disengagement": True})
     try:
         game_.run()
     except StopAt:
         pass
-    turn_28 = [e for e in game_.log if e.get("turn") == 28]
-    interim = [i for i, e in enumerate(turn_28) if e.get("phase") == "interim" and e.get("side") == "axis"]
-    soviet_supply = [i for i, e in enumerate(turn_28) if e.get("phase") == "supply" and e.get("side") == "soviet"]
-    assert interim, "the Interim turn ran on Turn 28"
-    assert soviet_supply and min(interim) > max(soviet_supply)  # after the Soviet player turn ended
-    asked = [what for what, _ in agent.asked]
-    assert "how" in asked  # Full Retreat is offered (a single movement mode is not asked)
-    for what, options in agent.asked:
-        if what == "m":
-            assert {str(o) for o in options} <= {"tactical", "normal", "extended", "one_hex"}
-    actions_28 = [e for e in game_.log if e.get("turn") == 28 and e.get("k") == "action" and e.get("side") == "axis"]
-    assert actions_28 == []
+    assert game_.state.position.turn == 28 and game_.state.phase == "interim_combat"
+    assert set(agent.legal) == {"attempt_disengagement"}
+    assert "not allowed in phase interim_combat" in refused(game_, "attack")
+
+
+def interim_scene(*markers: str) -> tuple:
+    """An Axis infantry division at 0505 when an Interim turn begins (§33.2.3)."""
+    s = Scene(active="axis", phase="interim_movement", turn=30)
+    u = s.unit("infantry_division", "axis", "0505", *markers)
+    s.set("interim_turn_pending", True)
+    s.run("start_interim_turn")
+    assert s.var("in_interim_turn") is True and s.var("interim_turn_pending") is False
+    return s, u
 
 
 def test_interim_turn_voluntary_full_retreat_gives_full_movement():
     """33.2.3: "Units may voluntarily enter Full Retreat in order to move with their full MA." """
-    s = Scene(active="axis", phase="movement", turn=30,
-              script={"u": [lambda o: True, None], "how": ["Full Retreat, full movement"],
-                      "m": ["normal"], "h": ["0508"]})
-    u = s.unit("infantry_division", "axis", "0505")
-    s.run("interim_turn")
+    s, u = interim_scene()
+    assert {str(a["mode"]) for a in s.legal("move") if a["u"] == u} == {"tactical"}
+    s.act("voluntary_full_retreat", u=u)
+    modes = {str(a["mode"]) for a in s.legal("move") if a["u"] == u}
+    assert "normal" in modes
+    s.act("move", u=u, mode=s.engine.entities["normal"], to="0508")
     assert s.loc(u) == "0508"  # three hexes: more than Tactical Movement's two
     # it went into Full Retreat to do so, and the Interim turn's rally (13.4: not in an EZOC, one
-    # level) flipped Full Retreat to Disrupted
+    # level) flips Full Retreat to Disrupted
+    s.run("recovery", s.engine.entities["axis"])
     assert s.markers(u) == {"disrupted"}
 
 
 def test_interim_turn_tactical_movement_moves_two_hexes_at_most():
-    s = Scene(active="axis", phase="movement", turn=30,
-              script={"u": [lambda o: True, None], "how": ["Tactical Movement"], "m": ["tactical"]})
-    u = s.unit("infantry_division", "axis", "0505")
-    s.run("interim_turn")
-    options = [opts for what, opts in s.agent.asked if what == "h"][0]
-    assert options and all(s.engine.board.distance("0505", h) <= 2 for h in options)
-    assert "full_retreat" not in s.markers(u)
+    s, u = interim_scene()
+    moves = [a for a in s.legal("move") if a["u"] == u]
+    assert moves and {str(a["mode"]) for a in moves} == {"tactical"}
+    assert all(s.engine.board.distance("0505", a["to"]) <= 2 for a in moves)
+    assert "0507" in {a["to"] for a in moves}
+    s.act("move", u=u, mode=s.engine.entities["tactical"], to="0507")
+    assert s.loc(u) == "0507" and "full_retreat" not in s.markers(u)
+    # the limit is the Interim turn's: once it ends, the unit is free of it
+    s.run("end_interim_turn")
+    assert not s.f("tactical_only", u)
 
 
 def test_interim_turn_units_may_detrain():
-    s = Scene(active="axis", phase="movement", turn=30, script={"off": [[lambda o: True]], "u": [None]})
-    u = s.unit("infantry_division", "axis", "0505", "train")
-    s.run("interim_turn")
+    """33.2.3: "Units may detrain": the Train marker comes off, and the unit may then move."""
+    s, u = interim_scene("train")
+    assert u not in {a["u"] for a in s.legal("move")}
+    assert [a["u"] for a in s.legal("detrain")] == [u]
+    s.act("detrain", u=u)
     assert "train" not in s.markers(u)
+    assert u in {a["u"] for a in s.legal("move")}
 
 
 # ---------------------------------------------------------------- §8.4.1/8.4.2: shifts below 1-3

@@ -536,10 +536,14 @@ def test_tracker_segments_follow_the_turns_each_phase_is_played():
     from warcodex.exporters.vassal.gamedata import Step
 
     steps = [Step("Weather Phase", None, "turn >= 3", turns=(3, 4)), Step("Initial Phase", "Axis", None, turns=(2, 3, 4)),
-             Step("Movement Phase", "Axis", None), Step("Axis Interim turn", "Axis", "pending", maybe_turns=(1, 2, 3, 4))]
+             Step("Movement Phase", "Axis", None),
+             # Stalingrad's Interim turn (§33.2.3): phases played when the rules have one pending
+             Step("Interim Movement Phase", "Axis", "interim_turn_pending", maybe_turns=(1, 2, 3, 4)),
+             Step("Interim Rally Phase", "Axis", "in_interim_turn", maybe_turns=(1, 2, 3, 4))]
     segs = tracker.segments(steps, 1, 4)
     assert [(s.name, s.first, s.last) for s in segs] == [("Turn 1", 1, 1), ("Turn 2", 2, 2), ("Turns 3-4", 3, 4)]
-    assert segs[0].phases == ("Axis: Movement Phase", "Axis Interim turn (if applicable)")
+    assert segs[0].phases == ("Axis: Movement Phase", "Axis: Interim Movement Phase (if applicable)",
+                              "Axis: Interim Rally Phase (if applicable)")
     assert segs[2].phases[:2] == ("Weather Phase", "Axis: Initial Phase")
     open_ended = tracker.segments(steps[2:3], 5, None)
     assert [(s.name, s.first, s.last) for s in open_ended] == [("Turns 5+", 5, None)]
