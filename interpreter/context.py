@@ -154,7 +154,7 @@ class Context:
         if found is None:
             return
         searches, events = found
-        searches.put_surviving(key, result, allowance, watch, self.engine.board, looked_at, events, unit)
+        searches.put_surviving(key, result, allowance, watch, looked_at, events, unit)
 
     def positions_memo(self) -> dict:
         """Memoized values of rules that read only unit positions (see dependencies.py)."""

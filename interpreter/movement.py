@@ -302,7 +302,7 @@ class MovementMode:
             if result is None:
                 best = self.search(ctx, u.loc, unit, side, allowance=allowance)
                 result = {k: v for k, v in best.items() if k != u.loc}
-                memo.put(long_key, result, allowance, self.watch, ctx.engine.board, best, unit.id)
+                memo.put(long_key, result, allowance, self.watch, best, unit.id)
         else:
             result = self.search(ctx, u.loc, unit, side)
             result = {k: v for k, v in result.items() if k != u.loc}
@@ -423,7 +423,7 @@ class MovementMode:
             order = ctx.engine.board.index
             region = Region(sorted(best, key=order.__getitem__))
             if memo is not None:
-                memo.put(key, region, allowance, self.watch, ctx.engine.board, best)
+                memo.put(key, region, allowance, self.watch, best)
             elif self.watch.cacheable:
                 ctx.share_search(key, region, allowance, self.watch, best)
             return region
@@ -560,7 +560,7 @@ class MovementMode:
         best = self.search(ctx, start, None, side, goals, allowance=allowance)
         reached = any(loc in goals for loc in best)
         if memo is not None:
-            memo.put(key, reached, allowance, self.watch, ctx.engine.board, best)
+            memo.put(key, reached, allowance, self.watch, best)
         else:
             ctx.share_search(key, reached, allowance, self.watch, best)
         return reached

@@ -189,7 +189,7 @@ class SearchMemo:
             return None
         return entry.result
 
-    def put(self, key, result, allowance, watch: ModeWatch, board, looked_at, unit_id=None) -> None:
+    def put(self, key, result, allowance, watch: ModeWatch, looked_at, unit_id=None) -> None:
         """Remember a search that expanded the locations `looked_at` (their neighbours were
         looked at too: the locations watched are those within the mode's radius + 1), or, given
         as a set, the locations it watches (`watched`)."""
@@ -199,14 +199,14 @@ class SearchMemo:
             del entries[next(iter(entries))]
         entries[key] = _Entry(result, allowance, watch, watched, unit_id)
 
-    def put_surviving(self, key, result, allowance, watch: ModeWatch, board, looked_at, events, unit_id=None) -> None:
+    def put_surviving(self, key, result, allowance, watch: ModeWatch, looked_at, events, unit_id=None) -> None:
         """Remember another context's search (a lookahead carried from the context this memo
         belongs to) if it holds here too: none of the journal `events` (that context's changes
         since) touches what it read, so run here it would have looked at the same locations and
         found the same."""
         watched = self.watched(watch, looked_at)
         if survives(_Entry(result, allowance, watch, watched, unit_id), events):
-            self.put(key, result, allowance, watch, board, watched, unit_id)
+            self.put(key, result, allowance, watch, watched, unit_id)
 
     def entry_surviving(self, key, allowance, events):
         """The entry of search `key` run with `allowance` if none of the journal `events` (a
